@@ -1,0 +1,89 @@
+"""The `codesign` command: one subcommand per pipeline stage.
+
+Each subcommand lives in its own module exposing::
+
+    HELP: str                                   # one line for `codesign --help`
+    def add_arguments(parser) -> None           # argparse options
+    def run(args) -> int                        # exit status
+
+Modules are imported only when their subcommand runs, so `codesign --help` stays fast
+and a stage's heavy imports (numba, dask) are paid only by the stage that needs them.
+A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+
+from codesign.errors import UserError
+
+# subcommand -> module implementing it (see the module docstring for the contract)
+COMMANDS: dict[str, str] = {
+    "topologies": "codesign.topology.command",
+    "screen": "codesign.screening.command",
+    "simulate": "codesign.walking.command",
+    "optimize": "codesign.optimize.command_optimize",
+    "resume": "codesign.optimize.command_resume",
+    "runs": "codesign.optimize.command_runs",
+    "report": "codesign.report.command",
+    "freeze": "codesign.report.command_freeze",
+    "analyze": "codesign.analysis.command",
+    "bench": "codesign.bench",
+}
+
+
+def available_commands() -> dict[str, str]:
+    """The subcommands whose module exists in this installation."""
+    found = {}
+    for name, module in COMMANDS.items():
+        try:
+            if importlib.util.find_spec(module) is not None:
+                found[name] = module
+        except ModuleNotFoundError:  # parent package not there yet
+            continue
+    return found
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(commands: dict[str, str]) -> argparse.ArgumentParser:
+    parser = _Parser(prog="codesign", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, module_name in commands.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    commands = available_commands()
+    # import only the module of the requested command (fast --help for the others)
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    if wanted in commands:
+        commands = {wanted: commands[wanted]}
+    parser = build_parser(commands)
+    args = parser.parse_args(argv)
+    try:
+        return int(args._module.run(args) or 0)
+    except UserError as exc:
+        print(f"codesign {args.command}: error: {exc}", file=sys.stderr)
+        return UserError.exit_status
+    except KeyboardInterrupt:
+        print(f"codesign {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
