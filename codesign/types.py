@@ -1,0 +1,83 @@
+"""Frozen records that travel between the pipeline stages.
+
+The one record every stage agrees on is :class:`EvalRecord`, the result of evaluating one
+design (one particle at one iteration). A problem is a pure function::
+
+    evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord
+
+that never raises for a bad design: a design that cannot be evaluated is returned as
+``status="failed"`` with a ``message`` (as Optuna's FAIL trials), and the optimizer ranks
+it worse than every successful evaluation.
+
+Fitness convention (lexicographic, thesis §3.3.2): ``stage`` counts the lexicographic
+stages fully satisfied (larger is better) and ``stage_value`` is the value of the current
+(first unsatisfied, or last) stage, **smaller is better**. Two records compare as the tuple
+``(-stage, stage_value)`` (see :func:`fitness_key`); a failed record ranks worst.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+STATUS_OK = "ok"
+STATUS_FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    """What an evaluation may know besides its parameters.
+
+    ``seed`` is derived on the driver from (run seed, iteration, particle) so that a
+    stochastic evaluation gives the same result on any worker; ``subspace`` names the
+    subspace (group per pool) the particle is in; ``settings`` holds the spec's
+    ``[evaluation]`` table (plain JSON-like values).
+    """
+
+    seed: int = 0
+    iteration: int = 0
+    particle: int = 0
+    subspace: tuple[str, ...] = ()
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvalRecord:
+    """Result of one evaluation.
+
+    status: ``"ok"`` or ``"failed"`` (failed ranks worst; ``message`` says why).
+    message: human-readable reason (empty when ok).
+    stage: number of lexicographic stages satisfied (0 .. n_stages), larger is better.
+    stage_value: value of the current stage, smaller is better (NaN when failed).
+    metrics: named numbers measured by the evaluation (SI units, name says which).
+    wall_s: wall time of the evaluation in seconds (not part of the result's identity).
+    worker: where it ran (not part of the result's identity).
+    """
+
+    status: str
+    message: str = ""
+    stage: int = 0
+    stage_value: float = math.nan
+    metrics: dict[str, float] = field(default_factory=dict)
+    wall_s: float = 0.0
+    worker: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == STATUS_OK
+
+    @staticmethod
+    def failed(message: str, wall_s: float = 0.0, worker: str = "") -> "EvalRecord":
+        return EvalRecord(status=STATUS_FAILED, message=message, stage=0,
+                          stage_value=math.nan, metrics={}, wall_s=wall_s, worker=worker)
+
+
+def fitness_key(record: EvalRecord) -> tuple[int, int, float]:
+    """Sort key, smaller is better: (failed?, -stage, stage_value).
+
+    A failed record, or one whose stage value is not a finite number, ranks after every
+    successful one.
+    """
+    if not record.ok or not math.isfinite(record.stage_value):
+        return (1, 0, math.inf)
+    return (0, -int(record.stage), float(record.stage_value))
