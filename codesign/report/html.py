@@ -1,0 +1,67 @@
+"""The static report page: one ``index.html`` with relative links only (no server, no
+scripts, no external assets), built from a list of sections."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.9em; color: #555; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; }
+nav a { margin-right: 1em; } code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+@dataclass
+class Section:
+    """One part of the page: a heading, paragraphs, figures (relative path, caption),
+    tables (DataFrame of strings), links (relative path, text) and notes (shown boxed)."""
+
+    anchor: str
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    tables: list[pd.DataFrame] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _table_html(table: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in table.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_page(title: str, sections: list[Section]) -> str:
+    """The whole HTML document as text."""
+    esc = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>{esc(title)}</h1>",
+             "<nav>" + "".join(f'<a href="#{esc(s.anchor)}">{esc(s.title)}</a>'
+                               for s in sections) + "</nav>"]
+    for s in sections:
+        parts.append(f'<h2 id="{esc(s.anchor)}">{esc(s.title)}</h2>')
+        parts += [f'<p class="note">{esc(n)}</p>' for n in s.notes]
+        parts += [f"<p>{esc(p)}</p>" for p in s.paragraphs]
+        parts += [_table_html(t) for t in s.tables]
+        for path, caption in s.figures:
+            parts.append(f'<figure><a href="{esc(path)}"><img src="{esc(path)}" '
+                         f'alt="{esc(caption)}"></a><figcaption>{esc(caption)}</figcaption>'
+                         "</figure>")
+        if s.links:
+            parts.append("<ul>" + "".join(f'<li><a href="{esc(p)}">{esc(t)}</a></li>'
+                                          for p, t in s.links) + "</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,93 @@
+"""Top solutions table (thesis Table 5.4).
+
+One row per subspace (its best evaluation), the best subspaces first, so the table shows
+different designs rather than the same design found twice. Columns: the evaluation id
+(``ITERATION:PARTICLE``, what ``codesign freeze --solution`` takes), topology, actuator
+pair, stage and stage value, then the physical quantities of Table 5.4 from the evaluation
+metrics, each taken from the first metric name present among its candidates (a quantity no
+evaluation reports is left out).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from codesign.report.progress import ranked
+
+# (column heading, candidate metric names, scale, format); metrics are SI (codesign.types)
+TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
+    ("mass [kg]", ("total_mass_kg", "mass_kg"), 1.0, "{:.1f}"),
+    ("added mass [kg]", ("added_mass_kg", "wr_mass_kg"), 1.0, "{:+.1f}"),
+    ("CoM height [m]", ("com_z_m", "com_height_m"), 1.0, "{:.3f}"),
+    ("CoM shift [m]", ("com_shift_z_m", "com_dz_m", "com_shift_m"), 1.0, "{:+.3f}"),
+    ("WR link min [m]", ("wr_link_min_m", "segment_min_m", "link_length_min_m"), 1.0, "{:.2f}"),
+    ("WR link max [m]", ("wr_link_max_m", "segment_max_m", "link_length_max_m"), 1.0, "{:.2f}"),
+    ("power [W]", ("power_w", "mean_power_w", "wr_power_w", "mechanical_power_w"), 1.0, "{:.0f}"),
+    ("torque [N m]", ("torque_nm", "peak_torque_nm", "wr_torque_nm", "max_torque_nm"), 1.0,
+     "{:.0f}"),
+    ("assist time [%]", ("assist_time_fraction", "assist_fraction", "assist_time"), 100.0,
+     "{:.1f}"),
+    ("interaction force [N]", ("interaction_force_n", "max_interaction_force_n",
+                               "peak_interaction_force_n"), 1.0, "{:.0f}"),
+)
+
+
+def eval_id(iteration: int, particle: int) -> str:
+    """The id of one evaluation within a run: ``"ITERATION:PARTICLE"``."""
+    return f"{int(iteration)}:{int(particle)}"
+
+
+def top_solutions(evaluations: pd.DataFrame, metrics: pd.DataFrame, *, n: int = 5,
+                  describe: Callable[[int], Mapping[str, str]] | None = None,
+                  per_subspace: bool = True) -> pd.DataFrame:
+    """The ``n`` best evaluations (one per subspace when ``per_subspace``), best first.
+
+    evaluations: DESIGN §5 columns; metrics: wide frame indexed by (iteration, particle),
+    one column per metric name. describe(subspace id) gives descriptive columns (e.g.
+    {"topology": "2", "actuators": "1-4"}). Returns a frame with the raw numbers (SI).
+    """
+    best = ranked(evaluations)
+    if per_subspace:
+        best = best.drop_duplicates("subspace_id", keep="first")
+    best = best.head(n)
+    rows = []
+    for rank, (_, ev) in enumerate(best.iterrows(), start=1):
+        row = {"rank": rank, "eval": eval_id(ev["iteration"], ev["particle"]),
+               "subspace": int(ev["subspace_id"])}
+        if describe is not None:
+            row.update(describe(int(ev["subspace_id"])))
+        row.update({"status": ev["status"], "stage": int(ev["stage"]),
+                    "stage value": float(ev["stage_value"])})
+        key = (int(ev["iteration"]), int(ev["particle"]))
+        have = metrics.loc[key] if key in metrics.index else pd.Series(dtype=float)
+        for heading, names, scale, _ in TABLE54_COLUMNS:
+            name = next((m for m in names if m in have.index and pd.notna(have[m])), None)
+            row[heading] = float(have[name]) * scale if name is not None else np.nan
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    present = [h for h, *_ in TABLE54_COLUMNS if h in table and table[h].notna().any()]
+    absent = [h for h, *_ in TABLE54_COLUMNS if h not in present]
+    return table.drop(columns=[h for h in absent if h in table])
+
+
+def format_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The same table as strings for display (units in the headings)."""
+    formats = {h: f for h, _, _, f in TABLE54_COLUMNS}
+    out = table.copy()
+    for col in out.columns:
+        if col in formats:
+            out[col] = [formats[col].format(v) if pd.notna(v) else "" for v in out[col]]
+        elif col == "stage value":
+            out[col] = [f"{v:.4g}" if np.isfinite(v) else "" for v in out[col]]
+    return out.astype(str)
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table (no tabulate dependency)."""
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(False)]
+    return "\n".join(lines)
