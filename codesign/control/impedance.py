@@ -1,0 +1,257 @@
+"""Step impedance control of the augmented human (thesis 4.1.1 eq. 4.1, 5.3.4 eq. 5.9-5.12).
+
+Active joints (the two actuated WR joints of each leg and each ankle; for the unaugmented
+human of chapter 4: hip, knee and ankle)::
+
+    tau_j(t) = K_j(phi) (q_ref_j(phi) - q_j) - D_j(phi) qd_j                   (5.9)
+
+with periodic signals K, D (step, eq. 5.10-5.11, or constant / ppoly as in Table 4.1) and
+q_ref (ppoly, 5 points in chapter 5) of the gait phase phi. Passive WR joints::
+
+    tau_j = K_j (q_rest_j - q_j) - D_j qd_j                                    (5.12)
+
+Left and right legs run the same parameters half a period apart:
+phi_right(t) = frac(f t + phi_0), phi_left(t) = frac(f t + phi_0 + 1/2), f the gait
+frequency (0.9 Hz default, thesis 4.1.2).
+
+Assistive torque on the floating-base pitch (thesis 4.1.1), read from the garbled
+"tau_a = Ka_p (q_a - q) - Ka_d qd, Ka_p = 3000, Ka_d = 20, q_a = 5 deg, neutral zone of
++-q_a in which no assistive torque is provided" as a spring/damper towards the edge of the
+neutral zone around the upright pitch ``q_up``::
+
+    e = q - q_up;  |e| <= q_a: tau = 0 (inactive);
+    otherwise:     tau = Ka_p (sign(e) q_a - e) - Ka_d qd   (active; its time is measured)
+
+Joints as rows: every controlled joint angle is a linear function of the generalized
+coordinates, angle = row . q, rate = row . qd, and a joint torque tau enters the generalized
+forces as row^T tau. For a tree joint the row is a unit vector; for a (possibly actuated)
+loop-closure joint between bodies a and b the relative angle theta_b - theta_a is the
+difference of the two bodies' absolute angles, each the sum of the revolute coordinates on
+the path from the root (engine convention, codesign/dynamics/model.py), so the row holds
++1 / -1 on those coordinates -- which also applies the loop torque +tau on b and -tau on a
+(thesis 5.3.2) through the principle of virtual work.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from codesign.control import signals as sg
+
+ASSIST_STIFFNESS = 3000.0      # N m / rad  (thesis 4.1.1)
+ASSIST_DAMPING = 20.0          # N m s / rad
+ASSIST_ZONE = np.deg2rad(5.0)  # rad, half-width of the neutral zone
+GAIT_FREQUENCY = 0.9           # Hz (thesis 4.1.2, Winter's normal walking)
+
+
+# --------------------------------------------------------------------------- joint rows
+def absolute_angle_row(parent: np.ndarray, joint_type: np.ndarray, body: int) -> np.ndarray:
+    """float64[n]: coefficients c with theta_body = c . q (sum of revolute coordinates on the
+    path from the root to ``body``; body -1, the world, gives zeros)."""
+    from codesign.dynamics.model import REVOLUTE
+
+    row = np.zeros(len(parent))
+    i = int(body)
+    while i >= 0:
+        if joint_type[i] == REVOLUTE:
+            row[i] = 1.0
+        i = int(parent[i])
+    return row
+
+
+def tree_joint_row(n: int, index: int) -> np.ndarray:
+    """float64[n] unit row of tree joint ``index``."""
+    row = np.zeros(n)
+    row[index] = 1.0
+    return row
+
+
+def loop_joint_row(parent: np.ndarray, joint_type: np.ndarray, body_a: int, body_b: int) -> np.ndarray:
+    """float64[n] row of a loop-closure joint: relative angle theta_b - theta_a."""
+    return (absolute_angle_row(parent, joint_type, body_b)
+            - absolute_angle_row(parent, joint_type, body_a))
+
+
+# --------------------------------------------------------------------------- python-facing spec
+@dataclass(frozen=True)
+class ActiveJoint:
+    """Step impedance law of one actuated joint (same parameters for both legs).
+
+    name: parameter prefix (e.g. ``ankle``); reference, stiffness, damping: signals of the
+    phase in rad, N m/rad, N m s/rad.
+    """
+
+    name: str
+    reference: sg.Signal
+    stiffness: sg.Signal
+    damping: sg.Signal
+
+
+@dataclass(frozen=True)
+class PassiveJoint:
+    """Spring/damper of a passive WR joint (eq. 5.12): N m/rad, rad, N m s/rad."""
+
+    name: str
+    stiffness: float
+    rest: float
+    damping: float
+
+
+@dataclass(frozen=True)
+class Assist:
+    """Assistive torque on the base pitch with a neutral zone (thesis 4.1.1)."""
+
+    enabled: bool = True
+    stiffness: float = ASSIST_STIFFNESS
+    damping: float = ASSIST_DAMPING
+    zone: float = ASSIST_ZONE      # rad
+    upright: float = 0.0           # rad, base pitch of the upright posture
+
+
+@dataclass(frozen=True)
+class Controller:
+    """All control parameters of one design (the model-independent part)."""
+
+    active: tuple[ActiveJoint, ...] = ()
+    passive: tuple[PassiveJoint, ...] = ()
+    frequency: float = GAIT_FREQUENCY   # Hz
+    assist: Assist = field(default_factory=Assist)
+
+
+# Arrays the compiled controller reads (see compile_controller for shapes).
+ControllerArrays = namedtuple(
+    "ControllerArrays",
+    [
+        "timing",        # float64[2]: gait frequency (Hz), phase of the right leg at t = 0
+        "act_rows",      # float64[na, n]: joint angle = row . q
+        "act_offset",    # float64[na]: phase offset (0 right leg, 0.5 left leg)
+        "act_signal",    # int64[na, 3]: signal rows of (reference, stiffness, damping)
+        "sig_kind", "sig_npts", "sig_x", "sig_y", "sig_m",   # packed SignalTable
+        "pas_rows",      # float64[np, n]
+        "pas_params",    # float64[np, 3]: stiffness, rest angle, damping
+        "assist_index",  # int64[1]: coordinate of the base pitch, -1 = no assist
+        "assist_params", # float64[4]: stiffness, damping, zone half-width, upright pitch
+    ],
+)
+
+
+def compile_controller(controller: Controller, n: int,
+                       active_rows: dict[str, Sequence[np.ndarray]],
+                       passive_rows: dict[str, Sequence[np.ndarray]],
+                       pitch_index: int, phase0: float = 0.0) -> ControllerArrays:
+    """Arrays for :func:`control_torques`.
+
+    active_rows / passive_rows: joint name -> (row of the right leg, row of the left leg)
+    (a single row is allowed: a joint outside the legs, no half-period shift); rows are
+    float64[n] (see :func:`tree_joint_row`, :func:`loop_joint_row`). pitch_index: base
+    pitch coordinate (the assist acts there). phase0: phase of the right leg at t = 0.
+    """
+    signals: list[sg.Signal] = []
+    rows, offsets, sig_idx = [], [], []
+    for joint in controller.active:
+        base = len(signals)
+        signals += [joint.reference, joint.stiffness, joint.damping]
+        for side, row in enumerate(_rows_of(active_rows, joint.name)):
+            rows.append(np.asarray(row, dtype=np.float64))
+            offsets.append(0.5 * side)
+            sig_idx.append([base, base + 1, base + 2])
+    p_rows, p_par = [], []
+    for joint in controller.passive:
+        for row in _rows_of(passive_rows, joint.name):
+            p_rows.append(np.asarray(row, dtype=np.float64))
+            p_par.append([joint.stiffness, joint.rest, joint.damping])
+    table = sg.SignalTable.pack(signals or [sg.constant(0.0)])
+    a = controller.assist
+    return ControllerArrays(
+        timing=np.array([controller.frequency, phase0], dtype=np.float64),
+        act_rows=np.array(rows, dtype=np.float64).reshape(len(rows), n),
+        act_offset=np.array(offsets, dtype=np.float64),
+        act_signal=np.array(sig_idx, dtype=np.int64).reshape(len(sig_idx), 3),
+        sig_kind=table.kind, sig_npts=table.npts, sig_x=table.x, sig_y=table.y, sig_m=table.m,
+        pas_rows=np.array(p_rows, dtype=np.float64).reshape(len(p_rows), n),
+        pas_params=np.array(p_par, dtype=np.float64).reshape(len(p_par), 3),
+        assist_index=np.array([pitch_index if a.enabled else -1], dtype=np.int64),
+        assist_params=np.array([a.stiffness, a.damping, a.zone, a.upright], dtype=np.float64),
+    )
+
+
+def _rows_of(table: dict, name: str) -> list:
+    if name not in table:
+        raise KeyError(f"controller joint {name!r}: no model joint mapped to it "
+                       f"(mapped: {sorted(table)})")
+    rows = table[name]
+    if isinstance(rows, np.ndarray) and rows.ndim == 1:
+        return [rows]
+    return list(rows)
+
+
+# --------------------------------------------------------------------------- compiled law
+@njit(cache=True)
+def assist_torque(pitch: float, pitch_rate: float, params: np.ndarray) -> tuple:
+    """(torque N m, active?) of the assistive pitch law; params = (K, D, zone, upright)."""
+    e = pitch - params[3]
+    zone = params[2]
+    if abs(e) <= zone:
+        return 0.0, False
+    edge = zone if e > 0.0 else -zone
+    return params[0] * (edge - e) - params[1] * pitch_rate, True
+
+
+@njit(cache=True)
+def gait_phase(t: float, timing: np.ndarray, offset: float) -> float:
+    """Phase in [0, 1) at time t (s): frac(f t + phi_0 + offset)."""
+    p = timing[0] * t + timing[1] + offset
+    return p - np.floor(p)
+
+
+@njit(cache=True)
+def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
+                    joint_tau: np.ndarray, joint_rate: np.ndarray) -> tuple:
+    """Generalized control forces at time t.
+
+    q, v: float64[n]; c: ControllerArrays. Writes (overwrites) tau: float64[n] generalized
+    forces of all joint torques and the assist; joint_tau, joint_rate: float64[na] torque
+    (N m) and rate (rad/s) of each active joint (for power metrics). Returns
+    (assist torque N m, assist active?).
+    """
+    n = q.shape[0]
+    for i in range(n):
+        tau[i] = 0.0
+    for j in range(c.act_rows.shape[0]):
+        row = c.act_rows[j]
+        angle = 0.0
+        rate = 0.0
+        for i in range(n):
+            angle += row[i] * q[i]
+            rate += row[i] * v[i]
+        phase = gait_phase(t, c.timing, c.act_offset[j])
+        s = c.act_signal[j]
+        ref = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[0], phase)
+        k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
+        d = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[2], phase)
+        torque = k * (ref - angle) - d * rate
+        joint_tau[j] = torque
+        joint_rate[j] = rate
+        for i in range(n):
+            tau[i] += row[i] * torque
+    for j in range(c.pas_rows.shape[0]):
+        row = c.pas_rows[j]
+        angle = 0.0
+        rate = 0.0
+        for i in range(n):
+            angle += row[i] * q[i]
+            rate += row[i] * v[i]
+        torque = c.pas_params[j, 0] * (c.pas_params[j, 1] - angle) - c.pas_params[j, 2] * rate
+        for i in range(n):
+            tau[i] += row[i] * torque
+    ia = c.assist_index[0]
+    if ia < 0:
+        return 0.0, False
+    ta, active = assist_torque(q[ia], v[ia], c.assist_params)
+    tau[ia] += ta
+    return ta, active

@@ -1,0 +1,110 @@
+"""Impedance law, assist torque and parameter layout against hand-computed values."""
+
+import math
+
+import numpy as np
+import pytest
+
+from codesign.control import bounds as bd
+from codesign.control import impedance as imp
+from codesign.control import signals as sg
+from codesign.control.parameters import ActiveLayout, ControlLayout, codesign_layout, human_layout
+from codesign.dynamics.model import PRISMATIC_X, PRISMATIC_Z, REVOLUTE
+
+
+def _run(ctrl, t, q, v):
+    na = ctrl.act_rows.shape[0]
+    tau, jt, jr = np.zeros(len(q)), np.zeros(na), np.zeros(na)
+    ta, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr)
+    return tau, jt, jr, ta, active
+
+
+def test_step_impedance_torque_both_legs_half_period_apart():
+    n = 6
+    ref = sg.constant(0.3)
+    K = sg.step(0.0, 0.25, 1000.0, 200.0)      # 1000 on [0, 0.25), 200 elsewhere
+    D = sg.step(0.5, 0.5, 10.0, 2.0)           # 10 on [0.5, 1), 2 elsewhere
+    c = imp.Controller(active=(imp.ActiveJoint("knee", ref, K, D),), frequency=0.9,
+                       assist=imp.Assist(enabled=False))
+    rows = {"knee": (imp.tree_joint_row(n, 3), imp.tree_joint_row(n, 5))}
+    arr = imp.compile_controller(c, n, rows, {}, pitch_index=2, phase0=0.1)
+    q = np.array([0, 0, 0, 0.1, 0, -0.2])
+    v = np.array([0, 0, 0, 1.5, 0, -0.5])
+    t = 0.05                                    # right phase 0.9*0.05 + 0.1 = 0.145, left 0.645
+    tau, jt, jr, ta, active = _run(arr, t, q, v)
+    right = 1000.0 * (0.3 - 0.1) - 2.0 * 1.5
+    left = 200.0 * (0.3 + 0.2) - 10.0 * (-0.5)
+    assert jt[0] == pytest.approx(right, abs=1e-12) and jt[1] == pytest.approx(left, abs=1e-12)
+    assert np.allclose(tau, [0, 0, 0, right, 0, left], atol=1e-12)
+    assert list(jr) == [1.5, -0.5] and ta == 0.0 and not active
+    # one gait period later the torques repeat
+    assert np.allclose(_run(arr, t + 1 / 0.9, q, v)[0], tau, atol=1e-9)
+
+
+def test_loop_joint_row_is_relative_absolute_angle_and_virtual_work():
+    # floating base (x, z, pitch) -> thigh -> shank; WR link on the pitch body; loop wr-shank
+    parent = np.array([-1, 0, 1, 2, 3, 2])
+    jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
+    row = imp.loop_joint_row(parent, jtype, body_a=5, body_b=4)   # theta_shank - theta_wr
+    assert list(row) == [0, 0, 0, 1, 1, -1]
+    q = np.array([0.3, 0.9, 0.05, 0.4, -0.7, 0.2])
+    theta_b = q[2] + q[3] + q[4]
+    theta_a = q[2] + q[5]
+    assert row @ q == pytest.approx(theta_b - theta_a)
+    assert list(imp.loop_joint_row(parent, jtype, -1, 4)) == [0, 0, 1, 1, 1, 0]  # world end
+
+
+def test_passive_spring_damper_eq_5_12():
+    n = 3
+    c = imp.Controller(passive=(imp.PassiveJoint("wr2", 50.0, 0.4, 3.0),),
+                       assist=imp.Assist(enabled=False))
+    arr = imp.compile_controller(c, n, {}, {"wr2": (np.array([0, 1.0, -1.0]),)}, pitch_index=0)
+    q = np.array([0.0, 0.5, 0.2])
+    v = np.array([0.0, 0.1, 0.4])
+    tau = _run(arr, 0.3, q, v)[0]
+    torque = 50.0 * (0.4 - 0.3) - 3.0 * (0.1 - 0.4)
+    assert np.allclose(tau, [0, torque, -torque], atol=1e-12)
+
+
+@pytest.mark.parametrize("pitch, rate, expect_active", [(0.05, 3.0, False), (-0.087, -1.0, False),
+                                                         (0.12, 0.5, True), (-0.2, 0.3, True)])
+def test_assist_torque_neutral_zone(pitch, rate, expect_active):
+    c = imp.Controller()
+    arr = imp.compile_controller(c, 4, {}, {}, pitch_index=2)
+    q = np.array([0, 0, pitch, 0.0])
+    v = np.array([0, 0, rate, 0.0])
+    tau, _, _, ta, active = _run(arr, 0.0, q, v)
+    zone = math.radians(5)
+    if expect_active:
+        expected = 3000.0 * (math.copysign(zone, pitch) - pitch) - 20.0 * rate
+    else:
+        expected = 0.0
+    assert active == expect_active
+    assert ta == pytest.approx(expected, abs=1e-9) and tau[2] == pytest.approx(expected, abs=1e-9)
+    assert tau[0] == tau[1] == tau[3] == 0.0
+
+
+def test_parameter_counts_match_thesis_tables():
+    # Table 5.2: 6 dx + 5 y + (2 + 2) stiffness + (2 + 2) damping per active joint
+    lay = codesign_layout(("wr_a", "wr_b"), ("wr_c",))
+    assert len(lay.parameter_names()) == 3 * 19 + 3
+    # Table 4.3: const 33, step 45, ppoly 81
+    assert [len(human_layout(k).parameter_names()) for k in (sg.CONSTANT, sg.STEP, sg.PPOLY)] \
+        == [33, 45, 81]
+    b = human_layout(sg.STEP).bounds()
+    assert b["knee.ref.y0"] == (-1.5, 0.1) and b["hip.K.v1"] == bd.STIFFNESS
+    assert b["ankle.step.t1"] == (0.0, 1.0) and b["knee.D.v2"] == (0.0, 60.0)
+
+
+def test_decode_roundtrip_and_missing_key():
+    lay = ControlLayout(active=(ActiveLayout("ankle"),), passive=("wr3",), optimize_frequency=True)
+    bounds = lay.bounds()
+    params = {name: 0.5 * (lo + hi) + 0.1 * i for i, (name, (lo, hi)) in enumerate(bounds.items())}
+    ctrl = lay.decode(params)
+    j = ctrl.active[0]
+    assert j.stiffness(params["ankle.K.t1"] + 1e-9) == params["ankle.K.v1"]
+    assert np.allclose(j.reference(j.reference.x), [params[f"ankle.ref.y{i}"] for i in range(5)])
+    assert ctrl.passive[0].stiffness == params["wr3.k"] and ctrl.frequency == params["gait.frequency"]
+    del params["wr3.rest"]
+    with pytest.raises(KeyError, match="wr3.rest"):
+        lay.decode(params)
