@@ -1,0 +1,203 @@
+"""Gait metrics of a rollout (thesis 4.1.2, 4.2.3, 5.4.3).
+
+All metrics except ``time`` are measured over the second half of the evaluation period,
+t >= max_time / 2 ("we ignore data from the first half of the evaluation period for all
+measured objectives, except time", 4.1.2). The window starts at the first sample at or
+after ``t_start`` and ends at the last sample; integrals use the trapezoidal rule between
+consecutive samples (a sample after an impact at the same time adds nothing).
+
+Per sample the rollout provides: time t (s), forward progress x (m, e.g. the CoM or pelvis
+x) and its rate vx (m/s), assist active (0/1), right/left foot in contact (0/1), torque
+(N m) and rate (rad/s) of every actuated joint, and force magnitudes (N) at "interaction
+sites" (the human hip and knee joints, from the engine's joint constraint forces). At each
+foot touchdown it provides the foot's x position.
+
+Metrics (name: unit, definition):
+
+- ``time``: s, time survived (until a fall or max_time)
+- ``speed``: m/s, (x_last - x_first) / window duration
+- ``speed_ratio``: speed / target speed (1.3 m/s)
+- ``speed_match``: max(0, 1 - |speed_ratio - 1|): equals the ratio below the target and
+  penalises overshoot symmetrically ("speed within 95 % of the target", 4.1.2)
+- ``speed_std``: m/s, standard deviation of vx over the window
+- ``assist_fraction``: fraction of the window with the pitch assist active;
+  ``assist_free`` = 1 - assist_fraction
+- ``non_contact_time``: s, time in the window with neither foot on the ground
+- ``power``: W, mean of sum_j |tau_j qd_j| over the actuated joints (eq. 4.5 with |.|,
+  the positive and negative work both cost)
+- ``torque_rms``: N m, sqrt(mean over time of sum_j tau_j^2 / n_joints)
+- ``cost_of_transport``: -, energy / (m g distance) (eq. 4.2; NaN without progress)
+- ``step_length``: m, mean |x_k - x_{k-1}| between touchdowns of alternating feet
+- ``stance_fraction``: mean over both feet of the fraction of the window in contact
+- ``<site>_force_peak``, ``<site>_force_rms``: N, interaction force magnitude
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+TARGET_SPEED = 1.3  # m/s (thesis 4.1.2, Winter's normal walking)
+
+# accumulator slots (float64 array; per interaction site 3 slots after the header)
+T_START, N_SAMPLES, T_FIRST, T_LAST, X_FIRST, X_LAST = 0, 1, 2, 3, 4, 5
+PREV_VX, PREV_ASSIST, PREV_FLIGHT, PREV_STANCE, PREV_POWER, PREV_TAU2 = 6, 7, 8, 9, 10, 11
+I_VX, I_VX2, I_ASSIST, I_FLIGHT, I_STANCE, I_ENERGY, I_TAU2 = 12, 13, 14, 15, 16, 17, 18
+STEP_SUM, STEP_COUNT, TD_X, TD_FOOT = 19, 20, 21, 22
+HEADER = 23
+SITE_PREV_F2, SITE_PEAK, SITE_I_F2 = 0, 1, 2
+SITE_SLOTS = 3
+
+
+def new_accumulator(n_sites: int, t_start: float) -> np.ndarray:
+    """float64[HEADER + 3 n_sites] accumulator for a window starting at ``t_start`` (s)."""
+    acc = np.zeros(HEADER + SITE_SLOTS * n_sites)
+    acc[T_START] = t_start
+    acc[TD_FOOT] = -1.0
+    return acc
+
+
+@njit(cache=True)
+def accumulate_sample(acc: np.ndarray, t: float, x: float, vx: float, assist: float,
+                      contact_r: float, contact_l: float, joint_tau: np.ndarray,
+                      joint_rate: np.ndarray, site_force: np.ndarray) -> None:
+    """Add one sample (see module docstring); samples must come in time order."""
+    if t < acc[T_START]:
+        return
+    power = 0.0
+    tau2 = 0.0
+    for j in range(joint_tau.shape[0]):
+        power += abs(joint_tau[j] * joint_rate[j])
+        tau2 += joint_tau[j] * joint_tau[j]
+    flight = 1.0 if (contact_r <= 0.0 and contact_l <= 0.0) else 0.0
+    stance = 0.5 * (contact_r + contact_l)
+    if acc[N_SAMPLES] == 0.0:
+        acc[T_FIRST] = t
+        acc[X_FIRST] = x
+    else:
+        h = 0.5 * (t - acc[T_LAST])
+        acc[I_VX] += h * (acc[PREV_VX] + vx)
+        acc[I_VX2] += h * (acc[PREV_VX] * acc[PREV_VX] + vx * vx)
+        acc[I_ASSIST] += h * (acc[PREV_ASSIST] + assist)
+        acc[I_FLIGHT] += h * (acc[PREV_FLIGHT] + flight)
+        acc[I_STANCE] += h * (acc[PREV_STANCE] + stance)
+        acc[I_ENERGY] += h * (acc[PREV_POWER] + power)
+        acc[I_TAU2] += h * (acc[PREV_TAU2] + tau2)
+    for k in range(site_force.shape[0]):
+        base = HEADER + SITE_SLOTS * k
+        f2 = site_force[k] * site_force[k]
+        if acc[N_SAMPLES] > 0.0:
+            acc[base + SITE_I_F2] += 0.5 * (t - acc[T_LAST]) * (acc[base + SITE_PREV_F2] + f2)
+        acc[base + SITE_PREV_F2] = f2
+        if abs(site_force[k]) > acc[base + SITE_PEAK]:
+            acc[base + SITE_PEAK] = abs(site_force[k])
+    acc[N_SAMPLES] += 1.0
+    acc[T_LAST] = t
+    acc[X_LAST] = x
+    acc[PREV_VX] = vx
+    acc[PREV_ASSIST] = assist
+    acc[PREV_FLIGHT] = flight
+    acc[PREV_STANCE] = stance
+    acc[PREV_POWER] = power
+    acc[PREV_TAU2] = tau2
+
+
+@njit(cache=True)
+def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) -> None:
+    """A foot (0 right, 1 left) touched down at x_foot (m): a step if the other foot was the
+    last to touch down inside the window."""
+    if t < acc[T_START]:
+        return
+    if acc[TD_FOOT] >= 0.0 and int(acc[TD_FOOT]) != foot:
+        acc[STEP_SUM] += abs(x_foot - acc[TD_X])
+        acc[STEP_COUNT] += 1.0
+    acc[TD_FOOT] = foot
+    acc[TD_X] = x_foot
+
+
+def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[str, ...] = (),
+             total_mass: float = math.nan, gravity: float = 9.81,
+             target_speed: float = TARGET_SPEED) -> dict[str, float]:
+    """Named metrics (module docstring) from an accumulator; NaN where the window is empty."""
+    duration = acc[T_LAST] - acc[T_FIRST] if acc[N_SAMPLES] > 1 else 0.0
+    nan = math.nan
+
+    def mean(slot):
+        return acc[slot] / duration if duration > 0 else nan
+
+    distance = acc[X_LAST] - acc[X_FIRST] if duration > 0 else nan
+    speed = distance / duration if duration > 0 else nan
+    mean_vx = mean(I_VX)
+    var_vx = mean(I_VX2) - mean_vx * mean_vx if duration > 0 else nan
+    ratio = speed / target_speed
+    assist_fraction = mean(I_ASSIST)
+    energy = acc[I_ENERGY] if duration > 0 else nan
+    out = {
+        "time": float(time),
+        "speed": speed,
+        "speed_ratio": ratio,
+        "speed_match": max(0.0, 1.0 - abs(ratio - 1.0)) if duration > 0 else nan,
+        "speed_std": math.sqrt(max(var_vx, 0.0)) if duration > 0 else nan,
+        "assist_fraction": assist_fraction,
+        "assist_free": 1.0 - assist_fraction,
+        "non_contact_time": acc[I_FLIGHT] if duration > 0 else nan,
+        "power": mean(I_ENERGY),
+        "torque_rms": math.sqrt(mean(I_TAU2) / n_joints) if duration > 0 and n_joints else nan,
+        "cost_of_transport": (energy / (total_mass * gravity * distance)
+                              if duration > 0 and distance > 0 else nan),
+        "step_length": acc[STEP_SUM] / acc[STEP_COUNT] if acc[STEP_COUNT] > 0 else nan,
+        "stance_fraction": mean(I_STANCE),
+    }
+    for k, name in enumerate(site_names):
+        base = HEADER + SITE_SLOTS * k
+        out[f"{name}_force_peak"] = acc[base + SITE_PEAK] if acc[N_SAMPLES] > 0 else nan
+        out[f"{name}_force_rms"] = math.sqrt(mean(base + SITE_I_F2)) if duration > 0 else nan
+    return {k: float(v) for k, v in out.items()}
+
+
+def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_rate,
+                      site_force, touchdowns, *, t_start: float, time: float,
+                      site_names: tuple[str, ...] = (), total_mass: float = math.nan,
+                      gravity: float = 9.81, target_speed: float = TARGET_SPEED) -> dict[str, float]:
+    """Plain-NumPy reference of the compiled accumulator (same definitions), for tests.
+
+    t, x, vx, assist, contact_r, contact_l: float[s]; joint_tau, joint_rate: float[s, a];
+    site_force: float[s, k]; touchdowns: sequence of (t, foot, x_foot).
+    """
+    t = np.asarray(t, float)
+    w = t >= t_start
+    tw = t[w]
+    tau = np.asarray(joint_tau, float).reshape(len(t), -1)[w]
+    rate = np.asarray(joint_rate, float).reshape(len(t), -1)[w]
+    f = np.asarray(site_force, float).reshape(len(t), -1)[w]
+    cr, cl = np.asarray(contact_r, float)[w], np.asarray(contact_l, float)[w]
+    xw, vw = np.asarray(x, float)[w], np.asarray(vx, float)[w]
+    T = tw[-1] - tw[0]
+    speed = (xw[-1] - xw[0]) / T
+    mean_v = np.trapezoid(vw, tw) / T
+    energy = np.trapezoid(np.abs(tau * rate).sum(axis=1), tw)
+    assist_fraction = np.trapezoid(np.asarray(assist, float)[w], tw) / T
+    td = [(foot, xf) for (tt, foot, xf) in touchdowns if tt >= t_start]
+    steps = [abs(b[1] - a[1]) for a, b in zip(td, td[1:]) if a[0] != b[0]]
+    out = {
+        "time": float(time),
+        "speed": speed,
+        "speed_ratio": speed / target_speed,
+        "speed_match": max(0.0, 1.0 - abs(speed / target_speed - 1.0)),
+        "speed_std": math.sqrt(max(np.trapezoid(vw ** 2, tw) / T - mean_v ** 2, 0.0)),
+        "assist_fraction": assist_fraction,
+        "assist_free": 1.0 - assist_fraction,
+        "non_contact_time": np.trapezoid(((cr <= 0) & (cl <= 0)).astype(float), tw),
+        "power": energy / T,
+        "torque_rms": math.sqrt(np.trapezoid((tau ** 2).sum(axis=1), tw) / T / tau.shape[1]),
+        "cost_of_transport": (energy / (total_mass * gravity * (xw[-1] - xw[0]))
+                              if xw[-1] > xw[0] else math.nan),
+        "step_length": float(np.mean(steps)) if steps else math.nan,
+        "stance_fraction": np.trapezoid(0.5 * (cr + cl), tw) / T,
+    }
+    for k, name in enumerate(site_names):
+        out[f"{name}_force_peak"] = float(np.abs(f[:, k]).max())
+        out[f"{name}_force_rms"] = math.sqrt(np.trapezoid(f[:, k] ** 2, tw) / T)
+    return {k: float(v) for k, v in out.items()}

@@ -1,0 +1,94 @@
+"""Metrics from synthetic trajectories with known answers; the compiled accumulator equals
+the plain-NumPy reference."""
+
+import math
+
+import numpy as np
+import pytest
+
+from codesign.walking import metrics as mt
+
+F = 0.9            # gait frequency, Hz
+W = 2 * math.pi * F
+
+
+def synthetic(stance=0.6, dt=1e-3):
+    """Walking-like signals on [0, 10] s with closed-form window (t >= 5 s) averages.
+
+    The window [5, 10] s holds 4.5 gait periods: sinusoids of frequency 2F (integer number
+    of periods) average exactly.
+    """
+    t = np.linspace(0.0, 10.0, int(round(10.0 / dt)) + 1)
+    x = 1.25 * t + 0.02 * np.sin(2 * W * t)
+    vx = 1.25 + 0.02 * 2 * W * np.cos(2 * W * t)
+    tau = np.stack([40 * np.sin(2 * W * t), 25 * np.cos(2 * W * t)], axis=1)
+    rate = np.stack([2 * np.cos(2 * W * t), -3 * np.sin(2 * W * t)], axis=1)
+    assist = ((t >= 6.0) & (t < 7.0)).astype(float)
+    phase = (F * t) % 1.0
+    contact_r = (phase < stance).astype(float)
+    contact_l = (((phase + 0.5) % 1.0) < stance).astype(float)
+    force = np.stack([300 + 50 * np.sin(2 * W * t), 120 + 0 * t], axis=1)
+    touchdowns = []
+    for k in range(int(10 * F * 2) + 1):
+        tk = k / (2 * F)
+        touchdowns.append((tk, k % 2, 1.25 * tk + 0.02 * np.sin(2 * W * tk)))
+    return t, x, vx, assist, contact_r, contact_l, tau, rate, force, touchdowns
+
+
+def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
+    acc = mt.new_accumulator(force.shape[1], 5.0)
+    td = list(touchdowns)
+    for i in range(len(t)):
+        while td and td[0][0] <= t[i]:
+            tk, foot, xf = td.pop(0)
+            mt.accumulate_touchdown(acc, tk, foot, xf)
+        mt.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
+                             force[i])
+    return mt.finalize(acc, time=10.0, n_joints=tau.shape[1], **kw)
+
+
+KW = dict(site_names=("hip_r", "knee_r"), total_mass=70.0, gravity=9.81)
+
+
+def test_compiled_equals_reference():
+    data = synthetic()
+    got = compiled(*data, **KW)
+    ref = mt.metrics_reference(*data, t_start=5.0, time=10.0, **KW)
+    assert got.keys() == ref.keys()
+    for k in got:
+        assert got[k] == pytest.approx(ref[k], rel=1e-10, abs=1e-12), k
+
+
+def test_known_answers():
+    m = compiled(*synthetic(), **KW)
+    speed = (1.25 * 5 + 0.02 * (np.sin(2 * W * 10) - np.sin(2 * W * 5))) / 5
+    assert m["speed"] == pytest.approx(speed, rel=1e-12)
+    assert m["speed_ratio"] == pytest.approx(speed / 1.3, rel=1e-12)
+    assert m["speed_match"] == pytest.approx(1 - abs(speed / 1.3 - 1), rel=1e-12)
+    assert m["speed_std"] == pytest.approx(0.02 * 2 * W / math.sqrt(2), rel=1e-4)
+    assert m["assist_fraction"] == pytest.approx(0.2, abs=2e-4)       # [6, 7) of [5, 10]
+    assert m["assist_free"] == pytest.approx(0.8, abs=2e-4)
+    assert m["non_contact_time"] == 0.0                              # 60 % stance: overlap
+    # |40 sin * 2 cos| + |25 cos * -3 sin| = 155 |sin cos|, mean |sin cos| = 1/pi
+    assert m["power"] == pytest.approx(155 / math.pi, rel=1e-4)
+    assert m["torque_rms"] == pytest.approx(math.sqrt((40**2 / 2 + 25**2 / 2) / 2), rel=1e-4)
+    assert m["cost_of_transport"] == pytest.approx(155 / math.pi * 5 / (70 * 9.81 * speed * 5), rel=1e-4)
+    assert m["step_length"] == pytest.approx(1.25 / (2 * F), rel=1e-9)
+    assert m["stance_fraction"] == pytest.approx(0.6, abs=5e-4)
+    assert m["hip_r_force_peak"] == pytest.approx(350.0, rel=1e-6)
+    assert m["hip_r_force_rms"] == pytest.approx(math.sqrt(300**2 + 50**2 / 2), rel=1e-6)
+    assert m["knee_r_force_rms"] == pytest.approx(120.0, rel=1e-12)
+
+
+def test_flight_phase_counts_non_contact_time():
+    m = compiled(*synthetic(stance=0.4), **KW)
+    # each foot on the ground 40 % of the period, half a period apart: 2 x 10 % flight
+    assert m["non_contact_time"] == pytest.approx(0.2 * 5.0, abs=3e-3)
+    assert m["stance_fraction"] == pytest.approx(0.4, abs=5e-4)
+
+
+def test_empty_window_gives_nan_not_error():
+    acc = mt.new_accumulator(0, 5.0)
+    mt.accumulate_sample(acc, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(0))
+    m = mt.finalize(acc, time=1.0, n_joints=1)
+    assert m["time"] == 1.0 and math.isnan(m["speed"]) and math.isnan(m["power"])
