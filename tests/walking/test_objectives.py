@@ -1,0 +1,66 @@
+"""Lexicographic stages of Tables 5.3 / 4.2 / 4.5 on hand-made metric sets."""
+
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from codesign.errors import UserError
+from codesign.walking import objectives as ob
+
+GOOD = dict(time=10.0, longest_segment=0.6, singularity=0.0, speed_match=0.97,
+            assist_fraction=0.05, power=180.0)
+
+
+@pytest.mark.parametrize("changes, expected", [
+    (dict(time=4.2), (0, -4.2)),
+    (dict(longest_segment=0.83), (1, 0.83)),
+    (dict(singularity=3.0), (2, 3.0)),
+    (dict(speed_match=0.90, assist_fraction=0.0), (3, -0.90)),           # speed short
+    (dict(speed_match=0.97, assist_fraction=0.2), (3, -0.97 * 0.8)),     # too much assist
+    (dict(assist_fraction=0.1), (3, -0.97 * 0.9)),                       # < 0.1 is strict
+    ({}, (4, 180.0)),                                                    # minimizing power
+])
+def test_table_5_3_stages(changes, expected):
+    stage, value = ob.fitness({**GOOD, **changes}, ob.table_5_3(10.0))
+    assert stage == expected[0] and value == pytest.approx(expected[1], abs=1e-12)
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_speed_assist_score_threshold_is_both_conditions_and_keeps_product_order(s1, a1, s2, a2):
+    done = s1 >= 0.95 and a1 < 0.1
+    assert (ob.speed_assist_score(s1, a1) >= 1.0) == done
+    if not done and not (s2 >= 0.95 and a2 < 0.1):
+        p1, p2 = s1 * (1 - a1), s2 * (1 - a2)
+        assert (ob.speed_assist_score(s1, a1) < ob.speed_assist_score(s2, a2)) == (p1 < p2)
+
+
+def test_table_4_2_and_4_5():
+    m = dict(time=10.0, speed_match=0.96, speed_std=0.05, assist_fraction=0.0,
+             non_contact_time=0.0, torque_rms=41.0, speed=0.45, cost_of_transport=2.1)
+    assert ob.fitness(m, ob.table_4_2()) == (5, 41.0)
+    assert ob.fitness({**m, "non_contact_time": 0.3}, ob.table_4_2()) == (4, 0.3)
+    assert ob.fitness({**m, "speed_std": 0.2}, ob.table_4_2()) == (2, 0.2)
+    assert ob.fitness(m, ob.table_4_5()) == (3, 2.1)
+    assert ob.fitness({**m, "speed": 0.2}, ob.table_4_5()) == (1, -0.2)
+
+
+def test_settings_presets_and_lists():
+    assert ob.objectives_from_settings({}, max_time=6.0)[0].until == 6.0
+    assert len(ob.objectives_from_settings({"objectives": "table_4_2"})) == 6
+    custom = ob.objectives_from_settings({"objectives": [
+        {"metric": "time", "sense": "maximize", "until": 10}, {"metric": "power"}]})
+    assert custom[0].until == 10.0 and custom[1].sense == "minimize"
+    for bad in ("table_9", [], [{"metric": "x", "sense": "up"}], [{"metric": "x", "until": "a"}]):
+        with pytest.raises(UserError, match="evaluation.objectives"):
+            ob.objectives_from_settings({"objectives": bad})
+
+
+def test_record_leaves_out_unmeasured_metrics():
+    fell = dict(time=3.0, longest_segment=0.5, singularity=0.0, speed_match=math.nan,
+                assist_fraction=math.nan, power=math.nan)
+    rec = ob.make_record(fell, ob.table_5_3())
+    assert rec.ok and (rec.stage, rec.stage_value) == (0, -3.0)
+    assert "power" not in rec.metrics and rec.metrics["time"] == 3.0
+    rec = ob.make_record({**fell, "time": 10.0}, ob.table_5_3())
+    assert not rec.ok and "speed_assist_score" in rec.message
