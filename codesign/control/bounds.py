@@ -12,16 +12,13 @@ Readings of the extracted text (figures and some numbers are garbled):
   transitions): (0, 1) (Table 5.2).
 * Reference angles of WR joints: Table 5.2 prints "(=7, @) rad", read as (-pi, pi).
 * Reference angles of the human joints (4.1.2) are anatomical (flexion / dorsiflexion
-  positive): hip [-0.8, 0.8], knee [-0.1, 1.5], ankle [-0.6, 0.6] rad. In the engine's
-  counter-clockwise convention (x forward, z up, segment pointing down at zero), hip flexion
-  and ankle dorsiflexion are counter-clockwise (+), knee flexion clockwise (-):
-  :data:`ANATOMICAL_TO_ENGINE_SIGN`. (The model's own anatomical <-> engine conversion is
-  the reference; this sign map states the same convention for bounds only.)
+  positive): hip [-0.8, 0.8], knee [-0.1, 1.5], ankle [-0.6, 0.6] rad, converted to engine
+  angles by the model's one conversion (:data:`codesign.model.gait.SIGN`).
 * Gait frequency, when optimised: [0.4, 1.2] Hz (4.2.3); fixed 0.9 Hz otherwise (4.1.2).
-* Morphology (Table 5.2, whose rows the extraction shuffled; read together with the text of
-  5.4.2): a joint attached to the human body is placed at a relative position (0, 1) along
-  its segment; a WR joint not on the body at a Cartesian x in (-0.15, 0.15) m and z in
-  (0.1, 1.3) m, in the upright posture, the same for both legs.
+* Morphology bounds (Table 5.2) live with the morphology parameters they bound,
+  :data:`codesign.model.morphology.BOUNDS`, and the longest-segment limit (0.7 m, 5.4.3)
+  is :data:`codesign.model.morphology.MAX_SEGMENT_LENGTH`; :func:`morphology_bounds`
+  returns them from here so callers need only this module.
 """
 
 from __future__ import annotations
@@ -39,21 +36,20 @@ HUMAN_REFERENCE_ANGLE_ANATOMICAL = {     # rad, flexion / dorsiflexion positive
     "knee": (-0.1, 1.5),
     "ankle": (-0.6, 0.6),
 }
-ANATOMICAL_TO_ENGINE_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}
-
-# morphology (Table 5.2)
-BODY_JOINT_RELATIVE_POSITION = (0.0, 1.0)   # fraction of the segment
-WR_JOINT_X = (-0.15, 0.15)                  # m
-WR_JOINT_Z = (0.1, 1.3)                     # m
-
-# lexicographic thresholds of Table 5.3 (not bounds of parameters, but limits the
-# objectives and the screening share)
-MAX_SEGMENT_LENGTH = 0.7            # m
 
 
 def human_reference_angle(joint: str) -> tuple[float, float]:
     """Engine-convention (low, high) reference-angle bound of human joint ``joint``
     (``hip``, ``knee`` or ``ankle``)."""
+    from codesign.model.gait import GAIT_JOINTS, SIGN
+
     low, high = HUMAN_REFERENCE_ANGLE_ANATOMICAL[joint]
-    sign = ANATOMICAL_TO_ENGINE_SIGN[joint]
+    sign = float(SIGN[GAIT_JOINTS.index(joint)])
     return (min(sign * low, sign * high), max(sign * low, sign * high))
+
+
+def morphology_bounds(topology) -> dict[str, tuple[float, float]]:
+    """name -> (low, high) of the morphological parameters of a catalog topology."""
+    from codesign.model.morphology import parameter_space
+
+    return {p.name: (p.low, p.high) for p in parameter_space(topology)}

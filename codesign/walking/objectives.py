@@ -48,7 +48,7 @@ from codesign.types import STATUS_OK, EvalRecord
 
 SPEED_MATCH_MIN = 0.95       # Table 4.2 / 5.3
 ASSIST_FRACTION_MAX = 0.1    # Table 5.3 (strict <)
-MAX_SEGMENT = 0.7            # m, Table 5.3
+from codesign.model.morphology import MAX_SEGMENT_LENGTH as MAX_SEGMENT  # 0.7 m, Table 5.3
 MIN_SPEED = 0.3              # m/s, Table 4.5
 
 
