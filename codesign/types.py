@@ -42,6 +42,27 @@ class EvalContext:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One evaluation asked for by the optimizer (what a worker receives).
+
+    subspace_id: stable id of the particle's subspace (see codesign.optimize.space);
+    groups: the active group name in each pool; params: parameter name -> value (SI);
+    seed: derived from (run seed, iteration, particle), for stochastic evaluations.
+    """
+
+    iteration: int
+    particle: int
+    subspace_id: int
+    groups: tuple[str, ...]
+    params: dict[str, float]
+    seed: int
+
+    def context(self, settings: dict | None = None) -> "EvalContext":
+        return EvalContext(seed=self.seed, iteration=self.iteration, particle=self.particle,
+                           subspace=self.groups, settings=dict(settings or {}))
+
+
+@dataclass(frozen=True)
 class EvalRecord:
     """Result of one evaluation.
 
@@ -72,12 +93,12 @@ class EvalRecord:
                           stage_value=math.nan, metrics={}, wall_s=wall_s, worker=worker)
 
 
-def fitness_key(record: EvalRecord) -> tuple[int, int, float]:
-    """Sort key, smaller is better: (failed?, -stage, stage_value).
+def fitness_key(record: EvalRecord) -> tuple[float, float, float]:
+    """Sort key, smaller is better: (failed, -stage, stage_value) as floats.
 
     A failed record, or one whose stage value is not a finite number, ranks after every
-    successful one.
+    successful one: (1, 0, inf).
     """
     if not record.ok or not math.isfinite(record.stage_value):
-        return (1, 0, math.inf)
-    return (0, -int(record.stage), float(record.stage_value))
+        return (1.0, 0.0, math.inf)
+    return (0.0, -float(record.stage), float(record.stage_value))

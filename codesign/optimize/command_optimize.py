@@ -1,0 +1,36 @@
+"""`codesign optimize SPEC`: run a job spec (MMPSO on Dask) into results/<name>/run.sqlite."""
+
+from __future__ import annotations
+
+import argparse
+
+from codesign.optimize.driver import execution_with, start_run
+from codesign.spec import load_spec
+
+HELP = "run an optimization job spec (Metamorphic PSO) into results/<name>/run.sqlite"
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by `optimize` and `resume`: where the evaluations run."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="local Dask workers (single-threaded processes; 0 = serial in this process)")
+    where.add_argument("--scheduler", metavar="ADDR", help="use a running dask scheduler, tcp://HOST:PORT")
+    where.add_argument("--cluster", choices=("slurm", "pbs"),
+                       help="submit workers as batch jobs (settings from [execution.cluster])")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="job spec, e.g. pipelines/demo.toml")
+    parser.add_argument("--name", help="run name (default: the spec's name or file name)")
+    parser.add_argument("--results", default="results", help="folder holding the run folders")
+    add_execution_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    execution = execution_with(spec, args.workers, args.scheduler, args.cluster)
+    path = start_run(spec, args.results, args.name, execution, progress=not args.quiet)
+    print(path)
+    return 0

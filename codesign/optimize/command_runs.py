@@ -1,0 +1,76 @@
+"""`codesign runs`: the runs under results/ with status, progress, best and lineage."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from pathlib import Path
+
+from codesign.errors import UserError
+from codesign.store import open_run
+
+HELP = "list optimization runs (status, iterations, best stage/value, parent run)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--results", default="results", help="folder holding the run folders")
+
+
+def _alive(driver: str | None) -> bool:
+    """Whether the driver process recorded as host:pid still runs (unknown host: assume yes)."""
+    host, _, pid = (driver or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def run_rows(results: Path) -> list[dict]:
+    rows = []
+    for path in sorted(results.glob("*/run.sqlite")):
+        try:
+            with open_run(path, readonly=True) as store:
+                runs, its = store.runs(), store.iterations()
+        except UserError as exc:
+            rows.append({"run": path.parent.name, "status": "unreadable", "note": str(exc)})
+            continue
+        for _, run in runs.iterrows():
+            mine = its[its["run_id"] == run["run_id"]]
+            status = run["status"]
+            if status == "running" and not _alive(run["driver"]):
+                status = "stopped"
+            last = mine.iloc[-1] if len(mine) else None
+            has_best = last is not None and last["best_stage"] == last["best_stage"]
+            rows.append({"run": run["name"], "status": status,
+                         "iterations": f"{len(mine)}/{run['iterations_total']}",
+                         "best_stage": int(last["best_stage"]) if has_best else "-",
+                         "best_value": f"{last['best_value']:.6g}" if has_best else "-",
+                         "subspace": int(last["best_subspace_id"]) if has_best else "-",
+                         "parent": run["parent_run_id"] or "-", "created": run["created"]})
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    results = Path(args.results)
+    if not results.is_dir():
+        raise UserError(f"{results}: no such folder; expected the results folder of `codesign optimize`")
+    rows = run_rows(results)
+    if not rows:
+        print(f"no runs in {results}/")
+        return 0
+    columns = ["run", "status", "iterations", "best_stage", "best_value", "subspace", "parent", "created"]
+    table = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[k]) for row in table)) for k, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
+    for row in table:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
+    for r in rows:
+        if r.get("note"):
+            print(f"{r['run']}: {r['note']}")
+    return 0

@@ -1,0 +1,171 @@
+"""Search spaces of Metamorphic PSO: pools of mutually exclusive groups of parameters.
+
+Thesis §3.2.1 (Fig. 3.3): a *parameter* is continuous and bounded; a *group* is a set of
+parameters that are optimized together; a *pool* holds mutually exclusive groups (exactly
+one is active at a time); groups may share parameters (pool B = [(4, 5), (5, 6), (6, 7)]).
+A *subspace* is one group per pool; some combinations may be declared invalid.
+
+Plain PSO is the space with one pool holding one group of all parameters.
+
+Subspace ids are stable: ``subspace_id = 1 + mixed-radix index`` of the group indices in
+the order of ``itertools.product`` over the pools as declared (last pool fastest), counted
+over ALL groups, before freezing and exclusion. For the co-design space (pool 1: the 126
+(topology, actuator pair) groups in catalog order; pool 2: one group of common parameters)
+the id is the catalog's subspace id. A frozen or excluded combination simply never occurs.
+
+Freezing (the freeze issue builds on it): a frozen pool keeps one group and never
+migrates; a frozen parameter has a fixed value, is never sampled nor moved, and is still
+passed to the evaluation when its group is active.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A continuous parameter: search bounds [low, high] and initialisation range.
+
+    The initialisation range (default: the bounds) is where new positions are drawn
+    uniformly: at the start and when a particle enters a group that activates the
+    parameter (thesis toy example: particles started in [0, 0.25]^2 of [0, 1]^2).
+    """
+
+    name: str
+    low: float
+    high: float
+    init_low: float | None = None
+    init_high: float | None = None
+
+    @property
+    def init_range(self) -> tuple[float, float]:
+        lo = self.low if self.init_low is None else self.init_low
+        hi = self.high if self.init_high is None else self.init_high
+        return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    parameters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class Space:
+    """Parameters, pools, exclusions and frozen parts; derived arrays are computed once.
+
+    ``exclude``: combinations of groups, each a tuple of ``"pool.group"`` names; a
+    subspace containing all groups of one combination is invalid. ``valid``: optional
+    predicate on the tuple of group names (one per pool) for rules a list cannot state.
+    """
+
+    parameters: tuple[Parameter, ...]
+    pools: tuple[Pool, ...]
+    exclude: tuple[tuple[str, ...], ...] = ()
+    frozen_pools: Mapping[str, str] = field(default_factory=dict)
+    frozen_parameters: Mapping[str, float] = field(default_factory=dict)
+    valid: Callable[[tuple[str, ...]], bool] | None = None
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.parameters]
+        index = {n: i for i, n in enumerate(names)}
+        for pool in self.pools:
+            for group in pool.groups:
+                for name in group.parameters:
+                    if name not in index:
+                        raise ValueError(f"group {pool.name}.{group.name}: unknown parameter {name!r}")
+        allowed = []
+        for pool in self.pools:
+            groups = [g.name for g in pool.groups]
+            if pool.name in self.frozen_pools:
+                allowed.append((groups.index(self.frozen_pools[pool.name]),))
+            else:
+                allowed.append(tuple(range(len(groups))))
+        excluded = [set(c) for c in self.exclude]
+        radix = [len(p.groups) for p in self.pools]
+        subspaces, ids = [], []
+        for combo in itertools.product(*allowed):
+            labels = {f"{p.name}.{p.groups[g].name}" for p, g in zip(self.pools, combo)}
+            if any(c <= labels for c in excluded):
+                continue
+            if self.valid is not None and not self.valid(self.group_names(combo)):
+                continue
+            flat = 0
+            for g, n in zip(combo, radix):
+                flat = flat * n + g
+            subspaces.append(combo)
+            ids.append(flat + 1)
+        if not subspaces:
+            raise ValueError("the search space has no valid subspace")
+        active = np.zeros((len(subspaces), len(names)), dtype=bool)   # moved by PSO
+        used = np.zeros_like(active)                                  # passed to evaluate
+        for s, combo in enumerate(subspaces):
+            for pool, g in zip(self.pools, combo):
+                for name in pool.groups[g].parameters:
+                    used[s, index[name]] = True
+                    active[s, index[name]] = name not in self.frozen_parameters
+        init = np.array([p.init_range for p in self.parameters], dtype=float).reshape(-1, 2)
+        derived = dict(
+            names=tuple(names), index=index, allowed=tuple(allowed),
+            subspaces=tuple(subspaces), subspace_ids=np.array(ids, dtype=np.int64),
+            active=active, used=used,
+            low=np.array([p.low for p in self.parameters], dtype=float),
+            high=np.array([p.high for p in self.parameters], dtype=float),
+            init_low=init[:, 0], init_high=init[:, 1],
+        )
+        for key, value in derived.items():
+            object.__setattr__(self, key, value)
+
+    # -- queries -----------------------------------------------------------------------
+    @property
+    def n_subspaces(self) -> int:
+        return len(self.subspaces)
+
+    def group_names(self, combo: Sequence[int]) -> tuple[str, ...]:
+        """The active group's name in each pool, for a tuple of group indices."""
+        return tuple(p.groups[g].name for p, g in zip(self.pools, combo))
+
+    def subspace_index(self, combo: Sequence[int]) -> int | None:
+        """Row of ``subspaces`` for a tuple of group indices, or None when invalid."""
+        try:
+            return self._lookup()[tuple(int(g) for g in combo)]
+        except KeyError:
+            return None
+
+    def _lookup(self) -> dict:
+        cache = self.__dict__.get("_lookup_cache")
+        if cache is None:
+            cache = {c: s for s, c in enumerate(self.subspaces)}
+            object.__setattr__(self, "_lookup_cache", cache)
+        return cache
+
+    def params_of(self, s: int, x: np.ndarray) -> dict[str, float]:
+        """Parameters passed to the evaluation for subspace row ``s`` and position x [D]."""
+        out = {}
+        for d in np.flatnonzero(self.used[s]):
+            name = self.names[d]
+            out[name] = float(self.frozen_parameters.get(name, x[d]))
+        return out
+
+    def describe(self) -> list[dict]:
+        """JSON-able list of subspaces: id and the group of each pool (stored with a run)."""
+        return [{"subspace_id": int(i), "groups": dict(zip([p.name for p in self.pools],
+                                                           self.group_names(c)))}
+                for i, c in zip(self.subspace_ids, self.subspaces)]
+
+
+def single_group_space(parameters: Sequence[Parameter]) -> Space:
+    """The plain-PSO space: one pool with one group of all parameters."""
+    group = Group("all", tuple(p.name for p in parameters))
+    return Space(tuple(parameters), (Pool("all", (group,)),))

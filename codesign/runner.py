@@ -1,0 +1,173 @@
+"""Executors: evaluate a list of candidates, serially or on Dask, with the same signature.
+
+``executor.evaluate(candidates) -> list[EvalRecord]`` returns the records in candidate
+order whatever the number of workers and the order tasks finish in, so results never
+depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
+
+- :class:`SerialExecutor`: in this process, one after the other (the reference).
+- :class:`DaskExecutor`: candidates are cut into contiguous batches (one task per batch:
+  by default about 4 tasks per worker thread and iteration, so that the per-task
+  scheduling cost of ~1 ms is spread over several evaluations while the load stays
+  balanced); a :class:`WarmupPlugin` runs the problem's warm-up hook (numba compilation)
+  once on every worker, including workers that join later; a worker that dies takes its
+  tasks with it and the scheduler recomputes them on the others (the driver only waits).
+
+:func:`make_executor` builds one from the spec's ``[execution]`` table: ``serial``,
+``local`` (a ``LocalCluster`` with one single-threaded worker process per core by
+default), ``scheduler`` (an existing ``dask scheduler`` at tcp://HOST:PORT), ``slurm`` /
+``pbs`` (dask-jobqueue: ``jobs`` batch jobs of ``cores`` single-threaded workers each,
+with ``memory``, ``walltime``; with ``lifetime`` workers retire before the walltime and
+the adaptive cluster submits replacement jobs).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from typing import Protocol, Sequence
+
+from codesign.errors import UserError
+from codesign.optimize.evaluation import evaluate_batch, warmup
+from codesign.optimize.fitness import Objective
+from codesign.spec import ExecutionSpec
+from codesign.types import Candidate, EvalRecord
+
+
+class Executor(Protocol):
+    n_workers: int
+
+    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]: ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Evaluate in this process, in order."""
+
+    n_workers = 1
+
+    def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective]):
+        self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
+        warmup(problem, self.settings)
+
+    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
+        return evaluate_batch(self.problem, candidates, self.settings, self.objectives)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+try:  # the plugin base class; distributed is a dependency, but keep imports cheap
+    from distributed.diagnostics.plugin import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover
+    _WorkerPlugin = object
+
+
+class WarmupPlugin(_WorkerPlugin):
+    """Runs the problem's warm-up hook once per worker process (compiled kernels)."""
+
+    name = "codesign-warmup"
+
+    def __init__(self, problem: str, settings: dict):
+        self.problem, self.settings = problem, dict(settings)
+
+    def setup(self, worker) -> None:
+        try:
+            warmup(self.problem, self.settings)
+        except Exception as exc:  # evaluations will report the failure themselves
+            logging.getLogger("codesign").warning("warm-up of %s failed: %s", self.problem, exc)
+
+
+class DaskExecutor:
+    """Evaluate on a Dask cluster through a ``distributed.Client``."""
+
+    def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective], client,
+                 batch_size: int = 0, cluster=None, min_workers: int = 1, timeout_s: float = 120.0):
+        self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
+        self.client, self.cluster, self.batch_size = client, cluster, int(batch_size)
+        try:
+            client.wait_for_workers(min_workers, timeout=timeout_s)
+        except TimeoutError:
+            self.close()
+            raise UserError(f"dask scheduler {client.scheduler.address}: no worker joined within "
+                            f"{timeout_s:.0f} s; expected at least {min_workers}") from None
+        client.register_plugin(WarmupPlugin(problem, self.settings))
+
+    @property
+    def n_workers(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def batches(self, candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
+        size = self.batch_size or max(1, math.ceil(len(candidates) / (4 * self.n_workers)))
+        return [candidates[k:k + size] for k in range(0, len(candidates), size)]
+
+    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
+        futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
+                                      self.objectives, pure=False)
+                   for batch in self.batches(candidates)]
+        results = self.client.gather(futures)
+        return [record for batch in results for record in batch]
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
+                  execution: ExecutionSpec) -> SerialExecutor | DaskExecutor:
+    """The executor the ``[execution]`` table asks for (see the module docstring)."""
+    if execution.mode == "serial":
+        return SerialExecutor(problem, settings, objectives)
+    from distributed import Client, LocalCluster
+
+    if execution.mode == "scheduler":
+        try:
+            client = Client(execution.scheduler, timeout="15s")
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"--scheduler {execution.scheduler}: cannot connect ({exc}); "
+                            f"expected a running `dask scheduler` at tcp://HOST:PORT") from None
+        return DaskExecutor(problem, settings, objectives, client, execution.batch_size)
+    if execution.mode == "local":
+        workers = execution.workers or os.cpu_count() or 1
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
+                            cluster=cluster, min_workers=workers)
+    cluster = jobqueue_cluster(execution)
+    return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
+                        cluster=cluster, timeout_s=3600.0)
+
+
+def jobqueue_cluster(execution: ExecutionSpec):
+    """A SLURM or PBS cluster of ``jobs`` jobs x ``cores`` single-threaded worker processes."""
+    try:
+        import dask_jobqueue
+    except ImportError:
+        raise UserError("--cluster: dask-jobqueue is not installed; expected `pip install "
+                        "codesign[cluster]`") from None
+    c = execution.cluster
+    kwargs = dict(cores=c.cores, processes=c.cores, memory=c.memory, walltime=c.walltime)
+    if c.queue:
+        kwargs["queue"] = c.queue
+    if c.account:
+        kwargs["account"] = c.account
+    if c.lifetime:
+        kwargs["worker_extra_args"] = ["--lifetime", c.lifetime, "--lifetime-stagger", "2m"]
+    kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[execution.mode]
+    cluster = kind(**kwargs)
+    cluster.adapt(minimum_jobs=c.jobs, maximum_jobs=c.jobs)
+    return cluster

@@ -1,0 +1,418 @@
+"""Job specs: TOML files (``pipelines/*.toml``) loaded and validated into a frozen :class:`Spec`.
+
+Every mistake is one :class:`UserError` line naming the key path and what was expected:
+unknown keys, wrong types, out-of-range values, unknown problems, pools, groups or
+parameters, and migration probabilities that stop being probabilities. Nothing else
+escapes :func:`load_spec` (the hypothesis fuzz test in tests/optimize holds it to that).
+
+Keys (all optional except ``problem.name``; see README "Optimization" for an example)::
+
+    name = "demo"          seed = 0
+    [problem]              name = "six_hump_camel"
+    [optimizer]            algorithm = "pso"|"mmpso", particles, iterations, constriction,
+                           c1, c2, velocity_clamp
+    [optimizer.migration]  exploration / local / global = {shape = "constant"|"sigmoid"|
+                           "gaussian", start, end, peak, center, width}
+    [space.parameters.X]   bounds = [low, high], init = [low, high]
+    [[space.pools]]        name, groups = [{name, parameters = [...]}, ...]
+    [space]                exclude = [["pool.group", "pool.group"], ...]
+    [[objectives]]         metric, sense = "minimize"|"maximize", until
+    [evaluation]           free-form table handed to the problem (context.settings)
+    [execution]            mode = "serial"|"local"|"scheduler"|"slurm"|"pbs", workers,
+                           scheduler, batch_size
+    [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account
+    [freeze]               pools = {pool = "group"}, parameters = {X = value}, parent
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from codesign.errors import UserError
+from codesign.optimize.fitness import SENSES, Objective
+from codesign.optimize.pso import PSOSettings
+from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
+from codesign.optimize.space import Group, Parameter, Pool, Space
+
+ALGORITHMS = ("pso", "mmpso")
+MODES = ("serial", "local", "scheduler", "slurm", "pbs")
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """A batch-queue cluster (dask-jobqueue): per job ``cores`` single-threaded workers."""
+
+    cores: int = 1
+    memory: str = "4GB"
+    walltime: str = "01:00:00"
+    lifetime: str = ""          # worker --lifetime (e.g. "55m"), restarts before walltime
+    jobs: int = 1
+    queue: str = ""
+    account: str = ""
+
+
+@dataclass(frozen=True)
+class ExecutionSpec:
+    mode: str = "local"
+    workers: int = 0            # local: worker processes, 0 = one per core
+    scheduler: str = ""         # mode "scheduler": tcp://HOST:PORT
+    batch_size: int = 0         # candidates per task, 0 = about 4 tasks per worker
+    cluster: ClusterSpec = ClusterSpec()
+
+
+@dataclass(frozen=True)
+class FreezeSpec:
+    pools: dict[str, str] = field(default_factory=dict)
+    parameters: dict[str, float] = field(default_factory=dict)
+    parent: str = ""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated job spec; ``text`` is the TOML source (stored with the run)."""
+
+    problem: str
+    name: str = ""
+    seed: int = 0
+    algorithm: str = "mmpso"
+    pso: PSOSettings = PSOSettings()
+    migration: Migration = Migration()
+    parameters: dict[str, dict] = field(default_factory=dict)   # name -> {bounds, init}
+    pools: tuple[Pool, ...] = ()
+    exclude: tuple[tuple[str, ...], ...] = ()
+    objectives: tuple[Objective, ...] = ()
+    evaluation: dict[str, Any] = field(default_factory=dict)
+    execution: ExecutionSpec = ExecutionSpec()
+    freeze: FreezeSpec = FreezeSpec()
+    text: str = ""
+    source: str = "<spec>"
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+# -- loading --------------------------------------------------------------------------------
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read the spec ({exc.__class__.__name__}); expected a UTF-8 TOML file") from None
+    spec = parse_spec(text, source=str(path))
+    return spec if spec.name else replace(spec, name=path.stem)
+
+
+def parse_spec(text: str, source: str = "<spec>") -> Spec:
+    """Validate spec TOML text; raises UserError (one line) for every mistake."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source}: not valid TOML ({exc}); expected a TOML job spec") from None
+    try:
+        return _spec(data, text, source)
+    except _Invalid as exc:
+        raise UserError(f"{source}: {exc}") from None
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _fail(path: str, got: Any, expected: str) -> None:
+    shown = repr(got)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise _Invalid(f"{path}: got {shown}; expected {expected}")
+
+
+def _table(data: Any, path: str, allowed: tuple[str, ...]) -> dict:
+    if not isinstance(data, dict):
+        _fail(path or "spec", data, "a table")
+    for key in data:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else key
+            raise _Invalid(f"{where}: unknown key; expected one of {', '.join(allowed)}")
+    return data
+
+
+def _dict(data: Any, path: str) -> dict:
+    """A table whose keys are user names (parameters, pools)."""
+    if not isinstance(data, dict):
+        _fail(path, data, "a table")
+    return data
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _int(data: dict, key: str, path: str, default: int, low: int = 0) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or value > 2**62:
+        _fail(_join(path, key), value, f"an integer >= {low}")
+    return value
+
+
+def _float(data: dict, key: str, path: str, default: float | None,
+           low: float = -math.inf, high: float = math.inf) -> float | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
+        _fail(_join(path, key), value, f"a finite number in [{low}, {high}]")
+    return float(value)
+
+
+def _str(data: dict, key: str, path: str, default: str, choices: tuple[str, ...] = ()) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or (choices and value not in choices):
+        _fail(_join(path, key), value, f"one of {', '.join(choices)}" if choices else "a string")
+    return value
+
+
+def _name_list(value: Any, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        _fail(path, value, "a list of names (strings)")
+    if len(set(value)) != len(value):
+        _fail(path, value, "names without repetition")
+    return tuple(value)
+
+
+def _range(value: Any, path: str) -> tuple[float, float]:
+    if (not isinstance(value, list) or len(value) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                   for v in value) or not value[0] < value[1]):
+        _fail(path, value, "[low, high] with finite numbers, low < high")
+    return float(value[0]), float(value[1])
+
+
+def _spec(data: dict, text: str, source: str) -> Spec:
+    _table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
+                      "evaluation", "execution", "freeze"))
+    name = _str(data, "name", "", "")
+    if name and (not name.replace("-", "").replace("_", "").replace(".", "").isalnum() or name.startswith(".")):
+        _fail("name", name, "a run name of letters, digits, '-', '_', '.'")
+    seed = _int(data, "seed", "", 0)
+    if "problem" not in data:
+        raise _Invalid("problem: missing; expected a [problem] table with name = \"...\"")
+    problem = _table(data["problem"], "problem", ("name",))
+    if "name" not in problem:
+        raise _Invalid("problem.name: missing; expected the name of a registered problem")
+    problem_name = _str(problem, "name", "problem", "")
+    algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
+    parameters, pools, exclude = _space(data.get("space", {}))
+    objectives = _objectives(data.get("objectives", []))
+    evaluation = _dict(data.get("evaluation", {}), "evaluation")
+    execution = _execution(data.get("execution", {}))
+    freeze = _freeze(data.get("freeze", {}))
+    return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
+                migration=migration, parameters=parameters, pools=pools, exclude=exclude,
+                objectives=objectives, evaluation=evaluation, execution=execution,
+                freeze=freeze, text=text, source=source)
+
+
+def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
+    path = "optimizer"
+    _table(data, path, ("algorithm", "particles", "iterations", "constriction", "c1", "c2",
+                        "velocity_clamp", "migration"))
+    algorithm = _str(data, "algorithm", path, "mmpso", ALGORITHMS)
+    pso = PSOSettings(
+        particles=_int(data, "particles", path, 40, low=1),
+        iterations=_int(data, "iterations", path, 100, low=1),
+        constriction=_float(data, "constriction", path, 0.729, 0.0, 1.0),
+        c1=_float(data, "c1", path, 2.05, 0.0, 10.0),
+        c2=_float(data, "c2", path, 2.05, 0.0, 10.0),
+        velocity_clamp=_float(data, "velocity_clamp", path, 0.6, 1e-6, 1.0))
+    if "migration" not in data:
+        return algorithm, pso, thesis_migration(pso.iterations)
+    if algorithm == "pso":
+        raise _Invalid("optimizer.migration: given for algorithm \"pso\"; expected it only with \"mmpso\"")
+    table = _table(data["migration"], "optimizer.migration", ("exploration", "local", "global"))
+    schedules = {key: _schedule(table.get(key, {"shape": "constant", "start": 0.0}),
+                                f"optimizer.migration.{key}") for key in ("exploration", "local", "global")}
+    migration = Migration(schedules["exploration"], schedules["local"], schedules["global"])
+    for t in range(pso.iterations):
+        values = migration.at(t)
+        for key, value in zip(("exploration", "local", "global"), values):
+            if not 0.0 <= value <= 1.0:
+                raise _Invalid(f"optimizer.migration.{key}: is {value:.4g} at iteration {t}; expected a probability in [0, 1]")
+        if sum(values) > 1.0 + 1e-12:
+            raise _Invalid(f"optimizer.migration: P_e + P_l + P_g = {sum(values):.4g} at iteration {t}; expected <= 1 (eq. 3.6)")
+    return algorithm, pso, migration
+
+
+def _schedule(data: Any, path: str) -> Schedule:
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return constant(_float({"p": data}, "p", path, 0.0, 0.0, 1.0))
+    _table(data, path, ("shape", "start", "end", "peak", "center", "width"))
+    shape = _str(data, "shape", path, "constant", SHAPES)
+    return Schedule(shape=shape, start=_float(data, "start", path, 0.0, -1.0, 1.0),
+                    end=_float(data, "end", path, 0.0, -1.0, 1.0),
+                    peak=_float(data, "peak", path, 0.0, -1.0, 1.0),
+                    center=_float(data, "center", path, 0.0, -1e9, 1e9),
+                    width=_float(data, "width", path, 1.0, 1e-9, 1e9))
+
+
+def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...]]:
+    _table(data, "space", ("parameters", "pools", "exclude"))
+    parameters = {}
+    for pname, entry in _dict(data.get("parameters", {}), "space.parameters").items():
+        path = f"space.parameters.{pname}"
+        _table(entry, path, ("bounds", "init"))
+        if "bounds" in entry:
+            _range(entry["bounds"], f"{path}.bounds")
+        if "init" in entry:
+            _range(entry["init"], f"{path}.init")
+        parameters[pname] = dict(entry)
+    pools = []
+    raw_pools = data.get("pools", [])
+    if not isinstance(raw_pools, list):
+        _fail("space.pools", raw_pools, "an array of tables [[space.pools]]")
+    for k, pool in enumerate(raw_pools):
+        path = f"space.pools[{k}]"
+        _table(pool, path, ("name", "groups"))
+        pool_name = _str(pool, "name", path, f"pool{k + 1}")
+        groups = pool.get("groups")
+        if not isinstance(groups, list) or not groups:
+            _fail(f"{path}.groups", groups, "a non-empty array of {name, parameters} tables")
+        parsed = []
+        for j, group in enumerate(groups):
+            gpath = f"{path}.groups[{j}]"
+            _table(group, gpath, ("name", "parameters"))
+            parsed.append(Group(_str(group, "name", gpath, f"g{j + 1}"),
+                                _name_list(group.get("parameters", []), f"{gpath}.parameters")))
+        if len({g.name for g in parsed}) != len(parsed):
+            _fail(f"{path}.groups", [g.name for g in parsed], "distinct group names")
+        pools.append(Pool(pool_name, tuple(parsed)))
+    if len({p.name for p in pools}) != len(pools):
+        _fail("space.pools", [p.name for p in pools], "distinct pool names")
+    exclude = data.get("exclude", [])
+    if not isinstance(exclude, list):
+        _fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
+    combos = tuple(_name_list(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
+    return parameters, tuple(pools), combos
+
+
+def _objectives(data: Any) -> tuple[Objective, ...]:
+    if not isinstance(data, list):
+        _fail("objectives", data, "an array of tables [[objectives]]")
+    out = []
+    for k, entry in enumerate(data):
+        path = f"objectives[{k}]"
+        _table(entry, path, ("metric", "sense", "until"))
+        if "metric" not in entry:
+            raise _Invalid(f"{path}.metric: missing; expected the name of a metric")
+        until = _float(entry, "until", path, None)
+        if k == len(data) - 1 and until is not None:
+            raise _Invalid(f"{path}.until: given for the last objective; expected it only on earlier stages")
+        out.append(Objective(_str(entry, "metric", path, ""), _str(entry, "sense", path, "minimize", SENSES),
+                             until))
+    return tuple(out)
+
+
+def _execution(data: Any) -> ExecutionSpec:
+    path = "execution"
+    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster"))
+    mode = _str(data, "mode", path, "local", MODES)
+    scheduler = _str(data, "scheduler", path, "")
+    if mode == "scheduler" and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
+        _fail("execution.scheduler", scheduler, "an address like tcp://HOST:PORT for mode = \"scheduler\"")
+    cpath = "execution.cluster"
+    cl = _table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
+                                                 "jobs", "queue", "account"))
+    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_str(cl, "memory", cpath, "4GB"),
+                          walltime=_str(cl, "walltime", cpath, "01:00:00"),
+                          lifetime=_str(cl, "lifetime", cpath, ""), jobs=_int(cl, "jobs", cpath, 1, low=1),
+                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""))
+    return ExecutionSpec(mode=mode, workers=_int(data, "workers", path, 0),
+                         scheduler=scheduler, batch_size=_int(data, "batch_size", path, 0),
+                         cluster=cluster)
+
+
+def _freeze(data: Any) -> FreezeSpec:
+    _table(data, "freeze", ("pools", "parameters", "parent"))
+    pools = _dict(data.get("pools", {}), "freeze.pools")
+    for key, value in pools.items():
+        if not isinstance(value, str):
+            _fail(f"freeze.pools.{key}", value, "the name of the group to keep")
+    params = _dict(data.get("parameters", {}), "freeze.parameters")
+    values = {key: _float(params, key, "freeze.parameters", None) for key in params}
+    return FreezeSpec(pools=dict(pools), parameters=values, parent=_str(data, "parent", "freeze", ""))
+
+
+# -- the search space of a spec ---------------------------------------------------------------
+
+def build_space(spec: Spec, problem) -> Space:
+    """The problem's default space with the spec's overrides, exclusions and freezing.
+
+    ``space.parameters``: with a problem that declares parameters, each entry overrides the
+    bounds/init of one of them (unknown names are errors); otherwise they declare the
+    parameters. ``space.pools``: replace the problem's pools; without any pools the space
+    is plain PSO (one group of all parameters).
+    """
+    declared = {p.name: p for p in problem.parameters}
+    params = dict(declared)
+    for pname, entry in spec.parameters.items():
+        path = f"space.parameters.{pname}"
+        if declared and pname not in declared:
+            raise UserError(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}; "
+                            f"expected one of {', '.join(declared)}")
+        base = declared.get(pname)
+        if base is None and "bounds" not in entry:
+            raise UserError(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
+        low, high = entry.get("bounds", (base.low, base.high) if base else None)
+        init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
+        if init[0] < low or init[1] > high:
+            raise UserError(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
+                            f"expected a range inside the bounds")
+        params[pname] = Parameter(pname, float(low), float(high), float(init[0]), float(init[1]))
+    if not params:
+        raise UserError(f"{spec.source}: space.parameters: none declared; expected at least one parameter")
+    pools = spec.pools or problem.pools or (Pool("all", (Group("all", tuple(params)),)),)
+    where = "space.pools" if spec.pools else f"the pools of problem {problem.name!r}"
+    for pool in pools:
+        for group in pool.groups:
+            for pname in group.parameters:
+                if pname not in params:
+                    raise UserError(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
+                                    f"parameter {pname!r}; expected one of {', '.join(params)}")
+    labels = {f"{p.name}.{g.name}" for p in pools for g in p.groups}
+    for k, combo in enumerate(spec.exclude):
+        for label in combo:
+            if label not in labels:
+                raise UserError(f"{spec.source}: space.exclude[{k}]: unknown group {label!r}; "
+                                f"expected \"pool.group\" names")
+    pool_groups = {p.name: [g.name for g in p.groups] for p in pools}
+    for pool_name, group in spec.freeze.pools.items():
+        if pool_name not in pool_groups:
+            raise UserError(f"{spec.source}: freeze.pools.{pool_name}: unknown pool; "
+                            f"expected one of {', '.join(pool_groups)}")
+        if group not in pool_groups[pool_name]:
+            raise UserError(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
+                            f"expected one of {', '.join(pool_groups[pool_name][:10])}")
+    for pname, value in spec.freeze.parameters.items():
+        if pname not in params:
+            raise UserError(f"{spec.source}: freeze.parameters.{pname}: unknown parameter; "
+                            f"expected one of {', '.join(params)}")
+        if not params[pname].low <= value <= params[pname].high:
+            raise UserError(f"{spec.source}: freeze.parameters.{pname}: {value} outside the bounds "
+                            f"[{params[pname].low}, {params[pname].high}]")
+    try:
+        space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
+                      frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
+                      valid=problem.valid)
+    except ValueError as exc:
+        raise UserError(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
+    if spec.algorithm == "pso" and space.n_subspaces > 1:
+        raise UserError(f"{spec.source}: optimizer.algorithm: \"pso\" with {space.n_subspaces} subspaces; "
+                        f"expected \"mmpso\" (or freeze the pools)")
+    return space
