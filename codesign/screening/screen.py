@@ -1,0 +1,385 @@
+"""Singularity screening along the nominal gait (thesis 5.2.3 and 5.4.4, steps 1-5).
+
+For every gait point k (N phases k/N of the nominal gait) and offset delta in (0, +D, -D)
+added to BOTH hip and knee flexion (anatomical; engine hip + delta, knee - delta):
+
+1. close the loops by damped Newton on the loop-closure residual phi (2m,): with the human
+   joints held at the target, the other coordinates take steps
+   dq = -J_F^T (J_F J_F^T + lambda I)^-1 phi (the damped pseudo-inverse of the Jacobian
+   columns J_F of the free coordinates; lambda -> 0 is the pseudo-inverse step of eq. 5.14),
+   with the step norm clamped. Warm start: the nominal point k from point k-1 (point 0 from
+   the upright pose, where the loops close by construction, in steps of at most
+   ``homotopy_step_deg``), the offsets from point k's solution. No convergence to
+   ``tol`` within ``max_iter`` -> UNREACHABLE (singular type 1);
+2. the stacked loop-closure Jacobian J (2m x n_s, columns of all mechanism coordinates,
+   i.e. without the grounded torso) must keep full row rank (smallest / largest singular
+   value >= ``rank_tol``), else CONSTRAINT_SINGULAR (a loop at full extension or folded:
+   the boundary of type 1);
+3. N = I - J^+ J (eq. 5.18). Each human joint h (hip, knee) must be able to move:
+   N_hh >= eps, else HUMAN_LOCKED (type 2, step 4 of 5.4.4);
+4. each actuated WR joint a must move hip and knee: for a tree joint |N_ah| >= eps (eq.
+   5.17-5.18); for an actuated loop-closure joint c (no coordinate of its own) eq. 5.20,
+   qdot = (J_parent - J_child)^+ S_c qdot_c. Our reading: J_parent - J_child is the loop
+   joint's relative spatial-velocity Jacobian (angular row + the 2 translation rows, which
+   are loop c's rows of J), S_c = (1, 0, 0) for a revolute joint; we stack the OTHER loops'
+   rows too, so the motion obeys every loop constraint: u = [J; w_c]^+ e_last, the
+   minimum-norm feasible motion with unit relative rate at c. Require |u_h| >= eps, else
+   ACTUATOR_SINGULAR (type 2, step 5).
+
+A design passes only if every configuration passes (step 3 of the issue). The result gives
+the first failing (point, offset) and reason, and the smallest margin: min over all tested
+values N_hh, |N_ah|, |u_h| (dimensionless, rad/rad), so a near-singular design is visible.
+
+Only one leg is screened (``assemble_leg``): both legs carry the same WR and follow the same
+gait half a period apart, and a leg's loops involve only the torso, that leg and its WR.
+The whole loop over the gait runs in one compiled call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from codesign.dynamics.model import Model
+from codesign.model.assemble import assemble_leg
+from codesign.model.gait import NominalGait, nominal_gait
+from codesign.model.morphology import Morphology
+from codesign.screening.kinematics import add_angle_jacobian, loop_residual_jacobian
+
+PASS = 0
+UNREACHABLE = 1
+CONSTRAINT_SINGULAR = 2
+HUMAN_LOCKED = 3
+ACTUATOR_SINGULAR = 4
+REASONS = {
+    PASS: "pass",
+    UNREACHABLE: "unreachable: loop closure did not converge (singular type 1)",
+    CONSTRAINT_SINGULAR: "loop-closure Jacobian rank deficient (loop at full extension or folded)",
+    HUMAN_LOCKED: "human joint cannot move (singular type 2)",
+    ACTUATOR_SINGULAR: "actuated joint cannot move a human joint (singular type 2)",
+}
+
+
+@dataclass(frozen=True)
+class ScreenSettings:
+    """Screening settings (SI except the *_deg fields)."""
+
+    n_points: int = 50  # gait points N
+    offset_deg: float = 5.0  # offset D on hip and knee flexion
+    tol: float = 1e-11  # m, loop-closure residual (max abs component)
+    max_iter: int = 30  # Newton iterations per configuration
+    max_step: float = 0.5  # rad, clamp on the Newton step norm
+    damping: float = 1e-12  # lambda (m^2) of the damped pseudo-inverse
+    eps: float = 1e-3  # null-space threshold (dimensionless)
+    rank_tol: float = 1e-6  # smallest/largest singular value of J
+    homotopy_step_deg: float = 5.0  # from the upright pose to gait point 0
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    """Verdict of one design. gait_point/phase/offset_deg: first failing configuration
+    (-1 / nan when ok); margin: smallest null-space value met (dimensionless);
+    min_sigma_ratio: smallest singular-value ratio of J met; detail: which joints."""
+
+    ok: bool
+    code: int
+    reason: str
+    gait_point: int
+    phase: float
+    offset_deg: float
+    margin: float
+    min_sigma_ratio: float
+    detail: str
+
+
+@njit(cache=True)
+def _cholesky_solve(A, b, out):
+    """Solve A x = b for symmetric positive definite A (k, k) (A is overwritten by L)."""
+    k = A.shape[0]
+    for j in range(k):
+        s = A[j, j]
+        for p in range(j):
+            s -= A[j, p] * A[j, p]
+        if s <= 0.0:
+            s = 1e-300
+        A[j, j] = np.sqrt(s)
+        for i in range(j + 1, k):
+            t = A[i, j]
+            for p in range(j):
+                t -= A[i, p] * A[j, p]
+            A[i, j] = t / A[j, j]
+    for i in range(k):
+        t = b[i]
+        for p in range(i):
+            t -= A[i, p] * out[p]
+        out[i] = t / A[i, i]
+    for i in range(k - 1, -1, -1):
+        t = out[i]
+        for p in range(i + 1, k):
+            t -= A[p, i] * out[p]
+        out[i] = t / A[i, i]
+
+
+@njit(cache=True)
+def close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb, q, free,
+                       tol, max_iter, max_step, damping, pose, phi, jac):
+    """Damped Newton on the loop closures, moving only the coordinates ``free`` (int64[f]).
+
+    q (n,) in/out. Returns the final residual (max abs component, m); converged if <= tol.
+    pose (n,3), phi (2m,), jac (2m,n) are scratch.
+    """
+    r = phi.shape[0]
+    nf = free.shape[0]
+    A = np.empty((r, r))
+    y = np.empty(r)
+    dq = np.empty(nf)
+    err = 0.0
+    for it in range(max_iter + 1):
+        loop_residual_jacobian(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb, q, pose, phi, jac)
+        err = 0.0
+        for i in range(r):
+            err = max(err, abs(phi[i]))
+        if err <= tol or it == max_iter:
+            break
+        for i in range(r):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(nf):
+                    s += jac[i, free[k]] * jac[j, free[k]]
+                A[i, j] = s
+                A[j, i] = s
+            A[i, i] += damping
+        _cholesky_solve(A, phi, y)
+        norm = 0.0
+        for k in range(nf):
+            s = 0.0
+            for i in range(r):
+                s -= jac[i, free[k]] * y[i]
+            dq[k] = s
+            norm += s * s
+        scale = 1.0
+        norm = np.sqrt(norm)
+        if norm > max_step:
+            scale = max_step / norm
+        for k in range(nf):
+            q[free[k]] += scale * dq[k]
+    return err
+
+
+@njit(cache=True)
+def nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observed, act_tree, act_loop,
+                     eps, rank_tol, out):
+    """Steps 2-4 at the current configuration (after close_loops_kernel filled pose, jac).
+
+    cols: coordinates of the mechanism (J's columns); observed, act_tree: positions in cols;
+    act_loop: loop indices. Writes out = (code, weakest actuator k or -1, weakest observed
+    k or -1, margin, sigma ratio) and returns the code. Actuator k counts act_tree first,
+    then act_loop. T[a, h] = N_ah (tree joint a) or (N w_c^T)_h (loop joint c).
+    """
+    r = jac.shape[0]
+    ns = cols.shape[0]
+    J = np.empty((r, ns))
+    for i in range(r):
+        for k in range(ns):
+            J[i, k] = jac[i, cols[k]]
+    N = np.eye(ns)
+    ratio = 1.0
+    if r > 0:
+        _u, s, vt = np.linalg.svd(J)
+        ratio = s[min(r, ns) - 1] / s[0] if s[0] > 0.0 else 0.0
+        for k in range(min(r, ns)):
+            if s[k] > 1e-12 * s[0]:
+                for i in range(ns):
+                    for j in range(ns):
+                        N[i, j] -= vt[k, i] * vt[k, j]
+    out[1] = -1.0
+    out[2] = -1.0
+    out[4] = ratio
+    margin = np.inf
+    code = 0
+    if ratio < rank_tol:
+        code = 2
+    n_obs = observed.shape[0]
+    for h in range(n_obs):
+        v = N[observed[h], observed[h]]
+        if v < margin:
+            margin = v
+            if code == 0 and v < eps:
+                code = 3
+                out[2] = h
+    n_act = act_tree.shape[0] + act_loop.shape[0]
+    if n_act > 0:
+        T = np.empty((n_act, n_obs))
+        for a in range(act_tree.shape[0]):
+            for h in range(n_obs):
+                T[a, h] = N[act_tree[a], observed[h]]
+        n = parent.shape[0]
+        row = np.zeros(n)
+        for c in range(act_loop.shape[0]):
+            row[:] = 0.0
+            add_angle_jacobian(parent, joint_type, loop_b[act_loop[c]], 1.0, row)
+            add_angle_jacobian(parent, joint_type, loop_a[act_loop[c]], -1.0, row)
+            for h in range(n_obs):
+                v = 0.0
+                for k in range(ns):
+                    v += N[observed[h], k] * row[cols[k]]
+                T[act_tree.shape[0] + c, h] = v
+        sv = np.linalg.svd(T)[1]
+        tmin = sv[min(n_act, n_obs) - 1]
+        if tmin < margin:
+            margin = tmin
+        if code == 0 and tmin < eps:
+            code = 4
+            # name the weakest actuator (row) and human joint (column)
+            best = np.inf
+            for a in range(n_act):
+                v = 0.0
+                for h in range(n_obs):
+                    v += T[a, h] * T[a, h]
+                if v < best:
+                    best = v
+                    out[1] = a
+            best = np.inf
+            for h in range(n_obs):
+                v = 0.0
+                for a in range(n_act):
+                    v += T[a, h] * T[a, h]
+                if v < best:
+                    best = v
+                    out[2] = h
+    out[0] = code
+    out[3] = margin
+    return code
+
+
+@njit(cache=True)
+def screen_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb,
+                  driven, free, cols, observed, act_tree, act_loop, targets,
+                  tol, max_iter, max_step, damping, eps, rank_tol, homotopy_step, q_out, info):
+    """The whole screen of one design (module docstring). targets (N, n_off, n_driven):
+    values of the ``driven`` coordinates; offset 0 must be the nominal. q_out (N, n):
+    closed nominal configurations. info float64[8] = (fail point, fail offset, actuator k,
+    observed k, margin, min sigma ratio, last residual, 0). Returns the status code."""
+    n = parent.shape[0]
+    n_pts, n_off, nd = targets.shape
+    r = 2 * loop_a.shape[0]
+    pose = np.zeros((n, 3))
+    phi = np.zeros(r)
+    jac = np.zeros((r, n))
+    q = np.zeros(n)
+    out = np.zeros(5)
+    info[:] = -1.0
+    info[4] = np.inf
+    info[5] = np.inf
+    # from the upright pose (loops closed by construction) to gait point 0
+    span = 0.0
+    for d in range(nd):
+        span = max(span, abs(targets[0, 0, d]))
+    steps = max(1, int(np.ceil(span / homotopy_step)))
+    for k in range(1, steps + 1):
+        for d in range(nd):
+            q[driven[d]] = targets[0, 0, d] * k / steps
+        err = close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb, q, free,
+                                 tol, max_iter, max_step, damping, pose, phi, jac)
+        if err > tol:
+            info[0], info[1], info[6] = 0.0, 0.0, err
+            return 1
+    q_nominal = q.copy()
+    for k in range(n_pts):
+        for o in range(n_off):
+            if o == 0:
+                q[:] = q_nominal
+            else:
+                q[:] = q_out[k]
+            for d in range(nd):
+                q[driven[d]] = targets[k, o, d]
+            err = close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb, q, free,
+                                     tol, max_iter, max_step, damping, pose, phi, jac)
+            info[6] = err
+            if err > tol:
+                info[0], info[1] = k, o
+                return 1
+            if o == 0:
+                q_out[k, :] = q
+                q_nominal[:] = q
+            code = nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observed,
+                                    act_tree, act_loop, eps, rank_tol, out)
+            info[4] = min(info[4], out[3])
+            info[5] = min(info[5], out[4])
+            if code != 0:
+                info[0], info[1], info[2], info[3] = k, o, out[1], out[2]
+                return code
+    return 0
+
+
+def screen_mechanism(model: Model, driven: np.ndarray, grounded: np.ndarray, targets: np.ndarray,
+                     observed: np.ndarray, act_tree: np.ndarray, act_loop: np.ndarray,
+                     settings: ScreenSettings = ScreenSettings()) -> tuple[int, np.ndarray, np.ndarray]:
+    """Screen any engine model (coordinate ids, not positions): returns (code, info (8,),
+    q (N, n) closed nominal configurations). ``grounded`` coordinates are held and left out
+    of J's columns (e.g. the torso, the ground of the leg's linkage)."""
+    a = model.arrays
+    n = model.n
+    driven = np.asarray(driven, dtype=np.int64)
+    free = np.array([i for i in range(n) if i not in set(driven.tolist())], dtype=np.int64)
+    cols = np.array([i for i in range(n) if i not in set(np.asarray(grounded).tolist())], dtype=np.int64)
+    pos = {c: k for k, c in enumerate(cols.tolist())}
+    obs = np.array([pos[int(i)] for i in observed], dtype=np.int64)
+    act = np.array([pos[int(i)] for i in act_tree], dtype=np.int64)
+    targets = np.ascontiguousarray(targets, dtype=np.float64)
+    q_out = np.zeros((targets.shape[0], n))
+    info = np.zeros(8)
+    code = screen_kernel(a.parent, a.joint_type, a.joint_xz, a.loop_body_a, a.loop_body_b, a.loop_xz_a, a.loop_xz_b,
+                         driven, free, cols, obs, act, np.asarray(act_loop, dtype=np.int64), targets,
+                         settings.tol, settings.max_iter, settings.max_step, settings.damping, settings.eps,
+                         settings.rank_tol, np.deg2rad(settings.homotopy_step_deg), q_out, info)
+    return int(code), info, q_out
+
+
+def gait_targets(gait: NominalGait, settings: ScreenSettings) -> np.ndarray:
+    """(N, 3, 2) engine (hip, knee) targets: gait points k/N, offsets (0, +D, -D) of flexion."""
+    hk = gait.sample(settings.n_points)[:, :2]
+    d = np.deg2rad(settings.offset_deg)
+    flex = np.array([0.0, d, -d])
+    out = np.empty((settings.n_points, 3, 2))
+    out[:, :, 0] = hk[:, None, 0] + flex[None, :]
+    out[:, :, 1] = hk[:, None, 1] - flex[None, :]
+    return out
+
+
+def screen(morphology: Morphology, gait: NominalGait | None = None, settings: ScreenSettings = ScreenSettings()) -> ScreenResult:
+    """Screen one design along the nominal gait (see the module docstring)."""
+    gait = nominal_gait() if gait is None else gait
+    leg = assemble_leg(morphology)
+    model = leg.model
+    torso, hip, knee = (model.body_id(b) for b in ("torso", "thigh_r", "shank_r"))
+    targets = np.concatenate([np.zeros(gait_targets(gait, settings).shape[:2] + (1,)), gait_targets(gait, settings)], axis=2)
+    act_tree = [j.index for j in leg.actuated if not j.loop]
+    act_loop = [j.index for j in leg.actuated if j.loop]
+    code, info, _q = screen_mechanism(model, np.array([torso, hip, knee]), np.array([torso]), targets,
+                                      np.array([hip, knee]), np.array(act_tree, dtype=np.int64),
+                                      np.array(act_loop, dtype=np.int64), settings)
+    return _result(code, info, settings, leg)
+
+
+def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg) -> ScreenResult:
+    point = int(info[0]) if code != PASS else -1
+    offsets = (0.0, settings.offset_deg, -settings.offset_deg)
+    offset = offsets[int(info[1])] if code != PASS else float("nan")
+    actuated = [j for j in leg.actuated if not j.loop] + [j for j in leg.actuated if j.loop]
+    human = ("hip", "knee")
+    detail = ""
+    if code == HUMAN_LOCKED:
+        detail = f"{human[int(info[3])]} locked"
+    elif code == ACTUATOR_SINGULAR:
+        detail = f"actuated joint {actuated[int(info[2])].catalog_id} cannot move the {human[int(info[3])]}"
+    elif code == UNREACHABLE:
+        detail = f"residual {info[6]:.3g} m"
+    reason = REASONS[code] + (f" ({detail})" if detail else "")
+    if code != PASS:
+        reason += f" at gait point {point} (phase {point / settings.n_points:.2f}, flexion offset {offset:+g} deg)"
+    return ScreenResult(ok=code == PASS, code=code, reason=reason, gait_point=point,
+                        phase=point / settings.n_points if code != PASS else float("nan"), offset_deg=offset,
+                        margin=float(info[4]), min_sigma_ratio=float(info[5]), detail=detail)
