@@ -72,10 +72,10 @@ ModelArrays = namedtuple(
 Workspace = namedtuple(
     "Workspace",
     [
-        "pose", "S", "v", "a", "c", "Iw", "f", "IA", "pA", "U", "D", "u",
+        "pose", "S", "v", "a", "c", "abias", "Iw", "f", "IA", "pA", "U", "D", "u",
         "M", "L", "h", "tau", "qdd", "tmp_n", "tmp_n2",
-        "rows", "rows_rhs", "rows_y", "A", "lam", "tmp_r", "perm",
-        "phi", "phidot", "joint_wrench", "flags",
+        "rows", "rows_rhs", "rows_y", "A", "lam", "tmp_r", "tmp_r2", "perm",
+        "phi", "phidot", "pts", "joint_wrench", "flags",
     ],
 )
 
@@ -286,11 +286,12 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
     """Scratch arrays for ``model`` (nothing is allocated per step afterwards).
 
     Shapes (n bodies, r = 2 m + n_extra_rows constraint rows, at least 1):
-    pose[n,3] (x, z, absolute angle of each body origin); S, v, a, c, f, pA, U [n,3]
+    pose[n,3] (x, z, absolute angle of each body origin); S, v, a, c, abias, f, pA, U [n,3]
     (planar spatial vectors in world coordinates at the world origin, ordered
-    (angular, x, z)); Iw, IA [n,3,3]; D, u, h, tau, qdd, tmp_n, tmp_n2 [n]; M, L [n,n];
-    rows [r,n] (constraint Jacobian K), rows_rhs [r] (k), rows_y [r,n], A [r,r], lam, tmp_r,
-    phi, phidot [r]; perm int64[r]; joint_wrench [n,3] (torque about the joint, fx, fz
+    (angular, x, z); S joint motion subspace, v velocity, a acceleration, c = Sdot qd,
+    abias acceleration at qdd = 0 without gravity); Iw, IA [n,3,3]; D, u, h, tau, qdd, tmp_n, tmp_n2 [n]; M, L [n,n];
+    rows [r,n] (constraint Jacobian K), rows_rhs [r] (k), rows_y [r,n], A [r,r], lam, tmp_r, tmp_r2,
+    phi, phidot [r]; perm int64[r]; pts[2,6] (point kinematics scratch); joint_wrench [n,3] (torque about the joint, fx, fz
     exerted by the parent on the body, world axes); flags int64[4] (0: rank deficiency of
     the last constrained solve, 1: its rank, 2: nonzero if the mass matrix was not positive
     definite).
@@ -301,9 +302,10 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
     r = max(1, 2 * model.n_loops + int(n_extra_rows))
     z = np.zeros
     return Workspace(
-        pose=z((n, 3)), S=z((n, 3)), v=z((n, 3)), a=z((n, 3)), c=z((n, 3)), Iw=z((n, 3, 3)),
+        pose=z((n, 3)), S=z((n, 3)), v=z((n, 3)), a=z((n, 3)), c=z((n, 3)), abias=z((n, 3)),
+        Iw=z((n, 3, 3)),
         f=z((n, 3)), IA=z((n, 3, 3)), pA=z((n, 3)), U=z((n, 3)), D=z(n), u=z(n),
         M=z((n, n)), L=z((n, n)), h=z(n), tau=z(n), qdd=z(n), tmp_n=z(n), tmp_n2=z(n),
-        rows=z((r, n)), rows_rhs=z(r), rows_y=z((r, n)), A=z((r, r)), lam=z(r), tmp_r=z(r),
-        perm=np.zeros(r, dtype=np.int64), phi=z(r), phidot=z(r), joint_wrench=z((n, 3)),
+        rows=z((r, n)), rows_rhs=z(r), rows_y=z((r, n)), A=z((r, r)), lam=z(r), tmp_r=z(r), tmp_r2=z(r),
+        perm=np.zeros(r, dtype=np.int64), phi=z(r), phidot=z(r), pts=z((2, 6)), joint_wrench=z((n, 3)),
         flags=np.zeros(4, dtype=np.int64))
