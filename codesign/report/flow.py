@@ -62,10 +62,12 @@ def particle_flow(evaluations: pd.DataFrame,
 
 def flow_figure(flow: ParticleFlow, *, label: Callable[[Hashable], str] = str,
                 max_panels: int = 12, title: str = "Particle flow") -> Figure:
-    """Small multiples, one per key (the most occupied first, at most ``max_panels``):
+    """Small multiples, one per key (all in key order, or the ``max_panels`` most occupied):
     occupancy line, in-flow up (green) and out-flow down (orange) — as thesis Fig. 3.7."""
     total = flow.occupancy.sum().sort_values(ascending=False, kind="stable")
     keys = list(total.index[:max_panels])
+    if len(total) <= max_panels:
+        keys = sorted(keys)
     n = len(keys)
     n_cols = min(4, n) if n > 1 else 1
     n_rows = int(np.ceil(n / n_cols))

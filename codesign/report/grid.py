@@ -74,3 +74,37 @@ def grid_from_labels(subspace_labels: Mapping[int, tuple[str, str]], *, row_titl
     cells = {int(sid): (rows.index(r), cols.index(c)) for sid, (r, c) in subspace_labels.items()}
     return SubspaceGrid(row_title=row_title, column_title=column_title,
                         row_labels=tuple(rows), column_labels=tuple(cols), cells=cells)
+
+
+def grid_from_catalog(catalog) -> SubspaceGrid:
+    """Co-design grid: columns = topologies, rows = actuator-pair index within the
+    topology (1-based, catalog order); subspace id = the catalog's subspace id.
+
+    catalog: :class:`codesign.topology.catalog.Catalog`.
+    """
+    labels, order = {}, []
+    for topology in catalog.topologies:
+        for k, pair in enumerate(topology.actuator_pairs, start=1):
+            sid = len(labels) + 1
+            labels[sid] = (str(k), str(topology.id))
+            order.append(k)
+    rows = [str(k) for k in range(1, max(order, default=0) + 1)]
+    return grid_from_labels(labels, row_title="actuator pair (index in the topology)",
+                            column_title="topology", row_order=rows)
+
+
+def grid_from_groups(subspace_groups: Mapping[int, Mapping[str, str]]) -> SubspaceGrid:
+    """Generic grid from the run's subspaces (id -> {pool: group}, as the store keeps
+    them): columns = groups of the first pool whose group varies, rows = groups of the
+    other varying pools (joined with "/"); a combination that is not a subspace of the
+    run (excluded, or frozen away) is an invalid cell."""
+    ids = sorted(subspace_groups)
+    pools = list(subspace_groups[ids[0]]) if ids else []
+    varying = [p for p in pools if len({subspace_groups[i][p] for i in ids}) > 1]
+    if not varying:
+        return grid_from_labels({i: ("\u2014", "all") for i in ids}, row_title="",
+                                column_title="subspace")
+    first, rest = varying[0], varying[1:]
+    labels = {i: ("/".join(subspace_groups[i][p] for p in rest) if rest else "\u2014",
+                  subspace_groups[i][first]) for i in ids}
+    return grid_from_labels(labels, row_title=" / ".join(rest), column_title=first)

@@ -77,7 +77,10 @@ def _draw_cells(ax, grid: SubspaceGrid, values: np.ndarray, norm, cmap, *,
         ax.text(c + 0.45, r - 0.45, BEST_MARK, ha="right", va="top", fontsize=text_size + 3,
                 color=BEST_COLOUR)
     ax.set_xticks(range(n_cols), grid.column_labels, fontsize=8)
-    ax.set_yticks(range(n_rows), grid.row_labels, fontsize=8)
+    if grid.row_labels == ("\u2014",):  # a single unnamed row
+        ax.set_yticks([])
+    else:
+        ax.set_yticks(range(n_rows), grid.row_labels, fontsize=8)
     ax.set_xlabel(grid.column_title)
     ax.set_ylabel(grid.row_title)
     ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)
@@ -112,7 +115,7 @@ def visit_heatmap(grid: SubspaceGrid, counts: Mapping[int, int], *,
     missing = grid.valid_mask() & ~(values > 0)
     vmax = max(1.0, np.nanmax(values, initial=1.0))
     n_rows, n_cols = grid.shape
-    fig = Figure(figsize=(max(5.0, 0.55 * n_cols + 2.2), max(3.2, 0.36 * n_rows + 1.8)),
+    fig = Figure(figsize=(max(5.0, 0.55 * n_cols + 2.2), max(2.6, 0.36 * n_rows + 1.8)),
                  layout="constrained")
     ax = fig.add_subplot()
     image = _draw_cells(ax, grid, values, LogNorm(vmin=1, vmax=max(vmax, 10.0)), "viridis",
@@ -166,7 +169,7 @@ def pass_rate_heatmap(grid: SubspaceGrid, passed: Mapping[int, int], total: Mapp
     values = grid.to_array(rates, fill=np.nan)
     missing = grid.valid_mask() & ~np.isfinite(values)
     n_rows, n_cols = grid.shape
-    fig = Figure(figsize=(max(5.0, 0.55 * n_cols + 2.2), max(3.2, 0.36 * n_rows + 1.8)),
+    fig = Figure(figsize=(max(5.0, 0.55 * n_cols + 2.2), max(2.6, 0.36 * n_rows + 1.8)),
                  layout="constrained")
     ax = fig.add_subplot()
     image = _draw_cells(ax, grid, values, Normalize(0.0, 1.0), "YlGnBu", missing=missing,

@@ -1,0 +1,260 @@
+"""Build ``results/<run>/report/``: figures (PNG), ``index.html``, ``summary.md``,
+``top_solutions.csv`` — from the run database alone (plus the topology catalog for the
+co-design heatmap layout), so it also works on a run still in progress.
+
+The folder is written under a temporary name and renamed into place at the end: a reader
+never sees a half-written report, and a failed build leaves the previous one untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from codesign.errors import UserError
+from codesign.report import designs
+from codesign.report.flow import flow_figure, particle_flow
+from codesign.report.grid import SubspaceGrid, grid_from_catalog, grid_from_groups
+from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_counts,
+                                     visit_heatmap)
+from codesign.report.html import Section, render_page
+from codesign.report.migration import migration_figure, observed_migration_rate
+from codesign.report.progress import first_satisfied, progress_figure, progress_table, ranked
+from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData, load_run
+from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
+
+DPI = 110
+
+
+@dataclass
+class Layout:
+    """How subspaces are shown: the heatmap grid, the unit of the flow figure (subspace
+    or topology) and a description of a subspace for tables."""
+
+    grid: SubspaceGrid
+    flow_key: Callable[[int], object]
+    flow_label: Callable[[object], str]
+    describe: Callable[[int], dict[str, str]]
+    notes: list[str] = field(default_factory=list)
+
+
+def layout_for(data: RunData, catalog_path: Path | None = None) -> Layout:
+    """Co-design runs: topology x actuator-pair grid from the catalog, flow per
+    topology. Other problems: the generic pool/group grid, flow per subspace (or per
+    column when there are more than 12 subspaces)."""
+    if data.spec.problem == CODESIGN_PROBLEM:
+        from codesign.topology.catalog import load_catalog
+
+        path = Path(catalog_path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
+        try:
+            catalog = load_catalog(path)
+        except UserError as exc:
+            catalog, note = None, f"Topology catalog unavailable ({exc}); generic layout used."
+        if catalog is not None:
+            grid = grid_from_catalog(catalog)
+            subspaces = {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
+            return Layout(grid, flow_key=lambda s: subspaces[s][0],
+                          flow_label=lambda t: f"topology {t}",
+                          describe=lambda s: {"topology": str(subspaces[s][0]),
+                                              "actuators": "-".join(map(str, subspaces[s][1]))})
+    else:
+        note = None
+    grid = grid_from_groups(data.subspace_groups)
+    groups = data.subspace_groups
+
+    def describe(s: int) -> dict[str, str]:
+        return {"groups": ", ".join(f"{p}={g}" for p, g in groups.get(s, {}).items())}
+
+    if len(groups) <= 12:
+        layout = Layout(grid, flow_key=lambda s: s,
+                        flow_label=lambda s: f"subspace {s}: {describe(s)['groups']}",
+                        describe=describe)
+    else:
+        layout = Layout(grid, flow_key=grid.column_of,
+                        flow_label=lambda c: f"{grid.column_title} = {grid.column_labels[c]}",
+                        describe=describe)
+    if note:
+        layout.notes.append(note)
+    return layout
+
+
+def _save(fig: Figure, folder: Path, name: str) -> str:
+    fig.savefig(folder / name, dpi=DPI)
+    return name
+
+
+def _stage_names(data: RunData) -> list[str]:
+    objectives = data.spec.objectives
+    if not objectives:
+        try:
+            from codesign.optimize.driver import resolve_problem
+            objectives = resolve_problem(data.spec).objectives
+        except UserError:
+            objectives = ()
+    return [o.metric for o in objectives]
+
+
+def render(data: RunData, folder: Path, *, top: int = 5,
+           catalog_path: Path | None = None) -> list[Section]:
+    """Write every figure and table of the report into ``folder``; returns the sections
+    of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`)."""
+    ev = data.evaluations
+    layout = layout_for(data, catalog_path)
+    sections: list[Section] = []
+    done, total = len(data.iterations), int(data.run.get("iterations_total", 0) or 0)
+    overview = Section("overview", "Overview", notes=list(layout.notes))
+    overview.paragraphs.append(
+        f"Run {data.name} (problem {data.spec.problem}, status {data.run['status']}): "
+        f"{done} of {total} iterations, {len(ev)} evaluations, "
+        f"{int((ev['status'] != 'ok').sum()) if len(ev) else 0} failed.")
+    if data.run.get("parent_run_id"):
+        overview.paragraphs.append(f"Parent run: {data.run['parent_run_id']} "
+                                   "(this run's spec was made by `codesign freeze`).")
+    sections.append(overview)
+    if ev.empty:
+        overview.notes.append("No iteration is complete yet: nothing to show.")
+        return sections
+    best = ranked(ev).iloc[0]
+    best_sid = int(best["subspace_id"])
+    overview.paragraphs.append(
+        f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in subspace "
+        f"{best_sid} ({', '.join(f'{k} {v}' for k, v in layout.describe(best_sid).items())}), "
+        f"stage {int(best['stage'])}, stage value {best['stage_value']:.6g}.")
+    if done < total:
+        overview.notes.append(f"The run is not finished ({data.run['status']}): this report "
+                              f"shows the {done} iterations committed so far.")
+
+    visits = Section("visits", "Subspace visits (thesis Fig. 5.10)")
+    visits.figures.append((_save(visit_heatmap(layout.grid, visit_counts(ev),
+                                               best_subspace=best_sid), folder, "visits.png"),
+                           "Evaluations per subspace (log colour scale); grey hatched: no "
+                           "such subspace, \u00d7: never visited, outlined \u2605: subspace of "
+                           "the best solution."))
+    if ev["iteration"].nunique() >= 3:
+        visits.figures.append((_save(phase_heatmaps(layout.grid, ev, best_subspace=best_sid),
+                                     folder, "visits_phases.png"),
+                               "The same per third of the iterations run so far."))
+    screened = designs.screening_counts(data)
+    if screened is not None:
+        passed, tested, source = screened
+        visits.figures.append((_save(pass_rate_heatmap(layout.grid, passed, tested), folder,
+                                     "screen_pass_rate.png"),
+                               f"Fraction of screened morphologies that passed ({source})."))
+    else:
+        visits.notes.append("No screening results (results/screen/*.csv) found: no pass-rate "
+                            "heatmap.")
+    sections.append(visits)
+
+    flow_section = Section("flow", "Particle flow (thesis Fig. 3.7)")
+    if ev["iteration"].nunique() >= 2 and len(data.subspace_groups) > 1:
+        flow = particle_flow(ev, layout.flow_key)
+        flow_section.figures.append((_save(flow_figure(flow, label=layout.flow_label), folder,
+                                           "flow.png"),
+                                     "Particles in each subspace per iteration (black), with "
+                                     "in-flow (green, up) and out-flow (orange, down)."))
+    else:
+        flow_section.notes.append("One subspace or one iteration only: no flow between "
+                                  "subspaces to show.")
+    sections.append(flow_section)
+
+    migration = Section("migration", "Migration probabilities (thesis Fig. 5.8)")
+    if len(data.subspace_groups) > 1 and data.spec.algorithm == "mmpso":
+        m = data.spec.migration
+        fig = migration_figure(data.spec.pso.iterations,
+                               {"P_e": m.exploration.value, "P_l": m.local.value,
+                                "P_g": m.global_.value},
+                               observed_migration_rate(ev) if ev["iteration"].nunique() > 1
+                               else None)
+        migration.figures.append((_save(fig, folder, "migration.png"),
+                                  "P_e, P_l, P_g of the spec over the whole run (eq. 3.6), and "
+                                  "the fraction of particles that actually changed subspace."))
+    else:
+        migration.notes.append("A single subspace: no migration.")
+    sections.append(migration)
+
+    progress = Section("progress", "Progress")
+    table = progress_table(ev)
+    first = first_satisfied(ev)
+    names = _stage_names(data)
+    progress.figures.append((_save(progress_figure(table, first, names), folder,
+                                   "progress.png"),
+                             "Best-so-far and median lexicographic stage, and the value of "
+                             "the current stage, against the iteration."))
+    milestones = [{"stage": k, "objective": names[k - 1] if k <= len(names) else "",
+                   "first satisfied at iteration": first.get(k, "not yet")}
+                  for k in range(1, max(len(names) - 1, max(first, default=0)) + 1)]
+    if milestones:
+        progress.tables.append(pd.DataFrame(milestones).astype(str))
+    else:
+        progress.paragraphs.append("A single objective: no lexicographic stages to satisfy.")
+    table.to_csv(folder / "progress.csv")
+    progress.links.append(("progress.csv", "progress per iteration (CSV)"))
+    sections.append(progress)
+
+    best_table = top_solutions(ev, data.metrics, n=top, describe=layout.describe)
+    best_table.to_csv(folder / "top_solutions.csv", index=False)
+    solutions = Section("solutions", "Top solutions (thesis Table 5.4)",
+                        paragraphs=["Best evaluation of each of the best subspaces. `eval` "
+                                    "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
+                                    "takes."],
+                        tables=[format_table(best_table)],
+                        links=[("top_solutions.csv", "the table as CSV (SI units)")])
+    sections.append(solutions)
+
+    drawings = Section("designs", "Best designs (thesis Fig. 5.9, appendix B)")
+    figures, notes = designs.best_design_figures(data, best_table, folder)
+    drawings.figures += figures
+    drawings.notes += notes
+    sections.append(drawings)
+    return sections
+
+
+def summary_markdown(data: RunData, sections: list[Section]) -> str:
+    """A short Markdown summary: the overview, stage milestones and the top table."""
+    lines = [f"# Report: {data.name}", ""]
+    for s in sections:
+        if s.anchor == "overview":
+            lines += s.paragraphs + [f"> {n}" for n in s.notes] + [""]
+        if s.anchor in ("progress", "solutions"):
+            lines += [f"## {s.title}", ""]
+            for t in s.tables:
+                lines += [to_markdown(t), ""]
+    figures = [p for s in sections for p, _ in s.figures]
+    if figures:
+        lines += ["## Figures", ""] + [f"- [{p}]({p})" for p in figures] + [""]
+    lines.append("Full report: [index.html](index.html)")
+    return "\n".join(lines) + "\n"
+
+
+def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
+                 catalog_path: Path | None = None) -> Path:
+    """Write the report of RUN into ``out`` (default ``results/<run>/report``)."""
+    data = load_run(run)
+    out = Path(out) if out is not None else data.folder / "report"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        sections = render(data, staging, top=top, catalog_path=catalog_path)
+        (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
+                                            encoding="utf-8")
+        (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        if out.exists():
+            os.replace(out, old)
+        os.replace(staging, out)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+__all__ = ["build_report", "render", "layout_for", "Layout", "summary_markdown"]

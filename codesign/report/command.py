@@ -1,0 +1,35 @@
+"""`codesign report RUN`: figures, index.html and summary.md of a run (finished or not)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from codesign.errors import UserError
+
+HELP = "write results/<run>/report/: visit heatmaps, particle flow, progress, top solutions, index.html"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="run folder results/<name>, its run.sqlite, or a run name")
+    parser.add_argument("-o", "--out", default=None,
+                        help="report folder (default: <run folder>/report)")
+    parser.add_argument("--top", type=int, default=5,
+                        help="number of solutions in the top-solutions table (default 5)")
+    parser.add_argument("--catalog", default=None,
+                        help="topology catalog for co-design runs (default: the spec's "
+                             "evaluation.catalog, else topologies/catalog.json)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from codesign.report.build import build_report
+
+    if args.top < 1:
+        raise UserError(f"--top: got {args.top}; expected an integer >= 1")
+    out = build_report(args.run, args.out, top=args.top,
+                       catalog_path=Path(args.catalog) if args.catalog else None)
+    print(f"report: {out / 'index.html'}")
+    return 0

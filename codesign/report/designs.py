@@ -1,0 +1,161 @@
+"""Figures of the best designs themselves (thesis Fig. 5.9 and appendix B) and the
+screening pass rates — the parts of a report that need other stages (the topology
+catalog, MODEL's morphology, WALK's rollout, MODEL's screening results). Each degrades to
+a note in the report when its stage is not available or the run is not a co-design run.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData
+
+# morphology parameter names of MODEL (codesign.model.morphology.parameter_space), possibly
+# behind a group prefix such as "t2." in the co-design space
+_MORPHOLOGY_NAME = re.compile(r"(?:^|[._:])(j\d+_(?:s|dx|x|z))$")
+SCREEN_GLOB = "results/screen/*.csv"
+
+
+def morphology_parameters(params: dict[str, float]) -> dict[str, float]:
+    """MODEL's morphology parameters (``j<id>_s|dx|x|z``) among a solution's parameters."""
+    out = {}
+    for name, value in params.items():
+        m = _MORPHOLOGY_NAME.search(name)
+        if m and np.isfinite(value):
+            out[m.group(1)] = float(value)
+    return out
+
+
+def draw_morphology(ax, morphology, title: str = "") -> None:
+    """The WR of ``morphology`` (codesign.model.morphology.Morphology) on the upright
+    human, sagittal plane, x forward, z up, metres: human segments grey, WR bars blue,
+    actuated joints red squares, passive joints white circles, labelled by joint id."""
+    human = morphology.human
+    ax.plot([0, 0], [human.shoulder_height, human.hip_height], color="#999999", linewidth=6,
+            solid_capstyle="round", label="human")
+    ax.plot([0, 0, 0], [human.hip_height, human.knee_height, human.ankle_height],
+            color="#bbbbbb", linewidth=4, solid_capstyle="round")
+    for z in (human.hip_height, human.knee_height, human.ankle_height):
+        ax.plot(0, z, "o", color="#777777", markersize=5)
+    ax.plot([-0.05, 0.18], [0.02, 0.02], color="#bbbbbb", linewidth=4)
+    pos = morphology.joint_positions
+    for bar in morphology.bars:
+        a, b = pos[bar.joints[0]], pos[bar.joints[1]]
+        ax.plot([a[0], b[0]], [a[1], b[1]], color="#2c7fb8", linewidth=2)
+    for joint in morphology.topology.joints:
+        p = pos[joint.id]
+        if joint.kind == "attachment":
+            ax.plot([0, p[0]], [p[1], p[1]], color="#2c7fb8", linewidth=0.8, linestyle=":")
+        actuated = joint.id in morphology.actuators
+        ax.plot(p[0], p[1], "s" if actuated else "o", markersize=9 if actuated else 7,
+                markerfacecolor="#e31a1c" if actuated else "white", markeredgecolor="black",
+                zorder=5)
+        ax.annotate(str(joint.id), p, xytext=(6, 4), textcoords="offset points", fontsize=8)
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.35, 0.35)
+    ax.set_ylim(0.0, human.shoulder_height + 0.05)
+    ax.set_xlabel("x [m]", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_title(title, fontsize=9)
+
+
+def _codesign_context(data: RunData):
+    """(catalog, subspace id -> (topology, pair)) for a co-design run, else None."""
+    if data.spec.problem != CODESIGN_PROBLEM:
+        return None
+    from codesign.errors import UserError
+    from codesign.topology.catalog import load_catalog
+    try:
+        catalog = load_catalog(data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
+    except UserError:
+        return None
+    return catalog, {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
+
+
+def _solution_params(data: RunData, eval_key: str) -> dict[str, float]:
+    iteration, particle = (int(v) for v in eval_key.split(":"))
+    row = data.params.loc[(iteration, particle)]
+    return {k: float(v) for k, v in row.items() if pd.notna(v)}
+
+
+def morphology_figure(data: RunData, table: pd.DataFrame, context) -> Figure:
+    """The best designs side by side (thesis Fig. 5.9), one panel per table row (max 3)."""
+    from codesign.model.morphology import build_morphology
+
+    catalog, subspaces = context
+    rows = list(table.head(3).itertuples(index=False))
+    fig = Figure(figsize=(2.6 * len(rows) + 0.4, 5.2), layout="constrained")
+    axes = fig.subplots(1, len(rows), sharey=True, squeeze=False)[0]
+    for ax, row in zip(axes, rows):
+        sid = int(row.subspace)
+        tid, pair = subspaces[sid]
+        params = morphology_parameters(_solution_params(data, row.eval))
+        morphology = build_morphology(catalog.topology(tid), pair, params)
+        draw_morphology(ax, morphology, f"#{row.rank}: topology {tid}, actuators "
+                        f"{pair[0]}-{pair[1]}\n(eval {row.eval})")
+    axes[0].set_ylabel("z [m]", fontsize=8)
+    fig.suptitle("Best morphologies on the upright human (red squares: actuated joints)",
+                 fontsize=10)
+    return fig
+
+
+def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path
+                        ) -> tuple[list[tuple[str, str]], list[str]]:
+    """(figures as (file, caption), notes) for the best designs."""
+    figures, notes = [], []
+    context = _codesign_context(data)
+    if context is None:
+        notes.append("Not a co-design run (or no topology catalog): no morphology drawings "
+                     "or gaits; the table above lists the best parameters' evaluations.")
+        return figures, notes
+    if table.empty:
+        return figures, ["No solution yet."]
+    try:
+        fig = morphology_figure(data, table, context)
+        fig.savefig(folder / "morphologies.png", dpi=110)
+        figures.append(("morphologies.png", "Morphology of the best solutions (thesis Fig. "
+                        "5.9): WR joints placed on the upright human; dotted: attachment "
+                        "height on the human segment."))
+    except Exception as exc:  # a stage not available must not break the report
+        notes.append(f"Morphology drawing unavailable: {exc.__class__.__name__}: {exc}")
+    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, context)
+    return figures + gait_figures, notes + gait_notes
+
+
+def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, context
+                         ) -> tuple[list[tuple[str, str]], list[str]]:
+    """Gait snapshots of the best design (appendix B), when WALK's rollout is there."""
+    try:
+        from codesign.walking import simulate as _simulate  # noqa: F401
+    except ImportError:
+        return [], ["Gait snapshots: the walking simulation (codesign.walking.simulate) is not "
+                    "available in this installation."]
+    return [], ["Gait snapshots: not implemented for this version of the walking stage."]
+
+
+def screening_counts(data: RunData):
+    """(passed, tested, source) per subspace id from MODEL's screening CSVs
+    (``results/screen/*.csv`` with columns ``subspace_id`` and ``ok``), or None."""
+    files = sorted(Path().glob(SCREEN_GLOB))
+    frames = []
+    for f in files:
+        try:
+            frame = pd.read_csv(f)
+        except (OSError, ValueError, pd.errors.ParserError):
+            continue
+        if {"subspace_id", "ok"} <= set(frame.columns):
+            frames.append(frame[["subspace_id", "ok"]])
+    if not frames:
+        return None
+    screened = pd.concat(frames)
+    ok = screened["ok"].astype(str).str.lower().isin(("1", "true", "pass", "yes"))
+    tested = screened.groupby("subspace_id").size()
+    passed = ok.groupby(screened["subspace_id"]).sum()
+    return ({int(k): int(v) for k, v in passed.items()},
+            {int(k): int(v) for k, v in tested.items()},
+            ", ".join(str(f) for f in files))
