@@ -33,6 +33,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from codesign.errors import UserError
 from codesign.optimize.fitness import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
@@ -154,10 +156,10 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _int(data: dict, key: str, path: str, default: int, low: int = 0) -> int:
+def _int(data: dict, key: str, path: str, default: int, low: int = 0, high: int = 2**62) -> int:
     value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or value > 2**62:
-        _fail(_join(path, key), value, f"an integer >= {low}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        _fail(_join(path, key), value, f"an integer >= {low}" if high == 2**62 else f"an integer in [{low}, {high}]")
     return value
 
 
@@ -226,8 +228,8 @@ def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
                         "velocity_clamp", "migration"))
     algorithm = _str(data, "algorithm", path, "mmpso", ALGORITHMS)
     pso = PSOSettings(
-        particles=_int(data, "particles", path, 40, low=1),
-        iterations=_int(data, "iterations", path, 100, low=1),
+        particles=_int(data, "particles", path, 40, low=1, high=100_000),
+        iterations=_int(data, "iterations", path, 100, low=1, high=10_000_000),
         constriction=_float(data, "constriction", path, 0.729, 0.0, 1.0),
         c1=_float(data, "c1", path, 2.05, 0.0, 10.0),
         c2=_float(data, "c2", path, 2.05, 0.0, 10.0),
@@ -240,7 +242,7 @@ def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
     schedules = {key: _schedule(table.get(key, {"shape": "constant", "start": 0.0}),
                                 f"optimizer.migration.{key}") for key in ("exploration", "local", "global")}
     migration = Migration(schedules["exploration"], schedules["local"], schedules["global"])
-    for t in range(pso.iterations):
+    for t in _check_points(pso.iterations, schedules.values()):
         values = migration.at(t)
         for key, value in zip(("exploration", "local", "global"), values):
             if not 0.0 <= value <= 1.0:
@@ -248,6 +250,16 @@ def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
         if sum(values) > 1.0 + 1e-12:
             raise _Invalid(f"optimizer.migration: P_e + P_l + P_g = {sum(values):.4g} at iteration {t}; expected <= 1 (eq. 3.6)")
     return algorithm, pso, migration
+
+
+def _check_points(iterations: int, schedules) -> list[int]:
+    """Iterations where the probabilities are checked: every one for runs up to 20000
+    iterations, else a grid of 20000 plus each curve's center (where a Gaussian peaks)."""
+    if iterations <= 20_000:
+        return list(range(iterations))
+    points = {int(t) for t in np.linspace(0, iterations - 1, 20_000)}
+    points |= {min(max(int(round(s.center)), 0), iterations - 1) for s in schedules}
+    return sorted(points)
 
 
 def _schedule(data: Any, path: str) -> Schedule:

@@ -26,6 +26,7 @@ A NaN (failed stage value, non-finite metric) is stored as NULL.
 from __future__ import annotations
 
 import abc
+import contextlib
 import io
 import json
 import math
@@ -83,7 +84,8 @@ class RunStore(abc.ABC):
       the run bit-exactly.
     - Readers (:meth:`runs`, :meth:`evaluations`, :meth:`params`, :meth:`metrics`,
       :meth:`iterations`) return pandas DataFrames and may run in other processes while a
-      run is being written; they see whole iterations.
+      run is being written; they see whole iterations, and reads grouped in
+      ``with store.snapshot():`` see the same iterations.
     - Records are stored as given; failed evaluations are stored like successful ones with
       their status and message; non-finite numbers are stored as missing (NULL / NaN).
     - A file that is not a store of this kind, or is damaged, raises :class:`UserError`
@@ -275,6 +277,15 @@ class SQLiteRunStore(RunStore):
             raise UserError(f"{self.path}: stored optimizer state unreadable ({exc})") from None
 
     # -- reading ------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def snapshot(self):
+        """Reads inside ``with store.snapshot():`` all see the same committed iterations."""
+        self._guard(lambda: self._conn.execute("BEGIN"))
+        try:
+            yield self
+        finally:
+            self._conn.execute("COMMIT")
+
     def _frame(self, sql: str, run_id: int | None) -> pd.DataFrame:
         where = "" if run_id is None else " WHERE run_id = ?"
         params = () if run_id is None else (int(run_id),)

@@ -1,0 +1,166 @@
+"""Job spec validation: clear one-line errors with the key path; fuzzed with hypothesis."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from codesign.errors import UserError
+from codesign.optimize.driver import new_optimizer
+from codesign.spec import parse_spec
+
+GOOD = """
+name = "toy"
+seed = 4
+[problem]
+name = "mmpso_toy"
+[optimizer]
+algorithm = "mmpso"
+particles = 12
+iterations = 20
+[optimizer.migration]
+exploration = 0.01
+local = { shape = "gaussian", start = 0.0, peak = 0.05, center = 10, width = 3 }
+global = { shape = "sigmoid", start = 0.0, end = 0.05, center = 15, width = 2 }
+[space.parameters.x]
+bounds = [0.0, 1.0]
+init = [0.0, 0.25]
+[[objectives]]
+metric = "f"
+sense = "maximize"
+[execution]
+mode = "local"
+workers = 2
+[execution.cluster]
+cores = 4
+walltime = "02:00:00"
+[freeze]
+parameters = { y = 0.5 }
+"""
+
+
+def test_good_spec_builds_an_optimizer():
+    spec = parse_spec(GOOD)
+    optimizer = new_optimizer(spec)
+    assert spec.pso.particles == 12 and spec.execution.cluster.cores == 4
+    assert optimizer.space.n_subspaces == 2
+    assert optimizer.space.parameters[0].init_range == (0.0, 0.25)
+    assert all(c.params.get("y", 0.5) == 0.5 for c in optimizer.ask())
+
+
+@pytest.mark.parametrize("change, message", [
+    ("[optimizer]\nparticles = 0\n", "optimizer.particles: got 0; expected an integer >= 1"),
+    ("[optimizer]\nparticels = 3\n", "optimizer.particels: unknown key"),
+    ("[optimizer]\niterations = 1_000_000_000\n", "optimizer.iterations: got 1000000000"),
+    ("[optimizer]\niterations = 2.5\n", "optimizer.iterations: got 2.5"),
+    ("[optimizer]\nconstriction = true\n", "optimizer.constriction: got True"),
+    ("[execution]\nmode = \"scheduler\"\n", "execution.scheduler"),
+    ("[execution]\nmode = \"grid\"\n", "execution.mode: got 'grid'; expected one of serial"),
+    ("[space.parameters.x]\nbounds = [1, 0]\n", "space.parameters.x.bounds"),
+    ("[space.parameters.q]\nbounds = [0, 1]\n", "space.parameters.q: unknown parameter"),
+    ("[freeze]\npools = { shape = \"nope\" }\n", "freeze.pools.shape: unknown group 'nope'"),
+    ("[freeze]\nparameters = { x = 3.0 }\n", "freeze.parameters.x: 3.0 outside the bounds"),
+    ("[optimizer.migration]\nexploration = 0.7\nlocal = 0.5\n", "P_e + P_l + P_g = 1.2"),
+    ("[optimizer.migration]\nexploration = { shape = \"sigmoid\", start = -0.5 }\n",
+     "optimizer.migration.exploration: is -0.25 at iteration 0"),
+    ("[[objectives]]\nmetric = \"f\"\nuntil = 1.0\n", "objectives[0].until: given for the last"),
+    ("[[space.pools]]\nname = \"p\"\ngroups = [{ name = \"g\", parameters = [\"w\"] }]\n",
+     "group p.g uses unknown parameter 'w'"),
+])
+def test_errors_name_the_key_and_the_expectation(change, message):
+    text = "[problem]\nname = \"mmpso_toy\"\n" + change
+    with pytest.raises(UserError) as info:
+        new_optimizer(parse_spec(text, source="x.toml"))
+    assert message in str(info.value)
+    assert str(info.value).startswith("x.toml: ") and "\n" not in str(info.value)
+
+
+def test_unknown_problem_and_bad_toml():
+    with pytest.raises(UserError, match="problem.name: 'nope' is not a registered problem"):
+        new_optimizer(parse_spec("[problem]\nname = \"nope\"\n"))
+    with pytest.raises(UserError, match="not valid TOML"):
+        parse_spec("[problem\n")
+    with pytest.raises(UserError, match="problem: missing"):
+        parse_spec("seed = 1\n")
+
+
+def test_cli_prints_one_line_and_exits_2(tmp_path: Path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text("[problem]\nname = \"six_hump_camel\"\n[optimizer]\nparticles = -1\n")
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "optimize", str(spec),
+                           "--results", str(tmp_path / "results")], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "optimizer.particles" in done.stderr
+    assert not (tmp_path / "results").exists()          # nothing half-written
+
+
+# -- fuzzing ----------------------------------------------------------------------------------
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
+                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8))
+keys = st.sampled_from(["name", "seed", "problem", "optimizer", "space", "objectives", "evaluation",
+                        "execution", "freeze", "particles", "iterations", "migration", "exploration",
+                        "shape", "start", "center", "width", "parameters", "pools", "groups", "bounds",
+                        "init", "exclude", "metric", "until", "sense", "mode", "workers", "cluster",
+                        "cores", "x", "y", "algorithm", "scheduler", "junk"])
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(keys, inner, max_size=5)),
+                      max_leaves=20)
+
+
+def check(text: str) -> None:
+    try:
+        new_optimizer(parse_spec(text, source="fuzz.toml"))
+    except UserError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("fuzz.toml")
+
+
+def strip_none(value):
+    if isinstance(value, dict):
+        return {k: strip_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [strip_none(v) for v in value if v is not None]
+    return value
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(keys, values, max_size=6))
+def test_fuzz_random_specs_give_user_errors_only(data):
+    check(tomli_w.dumps(strip_none(data)))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fuzz_mutated_good_spec(data):
+    import tomllib
+    spec = tomllib.loads(GOOD)
+    for _ in range(data.draw(st.integers(1, 3))):
+        table = spec
+        path = []
+        while isinstance(table, dict) and table:
+            key = data.draw(st.sampled_from(sorted(table)))
+            path.append(key)
+            if not isinstance(table[key], dict) or data.draw(st.booleans()):
+                break
+            table = table[key]
+        if isinstance(table, dict) and path:
+            action = data.draw(st.sampled_from(["delete", "replace", "add"]))
+            if action == "delete":
+                table.pop(path[-1], None)
+            elif action == "replace":
+                table[path[-1]] = data.draw(values)
+            else:
+                table[data.draw(keys)] = data.draw(values)
+    check(tomli_w.dumps(strip_none(spec)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200))
+def test_fuzz_arbitrary_text(text):
+    check(text)
