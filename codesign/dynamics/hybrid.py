@@ -584,15 +584,15 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
             slot = (n_events - 1) % ring.shape[0]
             oldest = ring[(slot + 1) % ring.shape[0]]
             ring[slot] = t
-            if n_events > settings.max_transitions and t - oldest <= settings.chatter_window:
-                status = CHATTERING
-                user_code = k
-                done = True
-                break
             if n_events <= m_ev:
                 ev_t[n_events - 1] = t
                 ev_k[n_events - 1] = k
                 ev_xb[n_events - 1] = x
+            if n_events > settings.max_transitions and t - oldest <= settings.chatter_window:
+                status = CHATTERING  # logged with x_after NaN: the jump is not applied
+                user_code = k
+                done = True
+                break
             code = jump(t, x, mode, p, k)
             if n_events <= m_ev:
                 ev_xa[n_events - 1] = x
@@ -679,7 +679,8 @@ class HybridSystem(NamedTuple):
 @dataclass(frozen=True)
 class EventLog:
     """Events in order: t (s) float64[ne], guard int64[ne], x_before/x_after float64[ne, nx],
-    mode_after int64[ne, nm]. ``truncated``: more events happened than were logged."""
+    mode_after int64[ne, nm] (the event that stopped a run as CHATTERING is logged with
+    x_after NaN: its jump was not applied). ``truncated``: more events than logged."""
 
     t: np.ndarray
     guard: np.ndarray
