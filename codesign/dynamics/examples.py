@@ -192,3 +192,33 @@ def random_tree(rng: np.random.Generator, n: int, prismatic_fraction: float = 0.
         a, c = rng.choice(len(names), 2, replace=False)
         b.add_loop_closure(f"loop{k}", names[a], rng.uniform(-0.5, 0.5, 2), names[c], rng.uniform(-0.5, 0.5, 2))
     return b.build()
+
+
+def close_loops_at(model: Model, q: np.ndarray) -> Model:
+    """Copy of ``model`` whose loop points on body b are moved so that every loop closure
+    holds exactly at configuration q (used to make random closed models)."""
+    from dataclasses import replace
+
+    from codesign.dynamics.kinematics import forward_kinematics
+    from codesign.dynamics.model import make_workspace
+
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, np.asarray(q, dtype=np.float64), np.zeros(model.n), w)
+    xz_b = model.loop_xz_b.copy()
+    for k in range(model.n_loops):
+        a, b = model.loop_body_a[k], model.loop_body_b[k]
+        pa = _world_point(w, a, model.loop_xz_a[k])
+        if b < 0:
+            xz_b[k] = pa
+        else:
+            x, z, th = w.pose[b]
+            d = pa - np.array([x, z])
+            xz_b[k] = [np.cos(th) * d[0] + np.sin(th) * d[1], -np.sin(th) * d[0] + np.cos(th) * d[1]]
+    return replace(model, loop_xz_b=np.ascontiguousarray(xz_b))
+
+
+def _world_point(w, body: int, xz: np.ndarray) -> np.ndarray:
+    if body < 0:
+        return np.array(xz, dtype=np.float64)
+    x, z, th = w.pose[body]
+    return np.array([x + np.cos(th) * xz[0] - np.sin(th) * xz[1], z + np.sin(th) * xz[0] + np.cos(th) * xz[1]])
