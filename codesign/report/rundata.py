@@ -90,6 +90,8 @@ def load_run(run: str | Path) -> RunData:
         subspaces = store.subspaces(rid)
     done = set(iterations["iteration"])
     evaluations = evaluations[evaluations["iteration"].isin(done)].reset_index(drop=True)
+    # NULL (a failed evaluation's stage value) -> NaN, even when every value is NULL
+    evaluations["stage_value"] = pd.to_numeric(evaluations["stage_value"]).astype(float)
     try:
         spec = parse_spec(row["spec_toml"], source=f"{path}:spec_toml")
     except UserError as exc:

@@ -1,0 +1,263 @@
+"""Reports and freezing on real (small) runs made by OPT's driver in this test.
+
+The run: OPT's built-in ``sphere`` problem through a co-design-shaped space — a pool of
+three "topologies" times a pool of three "actuator pairs", where topology t1 has two pairs
+and t3 one (the other combinations are excluded, as a topology has only its own pairs).
+Exploration is off (P_e = 0) and there are fewer particles than subspaces, so the subspaces
+not occupied at the start can never be visited (local and global migration only lead to
+subspaces already evaluated): the run is guaranteed to have never-visited cells.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from codesign.errors import UserError  # noqa: E402
+from codesign.optimize.driver import start_run  # noqa: E402
+from codesign.report.build import build_report, layout_for  # noqa: E402
+from codesign.report.flow import particle_flow  # noqa: E402
+from codesign.report.freeze import freeze_spec  # noqa: E402
+from codesign.report.heatmap import (BEST_MARK, UNVISITED_MARK, phase_heatmaps,  # noqa: E402
+                                     visit_counts, visit_heatmap)
+from codesign.report.progress import ranked  # noqa: E402
+from codesign.report.rundata import load_run  # noqa: E402
+from codesign.spec import parse_spec  # noqa: E402
+
+PARTICLES = 4
+ITERATIONS = 12
+TOPOLOGIES = ("t1", "t2", "t3")
+PAIRS = ("p1", "p2", "p3")
+INVALID = {("t1", "p3"), ("t3", "p2"), ("t3", "p3")}
+
+SPEC = f"""
+name = "parent"
+seed = 7
+[problem]
+name = "sphere"
+[optimizer]
+particles = {PARTICLES}
+iterations = {ITERATIONS}
+[optimizer.migration]
+exploration = 0.0
+local = 0.15
+global = 0.25
+[[space.pools]]
+name = "topology"
+groups = [{{name = "t1", parameters = ["x"]}}, {{name = "t2", parameters = ["x", "y"]}},
+          {{name = "t3", parameters = ["y"]}}]
+[[space.pools]]
+name = "pair"
+groups = [{{name = "p1", parameters = ["z"]}}, {{name = "p2", parameters = ["x"]}},
+          {{name = "p3", parameters = ["y", "z"]}}]
+[space]
+exclude = {json.dumps([[f"topology.{t}", f"pair.{p}"] for t, p in sorted(INVALID)])}
+[execution]
+mode = "serial"
+"""
+
+
+def _run(spec_text: str, folder: Path, name: str) -> Path:
+    spec = parse_spec(spec_text, source=name)
+    return start_run(spec, results=folder, name=name, progress=False).parent
+
+
+@pytest.fixture(scope="module")
+def parent_run(tmp_path_factory) -> Path:
+    return _run(SPEC, tmp_path_factory.mktemp("runs"), "parent")
+
+
+def _db_counts(run_folder: Path) -> dict[tuple[str, str], int]:
+    """Evaluations per (topology, pair) straight from SQLite (independent of the report)."""
+    with sqlite3.connect(run_folder / "run.sqlite") as con:
+        groups = {sid: json.loads(g) for sid, g in con.execute(
+            "SELECT subspace_id, groups_json FROM subspaces")}
+        counts = con.execute("SELECT subspace_id, COUNT(*) FROM evaluations GROUP BY subspace_id")
+        return {(groups[s]["topology"], groups[s]["pair"]): n for s, n in counts}
+
+
+def _cell_texts(ax) -> dict[tuple[int, int], str]:
+    return {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text()
+            for t in ax.texts if t.get_ha() == "center"}
+
+
+def test_heatmap_counts_equal_database_cell_by_cell(parent_run):
+    data = load_run(parent_run)
+    layout = layout_for(data)
+    best_sid = int(ranked(data.evaluations).iloc[0]["subspace_id"])
+    fig = visit_heatmap(layout.grid, visit_counts(data.evaluations), best_subspace=best_sid)
+    ax = fig.axes[0]
+    drawn = ax.images[0].get_array()
+    grid = layout.grid
+    assert grid.column_labels == TOPOLOGIES and grid.row_labels == PAIRS
+    db = _db_counts(parent_run)
+    texts = _cell_texts(ax)
+    hatched = {(round(p.get_y() + 0.5), round(p.get_x() + 0.5)) for p in ax.patches
+               if p.get_hatch()}
+    n_unvisited = 0
+    for r, pair in enumerate(PAIRS):
+        for c, topo in enumerate(TOPOLOGIES):
+            if (topo, pair) in INVALID:
+                assert drawn.mask[r, c] and (r, c) in hatched
+            elif (topo, pair) in db:
+                assert not drawn.mask[r, c] and drawn[r, c] == db[(topo, pair)]
+                assert texts[(r, c)] == str(db[(topo, pair)])
+                assert (r, c) not in hatched
+            else:
+                n_unvisited += 1
+                assert drawn.mask[r, c] and texts[(r, c)] == UNVISITED_MARK
+    # 6 valid subspaces, 4 particles, no exploration: exactly 2 never visited
+    assert n_unvisited == 2
+    assert sum(db.values()) == PARTICLES * ITERATIONS
+    br, bc = grid.cells[best_sid]
+    assert any(t.get_text() == BEST_MARK and round(t.get_position()[0] - 0.45) == bc
+               for t in ax.texts)
+    # the phases partition the evaluations: their cells add up to the totals
+    phases = phase_heatmaps(grid, data.evaluations, best_subspace=best_sid)
+    total = sum(np.ma.filled(a.images[0].get_array(), 0.0) for a in phases.axes
+                if a.images)
+    for (topo, pair), n in db.items():
+        assert total[PAIRS.index(pair), TOPOLOGIES.index(topo)] == n
+
+
+def test_particle_flow_conserves_particles(parent_run):
+    data = load_run(parent_run)
+    flow = particle_flow(data.evaluations)
+    occ = flow.occupancy
+    assert (occ.sum(axis=1) == PARTICLES).all()
+    step = occ.diff().iloc[1:]
+    assert (step == (flow.inflow - flow.outflow).iloc[1:]).all().all()
+    assert flow.inflow.to_numpy().sum() == flow.outflow.to_numpy().sum()
+    with sqlite3.connect(parent_run / "run.sqlite") as con:
+        for it, sid, n in con.execute("SELECT iteration, subspace_id, COUNT(*) FROM evaluations "
+                                      "GROUP BY iteration, subspace_id"):
+            assert occ.loc[it, sid] == n
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("href", "src") and value and not value.startswith("#"):
+                self.links.append(value)
+
+
+@pytest.mark.integration
+def test_report_renders_in_a_fresh_process_and_links_resolve(parent_run, tmp_path):
+    out = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "report", str(parent_run),
+                           "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    parser = _Links()
+    parser.feed((out / "index.html").read_text())
+    assert len(parser.links) >= 6
+    for link in parser.links:
+        assert not re.match(r"[a-z]+:", link) and not link.startswith("/"), link
+        assert (out / link).is_file(), link
+    for png in ("visits.png", "visits_phases.png", "flow.png", "migration.png", "progress.png"):
+        assert (out / png).stat().st_size > 10_000
+    summary = (out / "summary.md").read_text()
+    best = ranked(load_run(parent_run).evaluations).iloc[0]
+    assert f"{int(best['iteration'])}:{int(best['particle'])}" in summary
+    assert not list(tmp_path.glob(".report*"))  # staging folder renamed away
+
+
+def test_report_of_a_run_in_progress(tmp_path):
+    """A reader while the driver holds the database open mid-run (WAL)."""
+    from codesign.optimize.driver import new_optimizer, resolve_problem
+    from codesign.runner import make_executor
+    from codesign.store import SQLiteRunStore
+
+    spec = parse_spec(SPEC, source="live")
+    optimizer = new_optimizer(spec)
+    store = SQLiteRunStore(tmp_path / "live" / "run.sqlite", create=True)
+    run_id = store.create_run("live", spec.text, spec.hash, "", spec.pso.iterations,
+                              optimizer.space.describe())
+    try:
+        with make_executor(spec.problem, spec.evaluation,
+                           resolve_problem(spec).objectives, spec.execution) as executor:
+            for _ in range(3):
+                candidates = optimizer.ask()
+                records = executor.evaluate(candidates)
+                iteration = optimizer.iteration
+                optimizer.tell(records)
+                key, sid, _ = optimizer.best()
+                store.write_iteration(run_id, iteration, candidates, records, (key, sid),
+                                      optimizer.state())
+        out = build_report(tmp_path / "live")
+        summary = (out / "summary.md").read_text()
+        assert "3 of 12 iterations" in summary and "not finished" in summary
+        assert len(load_run(tmp_path / "live").evaluations) == 3 * PARTICLES
+    finally:
+        store.close()
+
+
+def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_path):
+    text, summary = freeze_spec(parent_run, ["pool:topology", "param:x"], name="child",
+                                warm_start=3)
+    child = parse_spec(text, source="child")
+    data = load_run(parent_run)
+    best = ranked(data.evaluations[data.evaluations["status"] == "ok"]).iloc[0]
+    key = (int(best["iteration"]), int(best["particle"]))
+    groups = data.subspace_groups[int(best["subspace_id"])]
+    # frozen values in the new spec are the solution's, bit for bit
+    assert child.freeze.pools == {"topology": groups["topology"]}
+    assert child.freeze.parameters == {"x": data.params.loc[key, "x"]}
+    assert child.freeze.parent == "parent"
+    # warm start: init ranges of the open parameters inside their bounds
+    for name, entry in tomllib.loads(text).get("space", {}).get("parameters", {}).items():
+        assert name != "x" and -1.0 <= entry["init"][0] < entry["init"][1] <= 1.0
+    child_folder = _run(text, tmp_path, "child")
+    with sqlite3.connect(child_folder / "run.sqlite") as con:
+        parent_name, = con.execute("SELECT parent_run_id FROM runs").fetchone()
+        topologies = {json.loads(g)["topology"] for (g,) in con.execute(
+            "SELECT s.groups_json FROM evaluations e JOIN subspaces s "
+            "ON e.subspace_id = s.subspace_id")}
+        xs = [v for (v,) in con.execute("SELECT value FROM eval_params WHERE name = 'x'")]
+        open_values = con.execute("SELECT name, COUNT(DISTINCT value) FROM eval_params "
+                                  "WHERE name != 'x' GROUP BY name").fetchall()
+        n_eval, = con.execute("SELECT COUNT(*) FROM evaluations").fetchone()
+    assert parent_name == "parent"
+    assert n_eval == PARTICLES * ITERATIONS
+    assert topologies == {groups["topology"]}
+    assert xs and all(v == child.freeze.parameters["x"] for v in xs)
+    assert open_values and all(n > 1 for _, n in open_values)  # open parameters moved
+
+
+def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path):
+    data = load_run(parent_run)
+    best = ranked(data.evaluations).iloc[0]
+    used = data.params.loc[(int(best["iteration"]), int(best["particle"]))].dropna()
+    assert len(used) >= 2
+    reopen = sorted(used.index)[-1]
+    text, _ = freeze_spec(parent_run, ["param:*"], open_parts=[f"param:{reopen}"], name="c")
+    frozen = parse_spec(text).freeze.parameters
+    assert frozen == {k: v for k, v in used.items() if k != reopen}
+    out = tmp_path / "child.toml"
+    cases = [["--keep", "wings"], ["--keep", "topology"], ["--keep", "param:nothing"],
+             ["--keep", "pool:colour"], ["--keep", "pool:pair", "--solution", "999:0"],
+             ["--keep", "pool:pair", "--solution", "last"]]
+    for extra in cases:
+        done = subprocess.run([sys.executable, "-m", "codesign.cli", "freeze", str(parent_run),
+                               "-o", str(out), *extra], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2, (extra, done.stderr)
+        assert done.stderr.count("\n") == 1 and "error:" in done.stderr
+        assert not out.exists() and not list(tmp_path.glob(".child.toml*"))
+    with pytest.raises(UserError):
+        load_run(tmp_path / "nothing-here")
