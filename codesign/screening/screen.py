@@ -17,18 +17,29 @@ added to BOTH hip and knee flexion (anatomical; engine hip + delta, knee - delta
    the boundary of type 1);
 3. N = I - J^+ J (eq. 5.18). Each human joint h (hip, knee) must be able to move:
    N_hh >= eps, else HUMAN_LOCKED (type 2, step 4 of 5.4.4);
-4. each actuated WR joint a must move hip and knee: for a tree joint |N_ah| >= eps (eq.
-   5.17-5.18); for an actuated loop-closure joint c (no coordinate of its own) eq. 5.20,
-   qdot = (J_parent - J_child)^+ S_c qdot_c. Our reading: J_parent - J_child is the loop
-   joint's relative spatial-velocity Jacobian (angular row + the 2 translation rows, which
-   are loop c's rows of J), S_c = (1, 0, 0) for a revolute joint; we stack the OTHER loops'
-   rows too, so the motion obeys every loop constraint: u = [J; w_c]^+ e_last, the
-   minimum-norm feasible motion with unit relative rate at c. Require |u_h| >= eps, else
-   ACTUATOR_SINGULAR (type 2, step 5).
+4. the actuated WR joints must drive hip and knee. Transmission T[a, h] = N_ah for an
+   actuated tree joint a (eq. 5.17-5.18). An actuated loop-closure joint c has no
+   coordinate of its own; eq. 5.20, qdot = (J_parent - J_child)^+ S_c qdot_c, maps its rate
+   to the coordinates. Our reading: J_parent - J_child is the joint's relative
+   spatial-velocity Jacobian (angular row w_c + the two translation rows, which are loop
+   c's rows of J) and S_c = (1, 0, 0); requiring the other loops to hold as well, the
+   minimum-norm solution is u = [J; w_c]^+ e_last = N w_c^T / (w_c N w_c^T), so T[c, h] =
+   (N w_c^T)_h, the same projection as N_ah for a tree joint. Require the smallest singular
+   value of T (actuators x (hip, knee)) >= eps, else ACTUATOR_SINGULAR (type 2, step 5).
+
+   Why not "every N_ah >= eps" literally: with two decoupled four-bars (an anthropomorphic
+   design: one actuator per human joint) N_{hip actuator, knee} is exactly 0 everywhere,
+   so the literal test would reject every anthropomorphic design, which the thesis's own
+   best solution resembles (5.5). sigma_min(T) >= eps says each actuator moves hip or knee
+   (no row ~ 0), each human joint is moved by an actuator (no column ~ 0), and the pair
+   drives both independently (T invertible: T = B_A B_H^T for an orthonormal basis B of
+   the feasible motions, so T is singular exactly when the actuators or the human joints
+   stop parametrizing the motion). For one actuator and one observed joint (a four-bar)
+   it is |N_ah|, the thesis's test.
 
 A design passes only if every configuration passes (step 3 of the issue). The result gives
 the first failing (point, offset) and reason, and the smallest margin: min over all tested
-values N_hh, |N_ah|, |u_h| (dimensionless, rad/rad), so a near-singular design is visible.
+values N_hh and sigma_min(T) (dimensionless, rad/rad), so a near-singular design is visible.
 
 Only one leg is screened (``assemble_leg``): both legs carry the same WR and follow the same
 gait half a period apart, and a leg's loops involve only the torso, that leg and its WR.
@@ -383,3 +394,51 @@ def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg) -> Scree
     return ScreenResult(ok=code == PASS, code=code, reason=reason, gait_point=point,
                         phase=point / settings.n_points if code != PASS else float("nan"), offset_deg=offset,
                         margin=float(info[4]), min_sigma_ratio=float(info[5]), detail=detail)
+
+
+def close_loops(model: Model, q_target: np.ndarray, fixed, q_start: np.ndarray | None = None,
+                settings: ScreenSettings = ScreenSettings()) -> tuple[np.ndarray, float]:
+    """Close the loop closures of any engine model by the screening's damped Newton.
+
+    The coordinates ``fixed`` (ids) move from ``q_start`` (default: all zero = the upright
+    pose, where an assembled model's loops are closed) to their values in ``q_target`` in
+    steps of at most ``settings.homotopy_step_deg`` (staying on the upright assembly
+    branch); the other coordinates follow. Returns (q (n,), final residual in m); the
+    result is closed if the residual <= settings.tol. Used for initial states in the gait.
+    """
+    a = model.arrays
+    fixed = np.asarray(fixed, dtype=np.int64)
+    q = np.zeros(model.n) if q_start is None else np.array(q_start, dtype=float)
+    free = np.array([i for i in range(model.n) if i not in set(fixed.tolist())], dtype=np.int64)
+    start = q[fixed].copy()
+    goal = np.asarray(q_target, dtype=float)[fixed]
+    steps = max(1, int(np.ceil(np.max(np.abs(goal - start), initial=0.0) / np.deg2rad(settings.homotopy_step_deg))))
+    r = 2 * model.n_loops
+    pose, phi, jac = np.zeros((model.n, 3)), np.zeros(r), np.zeros((r, model.n))
+    err = 0.0
+    for k in range(1, steps + 1):
+        q[fixed] = start + (goal - start) * k / steps
+        err = close_loops_kernel(a.parent, a.joint_type, a.joint_xz, a.loop_body_a, a.loop_body_b, a.loop_xz_a,
+                                 a.loop_xz_b, q, free, settings.tol, settings.max_iter, settings.max_step,
+                                 settings.damping, pose, phi, jac)
+    return q, float(err)
+
+
+def check_configuration(model: Model, q: np.ndarray, grounded, observed, act_tree, act_loop,
+                        settings: ScreenSettings = ScreenSettings()) -> tuple[int, float, float]:
+    """Steps 2-4 at one closed configuration q (n,) of any engine model (coordinate ids).
+
+    Returns (code, margin, singular-value ratio of J); code is PASS or the reason."""
+    a = model.arrays
+    r = 2 * model.n_loops
+    pose, phi, jac = np.zeros((model.n, 3)), np.zeros(r), np.zeros((r, model.n))
+    loop_residual_jacobian(a.parent, a.joint_type, a.joint_xz, a.loop_body_a, a.loop_body_b, a.loop_xz_a,
+                           a.loop_xz_b, np.asarray(q, dtype=float), pose, phi, jac)
+    cols = np.array([i for i in range(model.n) if i not in set(np.asarray(grounded).tolist())], dtype=np.int64)
+    pos = {c: k for k, c in enumerate(cols.tolist())}
+    out = np.zeros(5)
+    code = nullspace_checks(a.parent, a.joint_type, a.loop_body_a, a.loop_body_b, pose, jac, cols,
+                            np.array([pos[int(i)] for i in observed], dtype=np.int64),
+                            np.array([pos[int(i)] for i in act_tree], dtype=np.int64),
+                            np.asarray(act_loop, dtype=np.int64), settings.eps, settings.rank_tol, out)
+    return int(code), float(out[3]), float(out[4])

@@ -1,0 +1,154 @@
+"""Screening of hand-made designs on the human along the nominal gait, and the command."""
+
+import json
+
+import numpy as np
+import pytest
+
+from codesign.cli import main
+from codesign.model.anthropometry import human_geometry
+from codesign.model.gait import nominal_gait
+from codesign.model.morphology import build_morphology
+from codesign.screening.screen import PASS, UNREACHABLE, ScreenSettings, gait_targets, screen
+from codesign.topology.catalog import Joint, Topology
+
+# the catalog's topology 1: four-bar torso-wr1-wr2-thigh (hip), four-bar thigh-wr3-wr4-shank (knee)
+TWO_FOUR_BARS = Topology(1, ("wr1", "wr2", "wr3", "wr4"), (
+    Joint(1, ("torso", "wr1"), "attachment", False),
+    Joint(2, ("thigh", "wr2"), "attachment", False),
+    Joint(3, ("thigh", "wr3"), "attachment", False),
+    Joint(4, ("shank", "wr4"), "attachment", False),
+    Joint(5, ("wr1", "wr2"), "wearable", True),
+    Joint(6, ("wr3", "wr4"), "wearable", True)), ((1, 3), (5, 6)))
+
+H = human_geometry()
+HIP = np.array([0.0, H.hip_height])
+KNEE = np.array([0.0, H.knee_height])
+
+
+def _params(pos):
+    p = {}
+    for j in TWO_FOUR_BARS.joints:
+        x, z = pos[j.id]
+        if j.kind == "attachment":
+            z0, z1 = H.segment_span(j.links[0])
+            p[f"j{j.id}_s"], p[f"j{j.id}_dx"] = (z - z0) / (z1 - z0), x
+        else:
+            p[f"j{j.id}_x"], p[f"j{j.id}_z"] = x, z
+    return p
+
+
+def parallelograms():
+    """Hip parallelogram H-T-W-A and knee parallelogram K-B-W2-C: the WR links stay
+    parallel to the thigh/torso and shank/thigh, so joint 1 turns with the hip and joint 3
+    with the knee (an anthropomorphic design)."""
+    T, A = HIP + [-0.12, 0.05], HIP + [0.0, -0.20]
+    B, C = KNEE + [-0.10, 0.10], KNEE + [0.0, -0.15]
+    return {1: T, 2: A, 5: T + A - HIP, 3: B, 4: C, 6: B + C - KNEE}
+
+
+@pytest.mark.parametrize("pair", [(1, 3), (5, 6)])
+def test_anthropomorphic_design_passes(pair):
+    result = screen(build_morphology(TWO_FOUR_BARS, pair, _params(parallelograms())))
+    assert result.ok and result.code == PASS and result.gait_point == -1
+    assert result.margin > 0.1  # far from singular
+
+
+def _knee_loop_reaching_full_extension(f_star_deg=25.0):
+    """Knee four-bar K-B-W2-C with bars B-W2, W2-C summing to |BC| at knee flexion f*: the
+    distance |BC| grows with flexion up to ~39 deg, so the loop is fully stretched at f* and
+    cannot close beyond (until |BC| falls below the sum again)."""
+    pos = parallelograms()
+    B, C = KNEE + [0.08, 0.10], KNEE + [0.0, -0.15]
+    d0 = np.linalg.norm(B - C)
+    reach = _bc_distance(B, C, np.deg2rad(f_star_deg))
+    mid, e = 0.5 * (B + C), (C - B) / d0
+    W2 = mid - np.sqrt((reach / 2) ** 2 - (d0 / 2) ** 2) * np.array([-e[1], e[0]])
+    pos.update({3: B, 4: C, 6: W2})
+    return pos, np.linalg.norm(B - W2) + np.linalg.norm(W2 - C)
+
+
+def _bc_distance(B, C, flexion):
+    """|B - C| with the shank (carrying C) turned by the knee flexion about the knee."""
+    th = -flexion  # engine knee angle
+    c = C - KNEE
+    rc = np.array([np.cos(th) * c[0] - np.sin(th) * c[1], np.sin(th) * c[0] + np.cos(th) * c[1]])
+    return np.linalg.norm((B - KNEE) - rc)
+
+
+def test_loop_at_full_extension_fails_at_the_predicted_gait_point():
+    pos, total = _knee_loop_reaching_full_extension()
+    settings = ScreenSettings()
+    targets = gait_targets(nominal_gait(), settings)  # (N, 3 offsets, (hip, knee)) engine rad
+    expected = next((k, o) for k in range(settings.n_points) for o in range(3)
+                    if _bc_distance(pos[3], pos[4], -targets[k, o, 1]) > total)
+    result = screen(build_morphology(TWO_FOUR_BARS, (1, 3), _params(pos)), settings=settings)
+    assert not result.ok and result.code == UNREACHABLE
+    assert (result.gait_point, result.offset_deg) == (expected[0], (0.0, 5.0, -5.0)[expected[1]])
+    assert "unreachable" in result.reason and f"gait point {expected[0]}" in result.reason
+
+
+# --------------------------------------------------------------------------- command
+
+
+@pytest.fixture(scope="module")
+def catalog_path(tmp_path_factory):
+    from codesign.topology.catalog import CatalogSettings, save_catalog
+    from codesign.topology.enumerate import build_catalog
+
+    catalog = build_catalog(CatalogSettings())
+    assert catalog.topology(1).joints == TWO_FOUR_BARS.joints  # the designs below use it
+    path = tmp_path_factory.mktemp("cat") / "catalog.json"
+    save_catalog(catalog, path)
+    return path
+
+
+def _design(tmp_path, pos, pair=(1, 3), **extra):
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps({"topology": 1, "actuators": list(pair), "params": _params(pos), **extra}))
+    return path
+
+
+def test_screen_one_design_command(tmp_path, catalog_path, capsys):
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, parallelograms()))]) == 0
+    out = capsys.readouterr().out
+    assert "PASS" in out and "added mass" in out
+    bad, _ = _knee_loop_reaching_full_extension()
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, bad))]) == 0
+    assert "FAIL - unreachable" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("doc, key", [
+    ({"topology": 99, "actuators": [1, 3], "params": {}}, "topology"),
+    ({"topology": 1, "actuators": [1, 2], "params": None}, "params"),
+    ({"topology": 1, "actuators": "1,3", "params": {}}, "actuators"),
+])
+def test_bad_design_is_one_line_exit_2(tmp_path, catalog_path, capsys, doc, key):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(doc))
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert key in err and len(err.splitlines()) == 1
+
+
+def test_out_of_range_parameter_and_missing_file(tmp_path, catalog_path, capsys):
+    pos = parallelograms()
+    pos[6] = np.array([0.5, 0.4])  # x beyond the 0.15 m bound
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, pos))]) == 2
+    assert "j6_x" in capsys.readouterr().err
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(tmp_path / "nope.json")]) == 2
+    assert main(["screen", "--catalog", str(tmp_path / "nope.json")]) == 2
+
+
+@pytest.mark.integration
+def test_sweep_is_deterministic_across_worker_counts(tmp_path, catalog_path):
+    outs = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        assert main(["screen", "--catalog", str(catalog_path), "--samples", "3", "--seed", "7",
+                     "--workers", str(workers), "--out", str(out)]) == 0
+        outs.append((out / "pass_rates.csv").read_text())
+        assert (out / "pass_rates.png").stat().st_size > 10_000
+    assert outs[0] == outs[1]
+    rows = outs[0].splitlines()
+    assert len(rows) == 1 + 126 and rows[0].startswith("subspace,topology,actuator_1,actuator_2,samples,passed")
