@@ -40,8 +40,11 @@ def draw_morphology(ax, morphology, title: str = "") -> None:
             solid_capstyle="round", label="human")
     ax.plot([0, 0, 0], [human.hip_height, human.knee_height, human.ankle_height],
             color="#bbbbbb", linewidth=4, solid_capstyle="round")
-    for z in (human.hip_height, human.knee_height, human.ankle_height):
+    for z, name in ((human.hip_height, "hip"), (human.knee_height, "knee"),
+                    (human.ankle_height, "ankle")):
         ax.plot(0, z, "o", color="#777777", markersize=5)
+        ax.annotate(name, (0, z), xytext=(-5, -3), textcoords="offset points", ha="right",
+                    va="top", fontsize=7, color="#777777")
     ax.plot([-0.05, 0.18], [0.02, 0.02], color="#bbbbbb", linewidth=4)
     pos = morphology.joint_positions
     for bar in morphology.bars:

@@ -75,21 +75,19 @@ def _wide(frame: pd.DataFrame) -> pd.DataFrame:
 def load_run(run: str | Path) -> RunData:
     """Read the (newest) run of a run database through OPT's store, read-only."""
     path = resolve_database(run)
-    with open_run(path, readonly=True) as store:
+    with open_run(path, readonly=True) as store, store.snapshot():
+        # one read transaction: every frame sees the same committed iterations
         runs = store.runs()
         if runs.empty:
             raise UserError(f"{path}: the database holds no run yet; expected a started run")
         row = runs.iloc[-1]
         rid = int(row["run_id"])
-        # read the iterations first: evaluations of an iteration committed after this
-        # read are dropped below, so all frames describe the same whole iterations
         iterations = store.iterations(rid)
         evaluations = store.evaluations(rid)
         params = _wide(store.params(rid, wide=True))
         metrics = _wide(store.metrics(rid, wide=True))
         subspaces = store.subspaces(rid)
-    done = set(iterations["iteration"])
-    evaluations = evaluations[evaluations["iteration"].isin(done)].reset_index(drop=True)
+    evaluations = evaluations.reset_index(drop=True)
     # NULL (a failed evaluation's stage value) -> NaN, even when every value is NULL
     evaluations["stage_value"] = pd.to_numeric(evaluations["stage_value"]).astype(float)
     try:

@@ -1,0 +1,195 @@
+"""Reports and freezing on a co-design-shaped run.
+
+The walking evaluation is too slow for a unit test, so the run uses a small synthetic
+problem registered (in this process only) as the co-design problem: its pools mirror the
+real catalog's subspaces (one group per (topology, actuator pair), in catalog order, with
+that topology's morphological parameters from MODEL, plus a pool of common parameters),
+and its metrics come from MODEL's real morphology and mass model (added mass, CoM,
+longest link), with a synthetic "power". Only the metrics are synthetic; the subspaces,
+parameters, optimizer, store, report and freeze are the real ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from codesign.errors import UserError  # noqa: E402
+from codesign.model.morphology import build_morphology, mass_report, parameter_space  # noqa: E402
+from codesign.optimize import problems  # noqa: E402
+from codesign.optimize.fitness import Objective  # noqa: E402
+from codesign.optimize.space import Group, Parameter, Pool  # noqa: E402
+from codesign.report.build import build_report, layout_for  # noqa: E402
+from codesign.report.freeze import freeze_spec  # noqa: E402
+from codesign.report.heatmap import UNVISITED_MARK, visit_counts, visit_heatmap  # noqa: E402
+from codesign.report.progress import ranked  # noqa: E402
+from codesign.report.rundata import CODESIGN_PROBLEM, load_run  # noqa: E402
+from codesign.spec import parse_spec  # noqa: E402
+from codesign.topology.catalog import save_catalog  # noqa: E402
+from codesign.topology.enumerate import build_catalog  # noqa: E402
+from codesign.types import EvalRecord  # noqa: E402
+
+CATALOG = build_catalog()
+SUBSPACES = CATALOG.subspaces()
+CONTROL = ("act1.K.v", "act2.K.v")
+
+
+def _group_name(tid: int, pair) -> str:
+    return f"t{tid}_a{pair[0]}_{pair[1]}"
+
+
+def _evaluate(params, context):
+    tid, pair = next((t, p) for _, t, p in SUBSPACES if _group_name(t, p) == context.subspace[0])
+    topology = CATALOG.topology(tid)
+    morph = {p.name: params[p.name] for p in parameter_space(topology)}
+    try:
+        report = mass_report(build_morphology(topology, pair, morph))
+    except UserError as exc:
+        return EvalRecord.failed(str(exc))
+    power = 100.0 * (1.0 + params[CONTROL[0]] + params[CONTROL[1]]) + 5.0 * tid
+    return EvalRecord("ok", metrics={**report, "power_w": power})
+
+
+def _fake_problem() -> problems.Problem:
+    names = sorted({p.name for t in CATALOG.topologies for p in parameter_space(t)})
+    bounds = {p.name: (p.low, p.high) for t in CATALOG.topologies for p in parameter_space(t)}
+    parameters = tuple(Parameter(n, *bounds[n]) for n in names) + tuple(
+        Parameter(n, 0.0, 1.0) for n in CONTROL) + (Parameter("gait.frequency", 0.7, 1.1),)
+    design = Pool("design", tuple(
+        Group(_group_name(t, p), tuple(q.name for q in parameter_space(CATALOG.topology(t)))
+              + CONTROL) for _, t, p in SUBSPACES))
+    common = Pool("common", (Group("common", ("gait.frequency",)),))
+    return problems.Problem(CODESIGN_PROBLEM, _evaluate, "synthetic co-design stand-in",
+                            parameters=parameters, pools=(design, common),
+                            objectives=(Objective("longest_link_m", until=0.7),
+                                        Objective("power_w")))
+
+
+def _spec(catalog: Path, name: str = "codesign", extra: str = "") -> str:
+    return f"""
+name = "{name}"
+seed = 11
+[problem]
+name = "{CODESIGN_PROBLEM}"
+[optimizer]
+particles = 16
+iterations = 8
+[optimizer.migration]
+exploration = 0.05
+local = 0.1
+global = 0.1
+[evaluation]
+catalog = "{catalog}"
+[execution]
+mode = "serial"
+{extra}"""
+
+
+@pytest.fixture(scope="module")
+def codesign_run(tmp_path_factory):
+    from codesign.optimize.driver import start_run
+
+    folder = tmp_path_factory.mktemp("codesign")
+    catalog = folder / "catalog.json"
+    save_catalog(CATALOG, catalog)
+    previous = problems._REGISTERED.get(CODESIGN_PROBLEM)
+    problems.register_problem(_fake_problem())
+    try:
+        run = start_run(parse_spec(_spec(catalog)), results=folder, progress=False).parent
+        yield run, catalog, start_run
+    finally:
+        if previous is None:
+            problems._REGISTERED.pop(CODESIGN_PROBLEM, None)
+        else:
+            problems._REGISTERED[CODESIGN_PROBLEM] = previous
+
+
+def test_codesign_heatmap_is_topology_by_pair_with_database_counts(codesign_run):
+    run, _, _ = codesign_run
+    data = load_run(run)
+    grid = layout_for(data).grid
+    assert grid.column_labels == tuple(str(t.id) for t in CATALOG.topologies)
+    pairs = [len(t.actuator_pairs) for t in CATALOG.topologies]
+    assert grid.valid_mask().sum(axis=0).tolist() == pairs
+    fig = visit_heatmap(grid, visit_counts(data.evaluations))
+    drawn = fig.axes[0].images[0].get_array()
+    with sqlite3.connect(run / "run.sqlite") as con:
+        db = dict(con.execute("SELECT subspace_id, COUNT(*) FROM evaluations GROUP BY 1"))
+    crosses = {(round(t.get_position()[1]), round(t.get_position()[0])) for t in fig.axes[0].texts
+               if t.get_text() == UNVISITED_MARK}
+    for sid, tid, pair in SUBSPACES:
+        topology = CATALOG.topology(tid)
+        r, c = topology.actuator_pairs.index(pair), tid - 1  # independent of the grid code
+        if sid in db:
+            assert drawn[r, c] == db[sid] and not drawn.mask[r, c]
+        else:
+            assert drawn.mask[r, c] and (r, c) in crosses
+    # 16 particles cannot have visited all 126 subspaces in 8 iterations
+    assert len(crosses) == len(SUBSPACES) - len(db) > 0
+    invalid = ~grid.valid_mask()
+    assert invalid.sum() == grid.shape[0] * grid.shape[1] - len(SUBSPACES)
+
+
+def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path):
+    run, _, _ = codesign_run
+    out = build_report(run, tmp_path / "report")
+    assert (out / "morphologies.png").stat().st_size > 10_000
+    html = (out / "index.html").read_text()
+    assert "added mass [kg]" in html and "power [W]" in html and "topology" in html
+    data = load_run(run)
+    best = ranked(data.evaluations).iloc[0]
+    key = (int(best["iteration"]), int(best["particle"]))
+    top = (out / "top_solutions.csv").read_text().splitlines()
+    assert top[1].split(",")[1] == f"{key[0]}:{key[1]}"
+    added = data.metrics.loc[key, "added_mass_kg"]
+    assert f"{added:+.1f}" in html
+
+
+def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path):
+    run, catalog, start_run = codesign_run
+    data = load_run(run)
+    best = ranked(data.evaluations[data.evaluations["status"] == "ok"]).iloc[0]
+    sid = int(best["subspace_id"])
+    tid, pair = next((t, p) for s, t, p in SUBSPACES if s == sid)
+    key = (int(best["iteration"]), int(best["particle"]))
+    solution = data.params.loc[key].dropna()
+
+    # scenario 2 of thesis 5.6: actuator placement explored within one topology
+    text, summary = freeze_spec(run, ["topology"], name="placement")
+    spec = parse_spec(text)
+    assert summary["subspaces"] == len(CATALOG.topology(tid).actuator_pairs)
+    assert not spec.freeze.pools and len(spec.exclude) == len(SUBSPACES) - summary["subspaces"]
+
+    # scenario 1: morphology fixed, control optimized; run it and check its database
+    text, summary = freeze_spec(run, ["topology", "actuators", "morphology"], name="control")
+    spec = parse_spec(text)
+    assert spec.freeze.pools == {"design": _group_name(tid, pair)}
+    morph = {p.name for p in parameter_space(CATALOG.topology(tid))}
+    assert spec.freeze.parameters == {k: solution[k] for k in morph}
+    child = start_run(spec, results=tmp_path, progress=False).parent
+    with sqlite3.connect(child / "run.sqlite") as con:
+        subspaces = {s for (s,) in con.execute("SELECT DISTINCT subspace_id FROM evaluations")}
+        rows = con.execute("SELECT name, value FROM eval_params").fetchall()
+        parent, = con.execute("SELECT parent_run_id FROM runs").fetchone()
+    assert subspaces == {sid} and parent == data.name
+    for name, value in rows:
+        if name in morph:
+            assert value == solution[name]
+    moved = {n for n, v in rows if n in CONTROL and v != solution[n]}
+    assert moved == set(CONTROL)
+
+    # scenario 3: one sub-chain (the joints of the last WR link) left open
+    last_link = CATALOG.topology(tid).wr_links[-1]
+    chain = [j.id for j in CATALOG.topology(tid).joints if last_link in j.links]
+    opened = [f"param:j{j}_*" for j in chain]
+    text, _ = freeze_spec(run, ["topology", "actuators", "morphology"], open_parts=opened,
+                          name="subchain")
+    frozen = parse_spec(text).freeze.parameters
+    assert set(frozen) == {n for n in morph if int(n[1:].split("_")[0]) not in chain}
+    assert np.isfinite(list(frozen.values())).all()
