@@ -4,9 +4,12 @@ one design.
 Sweep (default): K random morphologies (uniform in the Table 5.2 bounds) per subspace
 (topology x actuator pair) of the catalog, screened in parallel worker processes. The
 random numbers of subspace s come from ``numpy.random.default_rng([seed, s])``, so results
-do not depend on the worker count or finish order. Writes ``<out>/pass_rates.csv`` (one row
-per subspace) and ``<out>/pass_rates.png`` (heatmap topology x actuator pair, like the
-thesis's Fig. 5.10), each through a temporary file and a rename.
+do not depend on the worker count or finish order. Writes, each through a temporary file
+and a rename: ``<out>/pass_rates.csv`` (one row per subspace), ``<out>/pass_rates.png``
+(heatmap topology x actuator pair, like the thesis's Fig. 5.10), ``<out>/best_designs.json``
+(the largest-margin passing design per subspace, in the design format below, plus its
+``margin``) and ``<out>/sample_morphology.png`` (the overall largest-margin design drawn
+on the human, like Fig. 5.5 / 5.9).
 
 One design: ``codesign screen --design FILE.json`` prints the verdict and reason. Design
 JSON format (SI units; parameter names from ``codesign.model.morphology.parameter_space``)::
@@ -76,13 +79,23 @@ def run(args: argparse.Namespace) -> int:
     rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True)
     args.out.mkdir(parents=True, exist_ok=True)
     write_rows_csv(rows, args.out / "pass_rates.csv")
-    from codesign.screening.figures import pass_rate_heatmap, save_figure
+    from codesign.screening.figures import morphology_figure, pass_rate_heatmap, save_figure
+    from codesign.topology.catalog import write_text_atomic
 
     save_figure(pass_rate_heatmap(rows, catalog), args.out / "pass_rates.png")
+    best = [r["best"] for r in rows if r["best"] is not None]
+    write_text_atomic(args.out / "best_designs.json", json.dumps(best, indent=1) + "\n")
+    if best:
+        top = max(best, key=lambda d: d["margin"])
+        morphology = load_design_dict(top, catalog, "best design")
+        save_figure(morphology_figure(morphology, title=f"largest-margin design: topology {top['topology']}, "
+                                      f"actuators {top['actuators']}, margin {top['margin']:.3f}"),
+                    args.out / "sample_morphology.png")
     total = sum(r["samples"] for r in rows)
     passed = sum(r["passed"] for r in rows)
     print(f"screened {total} morphologies in {len(rows)} subspaces: {passed} passed ({100.0 * passed / total:.1f} %)")
-    print(f"wrote {args.out / 'pass_rates.csv'} and {args.out / 'pass_rates.png'}")
+    print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (largest-margin pass per "
+          "subspace, in the --design format) and sample_morphology.png")
     return 0
 
 
@@ -91,15 +104,20 @@ def run(args: argparse.Namespace) -> int:
 
 def load_design(path: Path, catalog):
     """Read a design JSON (format in the module docstring) -> Morphology (UserError if bad)."""
-    from codesign.model.anthropometry import human_geometry
-    from codesign.model.morphology import build_morphology
-
     try:
         doc = json.loads(Path(path).read_text())
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror}); expected a design JSON file") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected a design JSON file") from None
+    return load_design_dict(doc, catalog, str(path))
+
+
+def load_design_dict(doc, catalog, path: str):
+    """A design document (dict, format in the module docstring) -> Morphology."""
+    from codesign.model.anthropometry import human_geometry
+    from codesign.model.morphology import build_morphology
+
     if not isinstance(doc, dict):
         raise UserError(f"{path}: expected a JSON object with topology, actuators, params")
     tid = doc.get("topology")
@@ -158,6 +176,7 @@ def screen_subspace(task: _Task) -> dict:
              HUMAN_LOCKED: "human_locked", ACTUATOR_SINGULAR: "actuator_singular"}
     counts = dict.fromkeys(list(names.values()) + ["invalid"], 0)
     margins = []
+    best = None
     for _ in range(task.samples):
         params = sample_parameters(task.topology, rng)
         try:
@@ -169,7 +188,10 @@ def screen_subspace(task: _Task) -> dict:
         counts[names[result.code]] += 1
         if result.ok:
             margins.append(result.margin)
-    return {"subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
+            if best is None or result.margin > best["margin"]:
+                best = {"topology": task.topology.id, "actuators": list(task.pair), "params": params,
+                        "margin": result.margin}
+    return {"best": best, "subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
             "actuator_2": task.pair[1], "samples": task.samples, **counts,
             "pass_rate": counts["passed"] / task.samples,
             "median_margin_passed": float(np.median(margins)) if margins else float("nan")}
@@ -207,7 +229,7 @@ def write_rows_csv(rows: list[dict], path: Path) -> None:
     from codesign.topology.catalog import write_text_atomic
 
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: (f"{row[k]:.6g}" if isinstance(row[k], float) else row[k]) for k in CSV_FIELDS})

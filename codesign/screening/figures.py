@@ -42,11 +42,19 @@ def _world(pose, body, xz):
 
 
 def _draw_pose(ax, morphology: Morphology, leg, q: np.ndarray, ankle: float) -> None:
+    """Draw the right leg + WR at q (leg model); the figure is shifted vertically so the
+    lowest foot point touches the ground line z = 0 (the hip is fixed in the leg model)."""
     model = leg.model
     a = model.arrays
     pose = np.zeros((model.n, 3))
     forward_kinematics(a.parent, a.joint_type, a.joint_xz, q, pose)
     H = morphology.human
+    shank = model.body_id("shank_r")
+    foot_angle = pose[shank, 2] + ankle
+    rot_f = np.array([[np.cos(foot_angle), -np.sin(foot_angle)], [np.sin(foot_angle), np.cos(foot_angle)]])
+    ankle_z = _world(pose, shank, (0.0, -H.shank.length))[1]
+    lowest = min(ankle_z + (rot_f @ p)[1] for p in (H.heel_xz, H.toe_joint_xz, H.toe_joint_xz + H.toe_tip_xz))
+    pose[:, 1] -= lowest
     body_of = {"torso": "torso", "thigh": "thigh_r", "shank": "shank_r"}
     for b in morphology.bodies:
         body_of[b.name] = f"{b.name}_r"
@@ -58,10 +66,8 @@ def _draw_pose(ax, morphology: Morphology, leg, q: np.ndarray, ankle: float) -> 
     knee = pose[model.body_id("shank_r"), :2]
     ankle_p = _world(pose, model.body_id("shank_r"), (0.0, -H.shank.length))
     shoulder = _world(pose, model.body_id("torso"), (0.0, H.torso.length))
-    th = pose[model.body_id("shank_r"), 2] + ankle
-    rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
-    heel, ball = ankle_p + rot @ H.heel_xz, ankle_p + rot @ H.toe_joint_xz
-    toe = ball + rot @ H.toe_tip_xz
+    heel, ball = ankle_p + rot_f @ H.heel_xz, ankle_p + rot_f @ H.toe_joint_xz
+    toe = ball + rot_f @ H.toe_tip_xz
     kw = dict(color="0.55", lw=6, solid_capstyle="round", zorder=1)
     ax.plot(*np.array([shoulder, hip]).T, **kw)
     ax.plot(*np.array([hip, knee, ankle_p]).T, **kw)
@@ -83,7 +89,8 @@ def _draw_pose(ax, morphology: Morphology, leg, q: np.ndarray, ankle: float) -> 
 
 
 def morphology_figure(morphology: Morphology, phases=(0.0, 0.3, 0.7), title: str | None = None) -> Figure:
-    """The morphology (right leg) upright and at the given gait phases (loops closed by IK)."""
+    """The morphology (right leg) upright and at the given gait phases (loops closed by IK;
+    torso upright, lowest foot point on the ground)."""
     leg = assemble_leg(morphology)
     model = leg.model
     gait = nominal_gait()
@@ -101,7 +108,7 @@ def morphology_figure(morphology: Morphology, phases=(0.0, 0.3, 0.7), title: str
         ax.set_title(label + ("" if err < 1e-9 else " (not closed)"), fontsize=10)
         ax.set_aspect("equal")
         ax.set_xlim(-0.55, 0.55)
-        ax.set_ylim(-0.05, morphology.human.shoulder_height + 0.05)
+        ax.set_ylim(-0.05, morphology.human.shoulder_height + 0.1)
         ax.axhline(0.0, color="0.3", lw=0.8)
         ax.set_xlabel("x (m)")
     axes[0].set_ylabel("z (m)")

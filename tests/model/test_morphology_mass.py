@@ -10,16 +10,8 @@ from codesign.model.human import upright_configuration
 from codesign.model.morphology import (BOUNDS, build_morphology, compose_inertia, human_com_upright, mass_report,
                                        parameter_space)
 from codesign.screening.kinematics import loop_residual_jacobian
+from codesign.screening.examples import TWO_FOUR_BARS
 from codesign.topology.catalog import Joint, Topology
-
-# two four-bars (the catalog's topology 1): torso-wr1-wr2-thigh and thigh-wr3-wr4-shank
-TWO_FOUR_BARS = Topology(1, ("wr1", "wr2", "wr3", "wr4"), (
-    Joint(1, ("torso", "wr1"), "attachment", False),
-    Joint(2, ("thigh", "wr2"), "attachment", False),
-    Joint(3, ("thigh", "wr3"), "attachment", False),
-    Joint(4, ("shank", "wr4"), "attachment", False),
-    Joint(5, ("wr1", "wr2"), "wearable", True),
-    Joint(6, ("wr3", "wr4"), "wearable", True)), ((1, 3), (5, 6)))
 
 # a ternary link: wr1 carries joints 1, 4, 5 (the catalog's topology 4)
 WITH_TRIANGLE = Topology(4, ("wr1", "wr2", "wr3", "wr4"), (

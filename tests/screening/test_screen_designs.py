@@ -10,41 +10,18 @@ from codesign.model.anthropometry import human_geometry
 from codesign.model.gait import nominal_gait
 from codesign.model.morphology import build_morphology
 from codesign.screening.screen import PASS, UNREACHABLE, ScreenSettings, gait_targets, screen
-from codesign.topology.catalog import Joint, Topology
-
-# the catalog's topology 1: four-bar torso-wr1-wr2-thigh (hip), four-bar thigh-wr3-wr4-shank (knee)
-TWO_FOUR_BARS = Topology(1, ("wr1", "wr2", "wr3", "wr4"), (
-    Joint(1, ("torso", "wr1"), "attachment", False),
-    Joint(2, ("thigh", "wr2"), "attachment", False),
-    Joint(3, ("thigh", "wr3"), "attachment", False),
-    Joint(4, ("shank", "wr4"), "attachment", False),
-    Joint(5, ("wr1", "wr2"), "wearable", True),
-    Joint(6, ("wr3", "wr4"), "wearable", True)), ((1, 3), (5, 6)))
+from codesign.screening.examples import TWO_FOUR_BARS, parallelogram_positions, params_from_positions
 
 H = human_geometry()
-HIP = np.array([0.0, H.hip_height])
 KNEE = np.array([0.0, H.knee_height])
 
 
 def _params(pos):
-    p = {}
-    for j in TWO_FOUR_BARS.joints:
-        x, z = pos[j.id]
-        if j.kind == "attachment":
-            z0, z1 = H.segment_span(j.links[0])
-            p[f"j{j.id}_s"], p[f"j{j.id}_dx"] = (z - z0) / (z1 - z0), x
-        else:
-            p[f"j{j.id}_x"], p[f"j{j.id}_z"] = x, z
-    return p
+    return params_from_positions(TWO_FOUR_BARS, H, pos)
 
 
 def parallelograms():
-    """Hip parallelogram H-T-W-A and knee parallelogram K-B-W2-C: the WR links stay
-    parallel to the thigh/torso and shank/thigh, so joint 1 turns with the hip and joint 3
-    with the knee (an anthropomorphic design)."""
-    T, A = HIP + [-0.12, 0.05], HIP + [0.0, -0.20]
-    B, C = KNEE + [-0.10, 0.10], KNEE + [0.0, -0.15]
-    return {1: T, 2: A, 5: T + A - HIP, 3: B, 4: C, 6: B + C - KNEE}
+    return parallelogram_positions(H)
 
 
 @pytest.mark.parametrize("pair", [(1, 3), (5, 6)])
