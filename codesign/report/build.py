@@ -147,8 +147,8 @@ def render(data: RunData, folder: Path, *, top: int = 5,
                                      "screen_pass_rate.png"),
                                f"Fraction of screened morphologies that passed ({source})."))
     else:
-        visits.notes.append("No screening results (results/screen/*.csv) found: no pass-rate "
-                            "heatmap.")
+        visits.notes.append("No screening results for this run (results/screen/pass_rates.csv "
+                            "of `codesign screen`, co-design runs): no pass-rate heatmap.")
     sections.append(visits)
 
     flow_section = Section("flow", "Particle flow (thesis Fig. 3.7)")

@@ -18,7 +18,7 @@ from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData
 # morphology parameter names of MODEL (codesign.model.morphology.parameter_space), possibly
 # behind a group prefix such as "t2." in the co-design space
 _MORPHOLOGY_NAME = re.compile(r"(?:^|[._:])(j\d+_(?:s|dx|x|z))$")
-SCREEN_GLOB = "results/screen/*.csv"
+SCREEN_CSV = Path("results/screen/pass_rates.csv")  # written by `codesign screen`
 
 
 def morphology_parameters(params: dict[str, float]) -> dict[str, float]:
@@ -126,6 +126,21 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path
                         "height on the human segment."))
     except Exception as exc:  # a stage not available must not break the report
         notes.append(f"Morphology drawing unavailable: {exc.__class__.__name__}: {exc}")
+    try:
+        from codesign.model.morphology import build_morphology
+        from codesign.screening.figures import morphology_figure as poses_figure
+
+        catalog, subspaces = context
+        best = table.iloc[0]
+        tid, pair = subspaces[int(best["subspace"])]
+        morphology = build_morphology(catalog.topology(tid), pair, morphology_parameters(
+            _solution_params(data, best["eval"])))
+        poses_figure(morphology).savefig(folder / "best_poses.png", dpi=110)
+        figures.append(("best_poses.png", "The best design at phases of the nominal gait, loops "
+                        "closed by inverse kinematics (MODEL's drawing; kinematic, not the "
+                        "simulated gait)."))
+    except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
+        notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
     gait_figures, gait_notes = gait_figures_of_best(data, table, folder, context)
     return figures + gait_figures, notes + gait_notes
 
@@ -142,23 +157,15 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, conte
 
 
 def screening_counts(data: RunData):
-    """(passed, tested, source) per subspace id from MODEL's screening CSVs
-    (``results/screen/*.csv`` with columns ``subspace_id`` and ``ok``), or None."""
-    files = sorted(Path().glob(SCREEN_GLOB))
-    frames = []
-    for f in files:
-        try:
-            frame = pd.read_csv(f)
-        except (OSError, ValueError, pd.errors.ParserError):
-            continue
-        if {"subspace_id", "ok"} <= set(frame.columns):
-            frames.append(frame[["subspace_id", "ok"]])
-    if not frames:
+    """(passed, tested, source) per subspace id from MODEL's screening sweep
+    (``results/screen/pass_rates.csv`` of ``codesign screen``: columns ``subspace``,
+    ``samples``, ``passed``), for co-design runs only; None when absent or unreadable."""
+    if data.spec.problem != CODESIGN_PROBLEM or not SCREEN_CSV.is_file():
         return None
-    screened = pd.concat(frames)
-    ok = screened["ok"].astype(str).str.lower().isin(("1", "true", "pass", "yes"))
-    tested = screened.groupby("subspace_id").size()
-    passed = ok.groupby(screened["subspace_id"]).sum()
-    return ({int(k): int(v) for k, v in passed.items()},
-            {int(k): int(v) for k, v in tested.items()},
-            ", ".join(str(f) for f in files))
+    try:
+        frame = pd.read_csv(SCREEN_CSV)
+        tested = dict(zip(frame["subspace"].astype(int), frame["samples"].astype(int)))
+        passed = dict(zip(frame["subspace"].astype(int), frame["passed"].astype(int)))
+    except (OSError, ValueError, KeyError, pd.errors.ParserError):
+        return None
+    return passed, tested, str(SCREEN_CSV)

@@ -193,3 +193,28 @@ def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path):
     frozen = parse_spec(text).freeze.parameters
     assert set(frozen) == {n for n in morph if int(n[1:].split("_")[0]) not in chain}
     assert np.isfinite(list(frozen.values())).all()
+
+
+def test_pass_rate_heatmap_from_screening_csv(codesign_run, tmp_path, monkeypatch):
+    """MODEL's `codesign screen` table (results/screen/pass_rates.csv) -> pass-rate cells."""
+    from codesign.report.designs import screening_counts
+    from codesign.report.heatmap import pass_rate_heatmap
+
+    run, _, _ = codesign_run
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "screen").mkdir(parents=True)
+    rows = ["subspace,topology,actuator_1,actuator_2,samples,passed,pass_rate"]
+    rows += [f"{sid},{tid},{p[0]},{p[1]},8,{sid % 9},{(sid % 9) / 8:.6g}"
+             for sid, tid, p in SUBSPACES if sid != 5]
+    (tmp_path / "results" / "screen" / "pass_rates.csv").write_text("\n".join(rows) + "\n")
+    data = load_run(run.resolve() if run.is_absolute() else run)
+    passed, tested, _ = screening_counts(data)
+    grid = layout_for(data).grid
+    fig = pass_rate_heatmap(grid, passed, tested)
+    drawn = fig.axes[0].images[0].get_array()
+    for sid, tid, pair in SUBSPACES:
+        r, c = CATALOG.topology(tid).actuator_pairs.index(pair), tid - 1
+        if sid == 5:
+            assert drawn.mask[r, c]  # not screened
+        else:
+            assert drawn[r, c] == pytest.approx((sid % 9) / 8)
