@@ -5,10 +5,10 @@ order whatever the number of workers and the order tasks finish in, so results n
 depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
-- :class:`DaskExecutor`: candidates are cut into contiguous batches (one task per batch:
-  by default about 4 tasks per worker thread and iteration, so that the per-task
-  scheduling cost of ~1 ms is spread over several evaluations while the load stays
-  balanced); a :class:`WarmupPlugin` runs the problem's warm-up hook (numba compilation)
+- :class:`DaskExecutor`: candidates are cut into contiguous batches, one task per batch:
+  up to 4 tasks per worker thread and iteration (load balance when evaluation times vary),
+  fewer when that would make tasks shorter than 0.25 s judged from the last iteration's
+  evaluation times (each task costs a few ms of scheduling and a round trip); a :class:`WarmupPlugin` runs the problem's warm-up hook (numba compilation)
   once on every worker, including workers that join later; a worker that dies takes its
   tasks with it and the scheduler recomputes them on the others (the driver only waits).
 
@@ -92,6 +92,7 @@ class DaskExecutor:
                  batch_size: int = 0, cluster=None, min_workers: int = 1, timeout_s: float = 120.0):
         self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
         self.client, self.cluster, self.batch_size = client, cluster, int(batch_size)
+        self._eval_s: float | None = None        # mean evaluation time of the last iteration
         try:
             client.wait_for_workers(min_workers, timeout=timeout_s)
         except TimeoutError:
@@ -105,15 +106,22 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values()))
 
     def batches(self, candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
-        size = self.batch_size or max(1, math.ceil(len(candidates) / (4 * self.n_workers)))
+        """Contiguous batches: ``batch_size`` if set, else adaptive (see tasks_per_worker)."""
+        if self.batch_size:
+            size = self.batch_size
+        else:
+            tasks = self.n_workers * tasks_per_worker(len(candidates), self.n_workers, self._eval_s)
+            size = max(1, math.ceil(len(candidates) / tasks))
         return [candidates[k:k + size] for k in range(0, len(candidates), size)]
 
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
         futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
                                       self.objectives, pure=False)
                    for batch in self.batches(candidates)]
-        results = self.client.gather(futures)
-        return [record for batch in results for record in batch]
+        records = [record for batch in self.client.gather(futures) for record in batch]
+        if records:
+            self._eval_s = sum(r.wall_s for r in records) / len(records)
+        return records
 
     def close(self) -> None:
         self.client.close()
@@ -125,6 +133,19 @@ class DaskExecutor:
 
     def __exit__(self, *exc):
         self.close()
+
+
+TARGET_TASK_S = 0.25
+MAX_TASKS_PER_WORKER = 4
+
+
+def tasks_per_worker(n_candidates: int, n_workers: int, eval_s: float | None) -> int:
+    """Tasks per worker and iteration: 4 (load balance) unless tasks would be shorter than
+    TARGET_TASK_S, then fewer, down to 1 (one round trip per worker). Unknown cost: 4."""
+    if eval_s is None:
+        return MAX_TASKS_PER_WORKER
+    work_per_worker = n_candidates * eval_s / max(n_workers, 1)
+    return int(min(MAX_TASKS_PER_WORKER, max(1, work_per_worker // TARGET_TASK_S)))
 
 
 def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],

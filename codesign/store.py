@@ -167,6 +167,7 @@ class SQLiteRunStore(RunStore):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, isolation_level=None)
             self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")   # WAL: safe against process death
             self._conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
             self._conn.executemany("INSERT INTO codesign_meta VALUES (?, ?)",
                                    [("application", APPLICATION), ("schema_version", SCHEMA_VERSION)])
@@ -193,6 +194,7 @@ class SQLiteRunStore(RunStore):
                             f"expected {SCHEMA_VERSION!r}")
         if not readonly:
             self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+            self._conn.execute("PRAGMA synchronous=NORMAL")
 
     def close(self) -> None:
         self._conn.close()

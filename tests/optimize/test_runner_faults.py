@@ -1,0 +1,178 @@
+"""Execution with real processes: determinism across worker counts, a worker killed in
+mid-run, the driver killed with SIGKILL and resumed. The truth is the serial run: every
+database must equal it (evaluations, parameters, metrics, bests and the final optimizer
+state), apart from wall times, worker names and timestamps."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.integration
+
+BIN = Path(sys.executable).parent
+TOY = """
+seed = 9
+[problem]
+name = "mmpso_toy"
+[optimizer]
+particles = 16
+iterations = 12
+[optimizer.migration]
+exploration = 0.2
+local = 0.2
+global = 0.2
+"""
+SLOW = """
+seed = 5
+[problem]
+name = "sphere"
+[optimizer]
+particles = 16
+iterations = {iterations}
+[evaluation]
+sleep_s = {sleep}
+"""
+
+
+def codesign(*args, check=True, **kwargs):
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=180, **kwargs)
+    if check:
+        assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def comparable(db: Path) -> dict[str, pd.DataFrame]:
+    """The database without what legitimately differs: wall times, workers, timestamps."""
+    with sqlite3.connect(db) as c:
+        read = lambda sql: pd.read_sql_query(sql, c)  # noqa: E731
+        return {
+            "runs": read("SELECT spec_hash, status, iterations_total FROM runs"),
+            "evaluations": read("SELECT iteration, particle, subspace_id, stage, stage_value, status, "
+                                "message FROM evaluations ORDER BY iteration, particle"),
+            "params": read("SELECT iteration, particle, name, value FROM eval_params "
+                           "ORDER BY iteration, particle, name"),
+            "metrics": read("SELECT iteration, particle, name, value FROM eval_metrics "
+                            "ORDER BY iteration, particle, name"),
+            "iterations": read("SELECT iteration, best_stage, best_value, best_subspace_id, n_failed, "
+                               "state_npz IS NOT NULL AS has_state FROM iterations ORDER BY iteration"),
+            "state": read("SELECT hex(state_npz) AS state FROM iterations WHERE state_npz IS NOT NULL"),
+        }
+
+
+def assert_same_run(a: Path, b: Path) -> None:
+    left, right = comparable(a), comparable(b)
+    for table in left:
+        pd.testing.assert_frame_equal(left[table], right[table], check_exact=True, obj=table)
+    assert left["runs"].loc[0, "status"] == "finished"
+
+
+def iterations_done(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+            return c.execute("SELECT count(*) FROM iterations").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for(condition, timeout=60.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise TimeoutError("condition not reached")
+
+
+def test_same_database_with_one_and_two_workers(tmp_path):
+    spec = tmp_path / "toy.toml"
+    spec.write_text(TOY)
+    for name, workers in (("serial", 0), ("one", 1), ("two", 2)):
+        codesign("optimize", spec, "--name", name, "--workers", workers, "--quiet", "--results", tmp_path)
+    assert_same_run(tmp_path / "serial/run.sqlite", tmp_path / "one/run.sqlite")
+    assert_same_run(tmp_path / "serial/run.sqlite", tmp_path / "two/run.sqlite")
+    with sqlite3.connect(tmp_path / "two/run.sqlite") as c:
+        workers = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations")}
+        subspaces = {r[0] for r in c.execute("SELECT DISTINCT subspace_id FROM evaluations")}
+    assert len(workers) == 2 and subspaces == {1, 2}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A `dask scheduler` and two `dask worker` processes (no nanny) on loopback."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    scheduler = subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard"], **quiet)
+    workers = [subprocess.Popen([BIN / "dask", "worker", address, "--nthreads", "1", "--no-nanny",
+                                 "--no-dashboard", "--name", f"w{k}"], **quiet) for k in range(2)]
+    procs = {"scheduler": scheduler, "workers": workers, "address": address}
+    try:
+        from distributed import Client
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield procs
+    finally:
+        for p in [*procs["workers"], scheduler]:     # our own processes, by pid
+            p.kill()
+            p.wait(10)
+
+
+def test_killed_worker_loses_nothing(tmp_path, dask_cluster):
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW.format(iterations=14, sleep=0.02))
+    codesign("optimize", spec, "--name", "reference", "--workers", 0, "--quiet", "--results", tmp_path)
+    db = tmp_path / "cluster/run.sqlite"
+    driver = subprocess.Popen([sys.executable, "-m", "codesign.cli", "optimize", str(spec), "--name", "cluster",
+                               "--scheduler", dask_cluster["address"], "--quiet", "--results", str(tmp_path)])
+    wait_for(lambda: iterations_done(db) >= 3)
+    victim = dask_cluster["workers"][0]
+    os.kill(victim.pid, signal.SIGKILL)                    # a worker dies in mid-run
+    assert driver.wait(120) == 0
+    assert iterations_done(db) == 14
+    assert_same_run(tmp_path / "reference/run.sqlite", db)
+    with sqlite3.connect(db) as c:
+        late = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations WHERE iteration >= 12")}
+        early = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations WHERE iteration < 2")}
+    assert len(early) == 2 and len(late) == 1              # both worked, then only the survivor
+    # restart a worker for the next test
+    dask_cluster["workers"][0] = subprocess.Popen(
+        [BIN / "dask", "worker", dask_cluster["address"], "--nthreads", "1", "--no-nanny", "--no-dashboard",
+         "--name", "w2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def test_sigkilled_driver_resumes_to_the_same_database(tmp_path, dask_cluster):
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW.format(iterations=20, sleep=0.01))
+    codesign("optimize", spec, "--name", "reference", "--workers", 0, "--quiet", "--results", tmp_path)
+    db = tmp_path / "killed/run.sqlite"
+    driver = subprocess.Popen([sys.executable, "-m", "codesign.cli", "optimize", str(spec), "--name", "killed",
+                               "--workers", "0", "--quiet", "--results", str(tmp_path)])
+    wait_for(lambda: iterations_done(db) >= 4)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(30)
+    stopped_at = iterations_done(db)
+    assert 4 <= stopped_at < 20
+    listing = codesign("runs", "--results", tmp_path).stdout
+    assert "killed" in listing and "stopped" in listing and f"{stopped_at}/20" in listing
+    # resume on the dask cluster: the executor may change, the result may not
+    codesign("resume", tmp_path / "killed", "--scheduler", dask_cluster["address"], "--quiet")
+    assert_same_run(tmp_path / "reference/run.sqlite", db)
+    assert "finished" in codesign("runs", "--results", tmp_path).stdout
