@@ -122,10 +122,20 @@ def render(data: RunData, folder: Path, *, top: int = 5,
         return sections
     best = ranked(ev).iloc[0]
     best_sid = int(best["subspace_id"])
-    overview.paragraphs.append(
-        f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in subspace "
-        f"{best_sid} ({', '.join(f'{k} {v}' for k, v in layout.describe(best_sid).items())}), "
-        f"stage {int(best['stage'])}, stage value {best['stage_value']:.6g}.")
+    if best["status"] == "ok":
+        overview.paragraphs.append(
+            f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in "
+            f"subspace {best_sid} ("
+            f"{', '.join(f'{k} {v}' for k, v in layout.describe(best_sid).items())}), "
+            f"stage {int(best['stage'])}, stage value {best['stage_value']:.6g}.")
+    else:
+        overview.notes.append("No successful evaluation yet.")
+    failed = ev[ev["status"] != "ok"]
+    if len(failed):
+        reasons = failed["message"].fillna("").str.slice(0, 120).value_counts().head(5)
+        overview.paragraphs.append("Most common failure messages:")
+        overview.tables.append(pd.DataFrame({"message": reasons.index,
+                                             "evaluations": reasons.to_numpy()}).astype(str))
     if done < total:
         overview.notes.append(f"The run is not finished ({data.run['status']}): this report "
                               f"shows the {done} iterations committed so far.")
@@ -220,9 +230,10 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
     lines = [f"# Report: {data.name}", ""]
     for s in sections:
         if s.anchor == "overview":
-            lines += s.paragraphs + [f"> {n}" for n in s.notes] + [""]
+            lines += [f"> {n}" for n in s.notes] + [""] if s.notes else []
+            lines += s.paragraphs + [""] + [to_markdown(t) + "\n" for t in s.tables]
         if s.anchor in ("progress", "solutions"):
-            lines += [f"## {s.title}", ""]
+            lines += [f"## {s.title}", ""] + s.paragraphs + ([""] if s.paragraphs else [])
             for t in s.tables:
                 lines += [to_markdown(t), ""]
     figures = [p for s in sections for p, _ in s.figures]
