@@ -169,6 +169,8 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
         return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
                             cluster=cluster, min_workers=workers)
     cluster = jobqueue_cluster(execution)
+    jobs = execution.cluster.jobs
+    cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that reach their walltime
     return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
                         cluster=cluster, timeout_s=3600.0)
 
@@ -189,6 +191,4 @@ def jobqueue_cluster(execution: ExecutionSpec):
     if c.lifetime:
         kwargs["worker_extra_args"] = ["--lifetime", c.lifetime, "--lifetime-stagger", "2m"]
     kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[execution.mode]
-    cluster = kind(**kwargs)
-    cluster.adapt(minimum_jobs=c.jobs, maximum_jobs=c.jobs)
-    return cluster
+    return kind(**kwargs)

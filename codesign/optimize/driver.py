@@ -68,10 +68,11 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
     if path.exists():
         raise UserError(f"{path}: already exists; expected a new --name, or `codesign resume {path.parent}`")
     optimizer = new_optimizer(spec)            # validates space and problem before any file
-    store = SQLiteRunStore(path, create=True)
-    run_id = store.create_run(name, spec.text, spec.hash, spec.freeze.parent, spec.pso.iterations,
-                              optimizer.space.describe())
-    _drive(store, run_id, spec, optimizer, execution or spec.execution, progress)
+    with _executor(spec, execution) as executor:   # and the cluster connection
+        store = SQLiteRunStore(path, create=True)
+        run_id = store.create_run(name, spec.text, spec.hash, spec.freeze.parent, spec.pso.iterations,
+                                  optimizer.space.describe())
+        _drive(store, run_id, optimizer, executor, progress)
     return path
 
 
@@ -97,8 +98,9 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
         store.set_status(int(row["run_id"]), "finished")
         print(f"{store.path}: already finished ({optimizer.iteration} iterations)", file=sys.stderr)
         return store.path
-    store.set_status(int(row["run_id"]), "running")
-    _drive(store, int(row["run_id"]), spec, optimizer, execution or spec.execution, progress)
+    with _executor(spec, execution) as executor:
+        store.set_status(int(row["run_id"]), "running")
+        _drive(store, int(row["run_id"]), optimizer, executor, progress)
     return store.path
 
 
@@ -112,26 +114,28 @@ def _run_path(run: str | Path) -> Path:
     raise UserError(f"{run}: no run found; expected a run folder results/<name>, its {RUN_FILE}, or a run name")
 
 
-def _drive(store: SQLiteRunStore, run_id: int, spec: Spec, optimizer: MMPSO,
-           execution: ExecutionSpec, progress: bool) -> None:
+def _executor(spec: Spec, execution: ExecutionSpec | None):
     from codesign.runner import make_executor
 
-    problem = resolve_problem(spec)
-    objectives = spec.objectives or problem.objectives
+    objectives = spec.objectives or resolve_problem(spec).objectives
+    return make_executor(spec.problem, spec.evaluation, objectives, execution or spec.execution)
+
+
+def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool) -> None:
+    """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
     try:
-        with make_executor(spec.problem, spec.evaluation, objectives, execution) as executor:
-            while not optimizer.done:
-                started = time.perf_counter()
-                candidates = optimizer.ask()
-                records = executor.evaluate(candidates)
-                iteration = optimizer.iteration
-                optimizer.tell(records)
-                key, subspace_id, _ = optimizer.best()
-                store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
-                                      optimizer.state())
-                _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
+        while not optimizer.done:
+            started = time.perf_counter()
+            candidates = optimizer.ask()
+            records = executor.evaluate(candidates)
+            iteration = optimizer.iteration
+            optimizer.tell(records)
+            key, subspace_id, _ = optimizer.best()
+            store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
+                                  optimizer.state())
+            _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
         status = "finished"
     except KeyboardInterrupt:
         status = "stopped"

@@ -29,10 +29,11 @@ def worker_name() -> str:
 
 
 def evaluate_candidate(problem_name: str, candidate: Candidate, settings: dict,
-                       objectives: Sequence[Objective]) -> EvalRecord:
+                       objectives: Sequence[Objective], worker: str | None = None) -> EvalRecord:
     start = time.perf_counter()
     record = _checked(problem_name, candidate, settings, objectives)
-    return dataclasses.replace(record, wall_s=time.perf_counter() - start, worker=worker_name())
+    return dataclasses.replace(record, wall_s=time.perf_counter() - start,
+                               worker=worker if worker is not None else worker_name())
 
 
 def _checked(problem_name: str, candidate: Candidate, settings: dict,
@@ -63,7 +64,8 @@ def _checked(problem_name: str, candidate: Candidate, settings: dict,
 def evaluate_batch(problem_name: str, candidates: Sequence[Candidate], settings: dict,
                    objectives: Sequence[Objective]) -> list[EvalRecord]:
     """One task: a batch of candidates evaluated in order on one worker."""
-    return [evaluate_candidate(problem_name, c, settings, objectives) for c in candidates]
+    worker = worker_name()
+    return [evaluate_candidate(problem_name, c, settings, objectives, worker) for c in candidates]
 
 
 def warmup(problem_name: str, settings: dict) -> None:

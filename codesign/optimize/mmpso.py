@@ -67,9 +67,11 @@ _STATE_FIELDS = {
 }
 
 
-def evaluation_seed(seed: int, iteration: int, particle: int) -> int:
-    """Seed of one evaluation, a pure function of (run seed, iteration, particle)."""
-    return int(np.random.SeedSequence([seed, iteration, particle]).generate_state(1, np.uint32)[0])
+def evaluation_seeds(seed: int, iteration: int, particles: int) -> list[int]:
+    """Seeds of one iteration's evaluations: word ``particle`` of the SeedSequence of
+    (run seed, iteration) -- a pure function of (run seed, iteration, particle)."""
+    words = np.random.SeedSequence([seed, iteration]).generate_state(particles, np.uint32)
+    return [int(w) for w in words]
 
 
 class MMPSO:
@@ -104,11 +106,11 @@ class MMPSO:
     def ask(self) -> list[Candidate]:
         """The particles' current positions, one candidate per particle, particle order."""
         space = self.space
+        seeds = evaluation_seeds(self.seed, self.iteration, len(self.sub))
         return [Candidate(iteration=self.iteration, particle=i,
                           subspace_id=int(space.subspace_ids[s]),
                           groups=space.group_names(space.subspaces[s]),
-                          params=space.params_of(s, self.x[i]),
-                          seed=evaluation_seed(self.seed, self.iteration, i))
+                          params=space.params_of(s, self.x[i]), seed=seeds[i])
                 for i, s in enumerate(self.sub)]
 
     def tell(self, records: Sequence[EvalRecord]) -> None:
@@ -242,4 +244,4 @@ def migrate_group(current: int, allowed: Sequence[int], local: int | None, glob:
     return allowed[min(k, len(allowed) - 1)]
 
 
-__all__ = ["MMPSO", "PSOSettings", "migration_probabilities", "migrate_group", "evaluation_seed"]
+__all__ = ["MMPSO", "PSOSettings", "migration_probabilities", "migrate_group", "evaluation_seeds"]

@@ -55,7 +55,7 @@ def test_good_spec_builds_an_optimizer():
 
 
 @pytest.mark.parametrize("change, message", [
-    ("[optimizer]\nparticles = 0\n", "optimizer.particles: got 0; expected an integer >= 1"),
+    ("[optimizer]\nparticles = 0\n", "optimizer.particles: got 0; expected an integer in [1, 100000]"),
     ("[optimizer]\nparticels = 3\n", "optimizer.particels: unknown key"),
     ("[optimizer]\niterations = 1_000_000_000\n", "optimizer.iterations: got 1000000000"),
     ("[optimizer]\niterations = 2.5\n", "optimizer.iterations: got 2.5"),
@@ -164,3 +164,17 @@ def test_fuzz_mutated_good_spec(data):
 @given(st.text(max_size=200))
 def test_fuzz_arbitrary_text(text):
     check(text)
+
+
+@pytest.mark.parametrize("mode, directive", [("slurm", "#SBATCH"), ("pbs", "#PBS")])
+def test_cluster_settings_reach_the_job_script(mode, directive):
+    from codesign.runner import jobqueue_cluster
+    spec = parse_spec(f"""[problem]\nname = "sphere"\n[execution]\nmode = "{mode}"
+[execution.cluster]\ncores = 4\nmemory = "8GB"\nwalltime = "02:00:00"\nlifetime = "110m"\nqueue = "long"\n""")
+    cluster = jobqueue_cluster(spec.execution)
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert directive in script and "02:00:00" in script and "long" in script
+    assert "--nthreads 1" in script and "--nworkers 4" in script and "--lifetime 110m" in script
