@@ -23,10 +23,6 @@ from codesign.dynamics.model import PRISMATIC_X, REVOLUTE
 DESCRIPTION = "singularity screening of one design (50 gait points x 3 offsets): compiled vs NumPy/SciPy"
 
 
-def add_arguments(parser) -> None:  # the bench command defines --out and --quick
-    pass
-
-
 # --------------------------------------------------------------------------- the peer
 
 

@@ -49,10 +49,12 @@ The whole loop over the gait runs in one compiled call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
+from codesign.dynamics.linalg import pivoted_cholesky_solve
 from codesign.dynamics.model import Model
 from codesign.model.assemble import assemble_leg
 from codesign.model.gait import NominalGait, nominal_gait
@@ -106,34 +108,6 @@ class ScreenResult:
 
 
 @njit(cache=True)
-def _cholesky_solve(A, b, out):
-    """Solve A x = b for symmetric positive definite A (k, k) (A is overwritten by L)."""
-    k = A.shape[0]
-    for j in range(k):
-        s = A[j, j]
-        for p in range(j):
-            s -= A[j, p] * A[j, p]
-        if s <= 0.0:
-            s = 1e-300
-        A[j, j] = np.sqrt(s)
-        for i in range(j + 1, k):
-            t = A[i, j]
-            for p in range(j):
-                t -= A[i, p] * A[j, p]
-            A[i, j] = t / A[j, j]
-    for i in range(k):
-        t = b[i]
-        for p in range(i):
-            t -= A[i, p] * out[p]
-        out[i] = t / A[i, i]
-    for i in range(k - 1, -1, -1):
-        t = out[i]
-        for p in range(i + 1, k):
-            t -= A[p, i] * out[p]
-        out[i] = t / A[i, i]
-
-
-@njit(cache=True)
 def close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb, q, free,
                        tol, max_iter, max_step, damping, pose, phi, jac):
     """Damped Newton on the loop closures, moving only the coordinates ``free`` (int64[f]).
@@ -145,6 +119,8 @@ def close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, lo
     nf = free.shape[0]
     A = np.empty((r, r))
     y = np.empty(r)
+    perm = np.empty(r, dtype=np.int64)
+    work = np.empty(r)
     dq = np.empty(nf)
     err = 0.0
     for it in range(max_iter + 1):
@@ -162,7 +138,7 @@ def close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, lo
                 A[i, j] = s
                 A[j, i] = s
             A[i, i] += damping
-        _cholesky_solve(A, phi, y)
+        pivoted_cholesky_solve(A, phi, r, y, perm, work, 1e-15)
         norm = 0.0
         for k in range(nf):
             s = 0.0
@@ -244,22 +220,8 @@ def nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observ
         if code == 0 and tmin < eps:
             code = 4
             # name the weakest actuator (row) and human joint (column)
-            best = np.inf
-            for a in range(n_act):
-                v = 0.0
-                for h in range(n_obs):
-                    v += T[a, h] * T[a, h]
-                if v < best:
-                    best = v
-                    out[1] = a
-            best = np.inf
-            for h in range(n_obs):
-                v = 0.0
-                for a in range(n_act):
-                    v += T[a, h] * T[a, h]
-                if v < best:
-                    best = v
-                    out[2] = h
+            out[1] = np.argmin((T * T).sum(axis=1))
+            out[2] = np.argmin((T * T).sum(axis=0))
     out[0] = code
     out[3] = margin
     return code
@@ -360,13 +322,20 @@ def gait_targets(gait: NominalGait, settings: ScreenSettings) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=1)
+def _default_gait() -> NominalGait:
+    return nominal_gait()
+
+
 def screen(morphology: Morphology, gait: NominalGait | None = None, settings: ScreenSettings = ScreenSettings()) -> ScreenResult:
-    """Screen one design along the nominal gait (see the module docstring)."""
-    gait = nominal_gait() if gait is None else gait
+    """Screen one design along the nominal gait (see the module docstring); gait defaults
+    to ``nominal_gait()`` (Winter)."""
+    gait = _default_gait() if gait is None else gait
     leg = assemble_leg(morphology)
     model = leg.model
     torso, hip, knee = (model.body_id(b) for b in ("torso", "thigh_r", "shank_r"))
-    targets = np.concatenate([np.zeros(gait_targets(gait, settings).shape[:2] + (1,)), gait_targets(gait, settings)], axis=2)
+    hip_knee = gait_targets(gait, settings)
+    targets = np.concatenate([np.zeros(hip_knee.shape[:2] + (1,)), hip_knee], axis=2)  # torso held at 0
     act_tree = [j.index for j in leg.actuated if not j.loop]
     act_loop = [j.index for j in leg.actuated if j.loop]
     code, info, _q = screen_mechanism(model, np.array([torso, hip, knee]), np.array([torso]), targets,
