@@ -69,7 +69,7 @@ def parameter_space(topology: Topology) -> tuple[Parameter, ...]:
     out = []
     for j in topology.joints:
         if j.kind == ATTACHMENT:
-            seg = _human_link(j.links)
+            seg = human_link(j.links)
             out.append(Parameter(f"j{j.id}_s", *BOUNDS["s"], "1", f"joint {j.id}: relative position along the {seg} (0 proximal, 1 distal)"))
             out.append(Parameter(f"j{j.id}_dx", *BOUNDS["dx"], "m", f"joint {j.id}: x offset from the {seg} axis"))
         else:
@@ -83,7 +83,8 @@ def sample_parameters(topology: Topology, rng: np.random.Generator) -> dict[str,
     return {p.name: float(rng.uniform(p.low, p.high)) for p in parameter_space(topology)}
 
 
-def _human_link(links: tuple[str, str]) -> str:
+def human_link(links: tuple[str, str]) -> str:
+    """The human link of an attachment joint's two links."""
     return links[0] if links[0] in HUMAN_LINKS else links[1]
 
 
@@ -174,7 +175,7 @@ def joint_positions(topology: Topology, params: dict[str, float], human: HumanGe
     out = {}
     for j in topology.joints:
         if j.kind == ATTACHMENT:
-            z0, z1 = human.segment_span(_human_link(j.links))
+            z0, z1 = human.segment_span(human_link(j.links))
             s = params[f"j{j.id}_s"]
             out[j.id] = np.array([params[f"j{j.id}_dx"], z0 + s * (z1 - z0)])
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from codesign.model.anthropometry import HumanGeometry
+from codesign.model.morphology import human_link
 from codesign.topology.catalog import Joint, Topology
 
 TWO_FOUR_BARS = Topology(1, ("wr1", "wr2", "wr3", "wr4"), (
@@ -28,7 +29,7 @@ def params_from_positions(topology: Topology, human: HumanGeometry, positions: d
     for j in topology.joints:
         x, z = positions[j.id]
         if j.kind == "attachment":
-            z0, z1 = human.segment_span(j.links[0] if j.links[0] in ("torso", "thigh", "shank") else j.links[1])
+            z0, z1 = human.segment_span(human_link(j.links))
             p[f"j{j.id}_s"], p[f"j{j.id}_dx"] = float((z - z0) / (z1 - z0)), float(x)
         else:
             p[f"j{j.id}_x"], p[f"j{j.id}_z"] = float(x), float(z)

@@ -77,8 +77,7 @@ def _draw_pose(ax, morphology: Morphology, leg, q: np.ndarray, ankle: float) -> 
         p1 = point(bar.link, morphology.joint_positions[bar.joints[1]])
         ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color="tab:blue", lw=2.5, zorder=2)
     for j in morphology.topology.joints:
-        owner = j.links[1] if j.links[0] in ("torso", "thigh", "shank") else j.links[0]
-        p = point(owner, morphology.joint_positions[j.id])
+        p = point(morphology.joint_mass_owner(j.id), morphology.joint_positions[j.id])
         if j.id in morphology.actuators:
             ax.plot(*p, "s", ms=9, mfc="tab:red", mec="k", zorder=4)
         else:
