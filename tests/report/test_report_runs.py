@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from codesign import cli  # noqa: E402
 from codesign.errors import UserError  # noqa: E402
 from codesign.optimize.driver import start_run  # noqa: E402
 from codesign.report.build import build_report, layout_for  # noqa: E402
@@ -239,7 +240,7 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
     assert open_values and all(n > 1 for _, n in open_values)  # open parameters moved
 
 
-def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path):
+def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsys):
     data = load_run(parent_run)
     best = ranked(data.evaluations).iloc[0]
     used = data.params.loc[(int(best["iteration"]), int(best["particle"]))].dropna()
@@ -252,12 +253,20 @@ def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path):
     cases = [["--keep", "wings"], ["--keep", "topology"], ["--keep", "param:nothing"],
              ["--keep", "pool:colour"], ["--keep", "pool:pair", "--solution", "999:0"],
              ["--keep", "pool:pair", "--solution", "last"]]
-    for extra in cases:
-        done = subprocess.run([sys.executable, "-m", "codesign.cli", "freeze", str(parent_run),
-                               "-o", str(out), *extra], capture_output=True, text=True,
-                              timeout=120)
-        assert done.returncode == 2, (extra, done.stderr)
-        assert done.stderr.count("\n") == 1 and "error:" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "freeze", str(parent_run),
+                           "-o", str(out), *cases[0]], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    for extra in cases[1:]:
+        assert cli.main(["freeze", str(parent_run), "-o", str(out), *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "error:" in err, err
         assert not out.exists() and not list(tmp_path.glob(".child.toml*"))
+    out.write_text("keep me")
+    assert cli.main(["freeze", str(parent_run), "-o", str(out), "--keep", "pool:pair"]) == 2
+    assert out.read_text() == "keep me"
+    assert cli.main(["freeze", str(parent_run), "-o", str(out), "--keep", "pool:pair",
+                     "--force"]) == 0
+    assert parse_spec(out.read_text()).freeze.parent == "parent"
     with pytest.raises(UserError):
         load_run(tmp_path / "nothing-here")
