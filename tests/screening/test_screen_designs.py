@@ -129,3 +129,38 @@ def test_sweep_is_deterministic_across_worker_counts(tmp_path, catalog_path):
     assert outs[0] == outs[1]
     rows = outs[0].splitlines()
     assert len(rows) == 1 + 126 and rows[0].startswith("subspace,topology,actuator_1,actuator_2,samples,passed")
+
+
+def test_one_leg_decides_for_both_legs():
+    """The screen runs on one leg. Screening the full assembled model instead (floating base
+    held, both legs, the left leg half a period later) must give the same verdict and, for
+    passing designs, the same smallest margin: the legs' loops are independent (J and N
+    are block diagonal) and the left leg visits the right leg's configurations."""
+    from codesign.model.assemble import assemble
+    from codesign.model.morphology import sample_parameters
+    from codesign.screening.screen import screen_mechanism
+
+    settings = ScreenSettings(n_points=20)
+    gait = nominal_gait()
+    right = gait_targets(gait, settings)
+    left = np.roll(right, -settings.n_points // 2, axis=0)
+    rng = np.random.default_rng(11)
+    designs = [build_morphology(TWO_FOUR_BARS, (1, 3), _params(parallelograms()))]
+    designs += [build_morphology(TWO_FOUR_BARS, (5, 6), sample_parameters(TWO_FOUR_BARS, rng)) for _ in range(8)]
+    verdicts = []
+    for morphology in designs:
+        aug = assemble(morphology)
+        m = aug.model
+        base = [m.body_id(b) for b in ("torso_x", "torso_z", "torso")]
+        human = [m.body_id(b) for b in ("thigh_r", "shank_r", "thigh_l", "shank_l")]
+        targets = np.concatenate([np.zeros(right.shape[:2] + (3,)), right, left], axis=2)
+        targets[:, :, 1] = H.hip_height
+        code, info, _ = screen_mechanism(m, np.array(base + human), np.array(base), targets, np.array(human),
+                                         np.array([j.index for j in aug.actuated if not j.loop], dtype=np.int64),
+                                         np.array([j.index for j in aug.actuated if j.loop], dtype=np.int64), settings)
+        one = screen(morphology, gait, settings)
+        assert (code == PASS) == one.ok
+        if one.ok:
+            assert info[4] == pytest.approx(one.margin, rel=1e-9)
+        verdicts.append(one.ok)
+    assert any(verdicts) and not all(verdicts)  # both outcomes exercised
