@@ -26,7 +26,7 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
 from codesign.report.progress import first_satisfied, progress_figure, progress_table, ranked
-from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData, load_run
+from codesign.report.rundata import CODESIGN_PROBLEM, RunData, load_run, load_run_catalog
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
 
 DPI = 110
@@ -35,53 +35,47 @@ DPI = 110
 @dataclass
 class Layout:
     """How subspaces are shown: the heatmap grid, the unit of the flow figure (subspace
-    or topology) and a description of a subspace for tables."""
+    or topology), a description of a subspace for tables, and the topology catalog of a
+    co-design run (None otherwise)."""
 
     grid: SubspaceGrid
     flow_key: Callable[[int], object]
     flow_label: Callable[[object], str]
     describe: Callable[[int], dict[str, str]]
+    catalog: object | None = None
     notes: list[str] = field(default_factory=list)
 
 
 def layout_for(data: RunData, catalog_path: Path | None = None) -> Layout:
     """Co-design runs: topology x actuator-pair grid from the catalog, flow per
-    topology. Other problems: the generic pool/group grid, flow per subspace (or per
-    column when there are more than 12 subspaces)."""
+    topology. Other problems (or no catalog): the generic pool/group grid, flow per
+    subspace (per grid column when there are more than 12 subspaces)."""
+    notes = []
     if data.spec.problem == CODESIGN_PROBLEM:
-        from codesign.topology.catalog import load_catalog
-
-        path = Path(catalog_path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
         try:
-            catalog = load_catalog(path)
+            return _catalog_layout(load_run_catalog(data, catalog_path))
         except UserError as exc:
-            catalog, note = None, f"Topology catalog unavailable ({exc}); generic layout used."
-        if catalog is not None:
-            grid = grid_from_catalog(catalog)
-            subspaces = {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
-            return Layout(grid, flow_key=lambda s: subspaces[s][0],
-                          flow_label=lambda t: f"topology {t}",
-                          describe=lambda s: {"topology": str(subspaces[s][0]),
-                                              "actuators": "-".join(map(str, subspaces[s][1]))})
-    else:
-        note = None
-    grid = grid_from_groups(data.subspace_groups)
+            notes.append(f"Topology catalog unavailable ({exc}); generic layout used.")
     groups = data.subspace_groups
+    grid = grid_from_groups(groups)
 
     def describe(s: int) -> dict[str, str]:
         return {"groups": ", ".join(f"{p}={g}" for p, g in groups.get(s, {}).items())}
 
     if len(groups) <= 12:
-        layout = Layout(grid, flow_key=lambda s: s,
-                        flow_label=lambda s: f"subspace {s}: {describe(s)['groups']}",
-                        describe=describe)
-    else:
-        layout = Layout(grid, flow_key=grid.column_of,
-                        flow_label=lambda c: f"{grid.column_title} = {grid.column_labels[c]}",
-                        describe=describe)
-    if note:
-        layout.notes.append(note)
-    return layout
+        return Layout(grid, flow_key=lambda s: s, describe=describe, notes=notes,
+                      flow_label=lambda s: f"subspace {s}: {describe(s)['groups']}")
+    return Layout(grid, flow_key=grid.column_of, describe=describe, notes=notes,
+                  flow_label=lambda c: f"{grid.column_title} = {grid.column_labels[c]}")
+
+
+def _catalog_layout(catalog) -> Layout:
+    subspaces = {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
+    return Layout(grid_from_catalog(catalog), flow_key=lambda s: subspaces[s][0],
+                  flow_label=lambda t: f"topology {t}",
+                  describe=lambda s: {"topology": str(subspaces[s][0]),
+                                      "actuators": "-".join(map(str, subspaces[s][1]))},
+                  catalog=catalog)
 
 
 def _save(fig: Figure, folder: Path, name: str) -> str:
@@ -113,7 +107,7 @@ def render(data: RunData, folder: Path, *, top: int = 5,
         f"Run {data.name} (problem {data.spec.problem}, status {data.run['status']}): "
         f"{done} of {total} iterations, {len(ev)} evaluations, "
         f"{int((ev['status'] != 'ok').sum()) if len(ev) else 0} failed.")
-    if data.run.get("parent_run_id"):
+    if pd.notna(data.run.get("parent_run_id")) and data.run.get("parent_run_id"):
         overview.paragraphs.append(f"Parent run: {data.run['parent_run_id']} "
                                    "(this run's spec was made by `codesign freeze`).")
     sections.append(overview)
@@ -218,7 +212,7 @@ def render(data: RunData, folder: Path, *, top: int = 5,
     sections.append(solutions)
 
     drawings = Section("designs", "Best designs (thesis Fig. 5.9, appendix B)")
-    figures, notes = designs.best_design_figures(data, best_table, folder)
+    figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog)
     drawings.figures += figures
     drawings.notes += notes
     sections.append(drawings)

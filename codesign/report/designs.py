@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData
+from codesign.report.rundata import CODESIGN_PROBLEM, RunData
 
 # morphology parameter names of MODEL (codesign.model.morphology.parameter_space), possibly
 # behind a group prefix such as "t2." in the co-design space
@@ -67,30 +67,21 @@ def draw_morphology(ax, morphology, title: str = "") -> None:
     ax.set_title(title, fontsize=9)
 
 
-def _codesign_context(data: RunData):
-    """(catalog, subspace id -> (topology, pair)) for a co-design run, else None."""
-    if data.spec.problem != CODESIGN_PROBLEM:
-        return None
-    from codesign.errors import UserError
-    from codesign.topology.catalog import load_catalog
-    try:
-        catalog = load_catalog(data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
-    except UserError:
-        return None
-    return catalog, {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
-
-
 def _solution_params(data: RunData, eval_key: str) -> dict[str, float]:
     iteration, particle = (int(v) for v in eval_key.split(":"))
     row = data.params.loc[(iteration, particle)]
     return {k: float(v) for k, v in row.items() if pd.notna(v)}
 
 
-def morphology_figure(data: RunData, table: pd.DataFrame, context) -> Figure:
+def _subspace_pairs(catalog) -> dict[int, tuple[int, tuple[int, ...]]]:
+    return {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
+
+
+def morphology_figure(data: RunData, table: pd.DataFrame, catalog) -> Figure:
     """The best designs side by side (thesis Fig. 5.9), one panel per table row (max 3)."""
     from codesign.model.morphology import build_morphology
 
-    catalog, subspaces = context
+    subspaces = _subspace_pairs(catalog)
     rows = list(table.head(3).itertuples(index=False))
     fig = Figure(figsize=(2.6 * len(rows) + 0.4, 5.2), layout="constrained")
     axes = fig.subplots(1, len(rows), sharey=True, squeeze=False)[0]
@@ -107,19 +98,19 @@ def morphology_figure(data: RunData, table: pd.DataFrame, context) -> Figure:
     return fig
 
 
-def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path
+def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalog
                         ) -> tuple[list[tuple[str, str]], list[str]]:
-    """(figures as (file, caption), notes) for the best designs."""
+    """(figures as (file, caption), notes) for the best designs of a co-design run
+    (``catalog`` is its topology catalog; None: not a co-design run)."""
     figures, notes = [], []
-    context = _codesign_context(data)
-    if context is None:
+    if catalog is None:
         notes.append("Not a co-design run (or no topology catalog): no morphology drawings "
                      "or gaits; the table above lists the best parameters' evaluations.")
         return figures, notes
     if table.empty:
         return figures, ["No solution yet."]
     try:
-        fig = morphology_figure(data, table, context)
+        fig = morphology_figure(data, table, catalog)
         fig.savefig(folder / "morphologies.png", dpi=110)
         figures.append(("morphologies.png", "Morphology of the best solutions (thesis Fig. "
                         "5.9): WR joints placed on the upright human; dotted: attachment "
@@ -130,9 +121,8 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path
         from codesign.model.morphology import build_morphology
         from codesign.screening.figures import morphology_figure as poses_figure
 
-        catalog, subspaces = context
         best = table.iloc[0]
-        tid, pair = subspaces[int(best["subspace"])]
+        tid, pair = _subspace_pairs(catalog)[int(best["subspace"])]
         morphology = build_morphology(catalog.topology(tid), pair, morphology_parameters(
             _solution_params(data, best["eval"])))
         poses_figure(morphology).savefig(folder / "best_poses.png", dpi=110)
@@ -141,11 +131,11 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path
                         "simulated gait)."))
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
-    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, context)
+    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog)
     return figures + gait_figures, notes + gait_notes
 
 
-def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, context
+def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog
                          ) -> tuple[list[tuple[str, str]], list[str]]:
     """Gait snapshots of the best design (appendix B), when WALK's rollout is there."""
     try:

@@ -39,7 +39,7 @@ import tomli_w
 from codesign.errors import UserError
 from codesign.report.designs import morphology_parameters
 from codesign.report.progress import ranked
-from codesign.report.rundata import CODESIGN_PROBLEM, DEFAULT_CATALOG, RunData, load_run
+from codesign.report.rundata import CODESIGN_PROBLEM, RunData, load_run, load_run_catalog
 from codesign.report.table import eval_id
 
 PART_NAMES = ("topology", "actuators", "morphology", "control")
@@ -123,9 +123,7 @@ def _all_pools(data: RunData):
 
 def _design_pool_groups(data: RunData, catalog_path: Path | None):
     """Co-design: (pool name, [(group name, topology id, actuator pair)]) in catalog order."""
-    from codesign.topology.catalog import load_catalog
-
-    catalog = load_catalog(catalog_path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
+    catalog = load_run_catalog(data, catalog_path)
     subspaces = catalog.subspaces()
     for pool in _all_pools(data):
         if len(pool.groups) == len(subspaces):

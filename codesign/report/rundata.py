@@ -97,3 +97,11 @@ def load_run(run: str | Path) -> RunData:
     groups = {int(r.subspace_id): json.loads(r.groups_json) for r in subspaces.itertuples()}
     return RunData(run=row, spec=spec, evaluations=evaluations, params=params, metrics=metrics,
                    iterations=iterations, subspace_groups=groups, folder=path.parent)
+
+
+def load_run_catalog(data: RunData, path: str | Path | None = None):
+    """The topology catalog of a co-design run: ``path``, else the spec's
+    ``evaluation.catalog``, else ``topologies/catalog.json`` (UserError if unreadable)."""
+    from codesign.topology.catalog import load_catalog
+
+    return load_catalog(path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
