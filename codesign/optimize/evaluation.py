@@ -1,9 +1,11 @@
 """Worker side: evaluate candidates safely. Never raises for a bad design.
 
-``evaluate_candidate`` calls the problem, and turns an exception, a missing metric or a
-non-finite metric / stage value into a failed :class:`EvalRecord` with the reason; then,
-when objectives are given, computes (stage, stage_value) from the metrics with
-:func:`codesign.optimize.fitness.lexicographic`. ``wall_s`` and ``worker`` are filled here.
+``evaluate_candidate`` calls the problem and turns an exception, a non-numeric metric, a
+missing or non-finite metric that the objectives need, or a non-finite stage value into a
+failed :class:`EvalRecord` with the reason. When objectives are given it computes (stage,
+stage_value) from the finite metrics with :func:`codesign.optimize.fitness.lexicographic`
+(a metric a later, unreached stage would need may be NaN: "not measured", stored as NULL).
+``wall_s`` and ``worker`` are filled here.
 """
 
 from __future__ import annotations
@@ -46,16 +48,20 @@ def _checked(problem_name: str, candidate: Candidate, settings: dict,
         return EvalRecord.failed(f"evaluate returned {type(record).__name__}, expected EvalRecord")
     if not record.ok:
         return dataclasses.replace(record, stage=0, stage_value=math.nan)
-    bad = sorted(k for k, v in record.metrics.items() if not math.isfinite(float(v)))
-    if bad:
-        failed = EvalRecord.failed(f"non-finite metric {bad[0]} = {record.metrics[bad[0]]}")
-        return dataclasses.replace(failed, metrics=dict(record.metrics))
+    try:
+        metrics = {str(k): float(v) for k, v in record.metrics.items()}
+    except (TypeError, ValueError) as exc:
+        return EvalRecord.failed(f"a metric is not a number ({exc})")
     if objectives:
+        finite = {k: v for k, v in metrics.items() if math.isfinite(v)}
         try:
-            stage, value = lexicographic(record.metrics, objectives)
+            stage, value = lexicographic(finite, objectives)
         except KeyError as exc:
-            return EvalRecord.failed(f"missing metric {exc.args[0]!r} needed by the objectives")
-        record = dataclasses.replace(record, stage=stage, stage_value=value)
+            name = exc.args[0]
+            reason = f"non-finite metric {name} = {metrics[name]}" if name in metrics else \
+                f"missing metric {name!r} needed by the objectives"
+            return dataclasses.replace(EvalRecord.failed(reason), metrics=metrics)
+        record = dataclasses.replace(record, stage=stage, stage_value=value, metrics=metrics)
     if not math.isfinite(record.stage_value):
         return EvalRecord.failed(f"non-finite stage value {record.stage_value}")
     return record

@@ -63,7 +63,6 @@ _STATE_FIELDS = {
     "best_x": float, "best_key": float, "best_sub": np.int64,
     "sbest_x": float, "sbest_key": float,
     "gbest_x": float, "gbest_key": float, "gbest_sub": np.int64,
-    "last_key": float,
 }
 
 
@@ -96,7 +95,6 @@ class MMPSO:
         self.sbest_x, self.sbest_key = np.zeros((s, d)), np.tile(NO_KEY, (s, 1))
         self.gbest_x, self.gbest_key = np.zeros(d), np.array(NO_KEY)
         self.gbest_sub = np.int64(0)
-        self.last_key = np.tile(NO_KEY, (n, 1))
 
     # -- ask / tell -------------------------------------------------------------------
     @property
@@ -125,7 +123,6 @@ class MMPSO:
 
     # -- the three steps --------------------------------------------------------------
     def _update_bests(self, keys: list[tuple[float, float, float]]) -> None:
-        self.last_key = np.array(keys, dtype=float)
         for i, key in enumerate(keys):
             s = self.sub[i]
             if better(key, self.pbest_key[i]):

@@ -116,7 +116,8 @@ def _sphere(params: dict, context: EvalContext) -> EvalRecord:
 
     settings: ``busy_s`` spins the CPU for that many seconds (a compute-bound stand-in for
     a simulation), ``sleep_s`` sleeps; ``raise_above``: raise ValueError when x > it;
-    ``nan_below``: return NaN when x < it (fault-injection for tests).
+    ``nan_below``: return NaN when x < it (fault-injection for tests); ``count_warmups``:
+    report how often the warm-up hook ran in this process (metric ``warmups``).
     """
     settings = context.settings
     if settings.get("busy_s"):
@@ -130,10 +131,21 @@ def _sphere(params: dict, context: EvalContext) -> EvalRecord:
         raise ValueError(f"x = {x:.3f} above {settings['raise_above']}")
     if "nan_below" in settings and x < settings["nan_below"]:
         return EvalRecord("ok", metrics={"f": math.nan})
-    return EvalRecord("ok", metrics={"f": sum((v - 0.3) ** 2 for v in params.values())})
+    metrics = {"f": sum((v - 0.3) ** 2 for v in params.values())}
+    if settings.get("count_warmups"):
+        metrics["warmups"] = float(_SPHERE_WARMUPS[0])
+    return EvalRecord("ok", metrics=metrics)
+
+
+_SPHERE_WARMUPS = [0]
+
+
+def _sphere_warmup(settings: dict) -> None:
+    """Stands for compiling kernels: counts its calls in this process."""
+    _SPHERE_WARMUPS[0] += 1
 
 
 SPHERE = Problem(
     "sphere", _sphere, "shifted sphere with optional evaluation cost and injected faults",
     parameters=tuple(Parameter(n, -1.0, 1.0) for n in ("x", "y", "z")),
-    objectives=(Objective("f"),))
+    objectives=(Objective("f"),), warmup=_sphere_warmup)

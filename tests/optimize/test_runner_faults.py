@@ -107,6 +107,16 @@ def test_same_database_with_one_and_two_workers(tmp_path):
     assert len(workers) == 2 and subspaces == {1, 2}
 
 
+def test_warm_up_hook_runs_once_in_every_worker_before_its_evaluations(tmp_path):
+    spec = tmp_path / "warm.toml"
+    spec.write_text(SLOW.format(iterations=3, sleep=0.0) + "count_warmups = true\n")
+    codesign("optimize", spec, "--name", "warm", "--workers", 2, "--quiet", "--results", tmp_path)
+    with sqlite3.connect(tmp_path / "warm/run.sqlite") as c:
+        counts = c.execute("SELECT value, count(DISTINCT worker) FROM eval_metrics JOIN evaluations "
+                           "USING (run_id, iteration, particle) WHERE name = 'warmups' GROUP BY value").fetchall()
+    assert counts == [(1.0, 2)]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
