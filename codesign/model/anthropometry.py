@@ -18,11 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from codesign.errors import UserError
+from codesign.topology.catalog import HUMAN_LINKS
 
 HUMAN_DIR = Path(__file__).resolve().parents[2] / "human"
-
-# human link names shared with the topology catalog (INTERFACES §1)
-HUMAN_LINKS = ("torso", "thigh", "shank")
 
 
 @dataclass(frozen=True)
