@@ -98,125 +98,142 @@ def render(data: RunData, folder: Path, *, top: int = 5,
            catalog_path: Path | None = None) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
     of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`)."""
-    ev = data.evaluations
     layout = layout_for(data, catalog_path)
-    sections: list[Section] = []
+    overview = _overview(data, layout)
+    if data.evaluations.empty:
+        overview.notes.append("No iteration is complete yet: nothing to show.")
+        return [overview]
+    best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
+    best_table = top_solutions(data.evaluations, data.metrics, n=top, describe=layout.describe)
+    return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
+            _migration(data, folder), _progress(data, folder),
+            _solutions(best_table, folder), _designs(data, layout, best_table, folder)]
+
+
+def _overview(data: RunData, layout: Layout) -> Section:
+    ev = data.evaluations
     done, total = len(data.iterations), int(data.run.get("iterations_total", 0) or 0)
-    overview = Section("overview", "Overview", notes=list(layout.notes))
-    overview.paragraphs.append(
+    section = Section("overview", "Overview", notes=list(layout.notes))
+    section.paragraphs.append(
         f"Run {data.name} (problem {data.spec.problem}, status {data.run['status']}): "
         f"{done} of {total} iterations, {len(ev)} evaluations, "
         f"{int((ev['status'] != 'ok').sum()) if len(ev) else 0} failed.")
-    if pd.notna(data.run.get("parent_run_id")) and data.run.get("parent_run_id"):
-        overview.paragraphs.append(f"Parent run: {data.run['parent_run_id']} "
-                                   "(this run's spec was made by `codesign freeze`).")
-    sections.append(overview)
+    parent = data.run.get("parent_run_id")
+    if pd.notna(parent) and parent:
+        section.paragraphs.append(f"Parent run: {parent} (this run's spec was made by "
+                                  "`codesign freeze`).")
+    if done < total:
+        section.notes.append(f"The run is not finished ({data.run['status']}): this report "
+                             f"shows the {done} iterations committed so far.")
     if ev.empty:
-        overview.notes.append("No iteration is complete yet: nothing to show.")
-        return sections
+        return section
     best = ranked(ev).iloc[0]
-    best_sid = int(best["subspace_id"])
     if best["status"] == "ok":
-        overview.paragraphs.append(
+        sid = int(best["subspace_id"])
+        where = ", ".join(f"{k} {v}" for k, v in layout.describe(sid).items())
+        section.paragraphs.append(
             f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in "
-            f"subspace {best_sid} ("
-            f"{', '.join(f'{k} {v}' for k, v in layout.describe(best_sid).items())}), "
-            f"stage {int(best['stage'])}, stage value {best['stage_value']:.6g}.")
+            f"subspace {sid} ({where}), stage {int(best['stage'])}, stage value "
+            f"{best['stage_value']:.6g}.")
     else:
-        overview.notes.append("No successful evaluation yet.")
+        section.notes.append("No successful evaluation yet.")
     failed = ev[ev["status"] != "ok"]
     if len(failed):
         reasons = failed["message"].fillna("").str.slice(0, 120).value_counts().head(5)
-        overview.paragraphs.append("Most common failure messages:")
-        overview.tables.append(pd.DataFrame({"message": reasons.index,
-                                             "evaluations": reasons.to_numpy()}).astype(str))
-    if done < total:
-        overview.notes.append(f"The run is not finished ({data.run['status']}): this report "
-                              f"shows the {done} iterations committed so far.")
+        section.paragraphs.append("Most common failure messages:")
+        section.tables.append(pd.DataFrame({"message": reasons.index,
+                                            "evaluations": reasons.to_numpy()}).astype(str))
+    return section
 
-    visits = Section("visits", "Subspace visits (thesis Fig. 5.10)")
-    visits.figures.append((_save(visit_heatmap(layout.grid, visit_counts(ev),
-                                               best_subspace=best_sid), folder, "visits.png"),
-                           "Evaluations per subspace (log colour scale); grey hatched: no "
-                           "such subspace, \u00d7: never visited, outlined \u2605: subspace of "
-                           "the best solution."))
+
+def _visits(data: RunData, layout: Layout, best_subspace: int, folder: Path) -> Section:
+    ev = data.evaluations
+    section = Section("visits", "Subspace visits (thesis Fig. 5.10)")
+    fig = visit_heatmap(layout.grid, visit_counts(ev), best_subspace=best_subspace)
+    section.figures.append((_save(fig, folder, "visits.png"),
+                            "Evaluations per subspace (log colour scale); grey hatched: no "
+                            "such subspace, \u00d7: never visited, outlined \u2605: subspace "
+                            "of the best solution."))
     if ev["iteration"].nunique() >= 3:
-        visits.figures.append((_save(phase_heatmaps(layout.grid, ev, best_subspace=best_sid),
-                                     folder, "visits_phases.png"),
-                               "The same per third of the iterations run so far."))
+        fig = phase_heatmaps(layout.grid, ev, best_subspace=best_subspace)
+        section.figures.append((_save(fig, folder, "visits_phases.png"),
+                                "The same per third of the iterations run so far."))
     screened = designs.screening_counts(data)
-    if screened is not None:
+    if screened is None:
+        section.notes.append("No screening results for this run (results/screen/pass_rates.csv "
+                             "of `codesign screen`, co-design runs): no pass-rate heatmap.")
+    else:
         passed, tested, source = screened
-        visits.figures.append((_save(pass_rate_heatmap(layout.grid, passed, tested), folder,
-                                     "screen_pass_rate.png"),
-                               f"Fraction of screened morphologies that passed ({source})."))
-    else:
-        visits.notes.append("No screening results for this run (results/screen/pass_rates.csv "
-                            "of `codesign screen`, co-design runs): no pass-rate heatmap.")
-    sections.append(visits)
+        fig = pass_rate_heatmap(layout.grid, passed, tested)
+        section.figures.append((_save(fig, folder, "screen_pass_rate.png"),
+                                f"Fraction of screened morphologies that passed ({source})."))
+    return section
 
-    flow_section = Section("flow", "Particle flow (thesis Fig. 3.7)")
-    if ev["iteration"].nunique() >= 2 and len(data.subspace_groups) > 1:
-        flow = particle_flow(ev, layout.flow_key)
-        flow_section.figures.append((_save(flow_figure(flow, label=layout.flow_label), folder,
-                                           "flow.png"),
-                                     "Particles in each subspace per iteration (black), with "
-                                     "in-flow (green, up) and out-flow (orange, down)."))
-    else:
-        flow_section.notes.append("One subspace or one iteration only: no flow between "
-                                  "subspaces to show.")
-    sections.append(flow_section)
 
-    migration = Section("migration", "Migration probabilities (thesis Fig. 5.8)")
-    if len(data.subspace_groups) > 1 and data.spec.algorithm == "mmpso":
-        m = data.spec.migration
-        fig = migration_figure(data.spec.pso.iterations,
-                               {"P_e": m.exploration.value, "P_l": m.local.value,
-                                "P_g": m.global_.value},
-                               observed_migration_rate(ev) if ev["iteration"].nunique() > 1
-                               else None)
-        migration.figures.append((_save(fig, folder, "migration.png"),
-                                  "P_e, P_l, P_g of the spec over the whole run (eq. 3.6), and "
-                                  "the fraction of particles that actually changed subspace."))
-    else:
-        migration.notes.append("A single subspace: no migration.")
-    sections.append(migration)
+def _flow(data: RunData, layout: Layout, folder: Path) -> Section:
+    section = Section("flow", "Particle flow (thesis Fig. 3.7)")
+    ev = data.evaluations
+    if ev["iteration"].nunique() < 2 or len(data.subspace_groups) < 2:
+        section.notes.append("One subspace or one iteration only: no flow between subspaces.")
+        return section
+    fig = flow_figure(particle_flow(ev, layout.flow_key), label=layout.flow_label)
+    section.figures.append((_save(fig, folder, "flow.png"),
+                            "Particles in each subspace per iteration (black), with in-flow "
+                            "(green, up) and out-flow (orange, down)."))
+    return section
 
-    progress = Section("progress", "Progress")
-    table = progress_table(ev)
-    first = first_satisfied(ev)
+
+def _migration(data: RunData, folder: Path) -> Section:
+    section = Section("migration", "Migration probabilities (thesis Fig. 5.8)")
+    if len(data.subspace_groups) < 2 or data.spec.algorithm != "mmpso":
+        section.notes.append("A single subspace: no migration.")
+        return section
+    m, ev = data.spec.migration, data.evaluations
+    observed = observed_migration_rate(ev) if ev["iteration"].nunique() > 1 else None
+    fig = migration_figure(data.spec.pso.iterations, {"P_e": m.exploration.value,
+                                                      "P_l": m.local.value,
+                                                      "P_g": m.global_.value}, observed)
+    section.figures.append((_save(fig, folder, "migration.png"),
+                            "P_e, P_l, P_g of the spec over the whole run (eq. 3.6), and the "
+                            "fraction of particles that actually changed subspace."))
+    return section
+
+
+def _progress(data: RunData, folder: Path) -> Section:
+    section = Section("progress", "Progress")
+    table = progress_table(data.evaluations)
+    first = first_satisfied(data.evaluations)
     names = _stage_names(data)
-    progress.figures.append((_save(progress_figure(table, first, names), folder,
-                                   "progress.png"),
-                             "Best-so-far and median lexicographic stage, and the value of "
-                             "the current stage, against the iteration."))
+    section.figures.append((_save(progress_figure(table, first, names), folder,
+                                  "progress.png"),
+                            "Best-so-far and median lexicographic stage, and the value of the "
+                            "current stage, against the iteration."))
     milestones = [{"stage": k, "objective": names[k - 1] if k <= len(names) else "",
                    "first satisfied at iteration": first.get(k, "not yet")}
                   for k in range(1, max(len(names) - 1, max(first, default=0)) + 1)]
     if milestones:
-        progress.tables.append(pd.DataFrame(milestones).astype(str))
+        section.tables.append(pd.DataFrame(milestones).astype(str))
     else:
-        progress.paragraphs.append("A single objective: no lexicographic stages to satisfy.")
+        section.paragraphs.append("A single objective: no lexicographic stages to satisfy.")
     table.to_csv(folder / "progress.csv")
-    progress.links.append(("progress.csv", "progress per iteration (CSV)"))
-    sections.append(progress)
+    section.links.append(("progress.csv", "progress per iteration (CSV)"))
+    return section
 
-    best_table = top_solutions(ev, data.metrics, n=top, describe=layout.describe)
+
+def _solutions(best_table: pd.DataFrame, folder: Path) -> Section:
     best_table.to_csv(folder / "top_solutions.csv", index=False)
-    solutions = Section("solutions", "Top solutions (thesis Table 5.4)",
-                        paragraphs=["Best evaluation of each of the best subspaces. `eval` "
-                                    "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
-                                    "takes."],
-                        tables=[format_table(best_table)],
-                        links=[("top_solutions.csv", "the table as CSV (SI units)")])
-    sections.append(solutions)
+    return Section("solutions", "Top solutions (thesis Table 5.4)",
+                   paragraphs=["Best evaluation of each of the best subspaces. `eval` "
+                               "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
+                               "takes."],
+                   tables=[format_table(best_table)],
+                   links=[("top_solutions.csv", "the table as CSV (SI units)")])
 
-    drawings = Section("designs", "Best designs (thesis Fig. 5.9, appendix B)")
+
+def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path) -> Section:
     figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog)
-    drawings.figures += figures
-    drawings.notes += notes
-    sections.append(drawings)
-    return sections
+    return Section("designs", "Best designs (thesis Fig. 5.9, appendix B)", figures=figures,
+                   notes=notes)
 
 
 def summary_markdown(data: RunData, sections: list[Section]) -> str:
