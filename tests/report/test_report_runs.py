@@ -179,7 +179,7 @@ def test_report_renders_in_a_fresh_process_and_links_resolve(parent_run, tmp_pat
 
 
 def test_report_of_a_run_in_progress(tmp_path):
-    """A reader while the driver holds the database open mid-run (WAL)."""
+    """A reader while the driver is mid-run, inside an uncommitted write (WAL)."""
     from codesign.optimize.driver import new_optimizer, resolve_problem
     from codesign.runner import make_executor
     from codesign.store import SQLiteRunStore
@@ -200,10 +200,17 @@ def test_report_of_a_run_in_progress(tmp_path):
                 key, sid, _ = optimizer.best()
                 store.write_iteration(run_id, iteration, candidates, records, (key, sid),
                                       optimizer.state())
+        # the driver is in the middle of writing iteration 3 (transaction not committed)
+        writer = store._conn
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("INSERT INTO evaluations VALUES (?, 3, 0, 1, 0, 0.5, 'ok', '', 0.0, '')",
+                       (run_id,))
         out = build_report(tmp_path / "live")
         summary = (out / "summary.md").read_text()
         assert "3 of 12 iterations" in summary and "not finished" in summary
+        assert f"{3 * PARTICLES} evaluations" in summary
         assert len(load_run(tmp_path / "live").evaluations) == 3 * PARTICLES
+        writer.execute("ROLLBACK")
     finally:
         store.close()
 
