@@ -60,7 +60,14 @@ from codesign.topology.catalog import (
     Topology,
     wr_link_names,
 )
-from codesign.topology.mobility import Edge, has_rigid_subassembly, kutzbach, merge_locked, mobility_kutzbach
+from codesign.topology.mobility import (
+    Edge,
+    find_root,
+    has_rigid_subassembly,
+    kutzbach,
+    merge_locked,
+    mobility_kutzbach,
+)
 
 N_HUMAN = len(HUMAN_LINKS)
 HUMAN_EDGES: tuple[Edge, ...] = ((0, 1), (1, 2))  # hip, knee
@@ -222,17 +229,10 @@ def canonical_form(linkage: Linkage) -> Linkage:
 def loop_closure_flags(linkage: Linkage) -> tuple[bool, ...]:
     """Per added joint: True when it closes a loop of the deterministic spanning tree
     (hip, knee, then added joints in order, Kruskal)."""
-    n_bodies = linkage.n_links
-    parent = list(range(n_bodies))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
+    parent = list(range(linkage.n_links))
     flags = []
     for k, (a, b) in enumerate(linkage.joints):
-        ra, rb = find(a), find(b)
+        ra, rb = find_root(parent, a), find_root(parent, b)
         if k >= len(HUMAN_EDGES):
             flags.append(ra == rb)
         if ra != rb:

@@ -55,11 +55,13 @@ WR_COLORS = ("tab:blue", "tab:purple", "tab:cyan", "tab:olive", "tab:brown", "ta
 @dataclass(frozen=True)
 class Layout:
     """Drawing positions (schematic units, x forward, z up): added joint id -> (x, z),
-    WR link -> centre (x, z), and the outline of each WR link (points in drawing order)."""
+    WR link -> centre (x, z), the outline of each WR link (points in drawing order) and
+    the links drawn as closed plates (the others are open bars or bent bars)."""
 
     points: dict[int, np.ndarray]
     centres: dict[str, np.ndarray]
     outlines: dict[str, np.ndarray]
+    plates: frozenset[str]
 
 
 def _graph_depth(topology: Topology) -> dict[str, int]:
@@ -76,18 +78,21 @@ def _graph_depth(topology: Topology) -> dict[str, int]:
     return depth
 
 
-def _outline(points: list[np.ndarray], centre: np.ndarray) -> np.ndarray:
-    """A link's outline: the bar between two joints, or the polygon around three or more
-    joints (with the link centre added, so collinear joints still make a visible plate)."""
+def _outline(points: list[np.ndarray], centre: np.ndarray) -> tuple[np.ndarray, bool]:
+    """A link's outline and whether it is a closed plate: a bar between two joints (bent
+    through the link centre when both joints sit on the leg, so it does not hide along
+    the human segment), or the polygon around three or more joints (with the centre
+    added when they are nearly collinear, so the plate stays visible)."""
     xy = np.array(points)
     if len(xy) == 2:
-        return xy
+        on_leg = np.all(np.abs(xy[:, 0]) < 1e-9)
+        return (np.array([xy[0], centre, xy[1]]) if on_leg else xy), False
     mid = xy.mean(axis=0)
     spread = np.linalg.svd(xy - mid, compute_uv=False)
-    if spread[1] < 0.1:  # (nearly) collinear joints: add the centre so the plate shows
+    if spread[1] < 0.1:
         xy = np.vstack([xy, centre])
         mid = xy.mean(axis=0)
-    return xy[np.argsort(np.arctan2(xy[:, 1] - mid[1], xy[:, 0] - mid[0]))]
+    return xy[np.argsort(np.arctan2(xy[:, 1] - mid[1], xy[:, 0] - mid[0]))], True
 
 
 def _area_centroid(polygon: np.ndarray) -> np.ndarray:
@@ -140,10 +145,13 @@ def _layout(
             a, b = sorted(j.links, key=lambda n: (depth[n] + outward[n], n))  # a nearer the leg
             near = depth[a] + outward[a] < depth[b] + outward[b]
             points[j.id] = centres[a] + (NEAR_SHARE if near else 0.5) * (centres[b] - centres[a])
-    outlines = {
-        n: _outline([points[j.id] for j in topology.joints if n in j.links], centres[n]) for n in wr
-    }
-    return Layout(points, centres, outlines)
+    shapes = {n: _outline([points[j.id] for j in topology.joints if n in j.links], centres[n]) for n in wr}
+    return Layout(
+        points,
+        centres,
+        {n: outline for n, (outline, _) in shapes.items()},
+        frozenset(n for n, (_, closed) in shapes.items() if closed),
+    )
 
 
 def _segments_cross(p1, p2, q1, q2) -> bool:
@@ -173,8 +181,7 @@ def _clutter(topology: Topology, layout: Layout) -> int:
     above. Smaller is clearer."""
     bars = []  # (segment start, end, owner)
     for name, outline in layout.outlines.items():
-        closed = len(outline) > 2
-        for k in range(len(outline) if closed else 1):
+        for k in range(len(outline) if name in layout.plates else len(outline) - 1):
             bars.append((outline[k], outline[(k + 1) % len(outline)], name))
     bars.append((np.array([0.0, 1.0]), np.array([0.0, -2.0]), "human"))
     score = BEHIND_COST * sum(1 for c in layout.centres.values() if c[0] < 0)
@@ -188,7 +195,7 @@ def _clutter(topology: Topology, layout: Layout) -> int:
         joint = topology.joint(jid)
         joints.append((p, set(joint.links) | ({"human"} if joint.kind == ATTACHMENT else set())))
     joints += [(np.array(xz), {"human"}) for xz in HUMAN_JOINT_XZ.values()]
-    plates = {n: Path(o) for n, o in layout.outlines.items() if len(o) > 2}
+    plates = {n: Path(layout.outlines[n]) for n in layout.plates}
     near_bar = _point_segment_distances(
         np.array([p for p, _ in joints]), np.array([a for a, _, _ in bars]), np.array([b for _, b, _ in bars])
     ) < NEAR
@@ -249,11 +256,13 @@ def draw_topology(ax, topology: Topology, layout: Layout | None = None, limits=N
     for k, link in enumerate(topology.wr_links):
         outline = layout.outlines[link]
         color = WR_COLORS[k % len(WR_COLORS)]
-        if len(outline) == 2:
+        if link not in layout.plates:
             ax.plot(outline[:, 0], outline[:, 1], color=color, lw=5, solid_capstyle="round", alpha=0.85, zorder=2)
-            along = (outline[1] - outline[0]) / max(np.linalg.norm(outline[1] - outline[0]), 1e-9)
+            a, b = outline[len(outline) // 2 - 1 : len(outline) // 2 + 1]  # the middle segment
+            along = (b - a) / max(np.linalg.norm(b - a), 1e-9)
             normal = np.array([-along[1], along[0]]) * (1 if along[1] <= 0 else -1)
-            spots = [outline.mean(axis=0) + 0.17 * normal, outline.mean(axis=0) - 0.17 * normal]
+            middle = (a + b) / 2 if len(outline) == 2 else outline[1]
+            spots = [middle + 0.17 * normal, middle - 0.17 * normal, middle + np.array([0.25, 0.0])]
         else:
             ax.add_patch(Polygon(outline, closed=True, facecolor=color, edgecolor=color, alpha=0.35, lw=3, zorder=2))
             centre = _area_centroid(outline)
@@ -299,6 +308,7 @@ def catalog_figure(catalog: Catalog, columns: int = 5, progress: bool = False) -
         f"Wearable-robot topologies: {s.wr_links} WR links, {s.added_joints} added joints, mobility {s.mobility} "
         f"({len(catalog.topologies)} topologies, {len(catalog.subspaces())} subspaces)",
         fontsize=12,
+        y=1 - 0.25 / height,
     )
     legend = [
         Line2D([], [], marker="o", ls="", ms=10, mfc=TREE_COLOR, mec="black", label="added joint, spanning tree"),
@@ -307,5 +317,5 @@ def catalog_figure(catalog: Catalog, columns: int = 5, progress: bool = False) -
         Line2D([], [], color=HUMAN_COLOR, lw=7, label="human segment (fixed)"),
     ]
     fig.legend(handles=legend, loc="lower center", ncol=4, frameon=False, fontsize=9)
-    fig.tight_layout(rect=(0, 0.45 / height, 1, 1 - 0.45 / height), h_pad=3.0)
+    fig.tight_layout(rect=(0, 0.45 / height, 1, 1 - 0.6 / height), h_pad=3.0)
     return fig

@@ -43,7 +43,8 @@ def kutzbach(n_links: int, n_joints: int) -> int:
     return 3 * (n_links - 1) - 2 * n_joints
 
 
-def _find(parent: list[int], i: int) -> int:
+def find_root(parent: list[int], i: int) -> int:
+    """Root of ``i`` in a union-find forest (``parent[r] == r`` at a root), halving paths."""
     while parent[i] != i:
         parent[i] = parent[parent[i]]
         i = parent[i]
@@ -58,17 +59,17 @@ def merge_locked(n_links: int, joints: Sequence[Edge], locked: Iterable[int] = (
     """
     parent = list(range(n_links))
     for j in locked:
-        a, b = (_find(parent, i) for i in joints[j])
+        a, b = (find_root(parent, i) for i in joints[j])
         if a != b:
             parent[max(a, b)] = min(a, b)  # the smaller index (ground 0) stays the root
-    roots = sorted({_find(parent, i) for i in range(n_links)})
+    roots = sorted({find_root(parent, i) for i in range(n_links)})
     body = {r: k for k, r in enumerate(roots)}
     locked = set(locked)
     remaining = []
     for j, (a, b) in enumerate(joints):
         if j in locked:
             continue
-        ba, bb = body[_find(parent, a)], body[_find(parent, b)]
+        ba, bb = body[find_root(parent, a)], body[find_root(parent, b)]
         if ba != bb:
             remaining.append((ba, bb))
     return len(roots), remaining
@@ -80,7 +81,7 @@ def _components(n_links: int, joints: Sequence[Edge], mask: int) -> int:
     count = n_links
     for j, (a, b) in enumerate(joints):
         if mask >> j & 1:
-            ra, rb = _find(parent, a), _find(parent, b)
+            ra, rb = find_root(parent, a), find_root(parent, b)
             if ra != rb:
                 parent[ra] = rb
                 count -= 1
