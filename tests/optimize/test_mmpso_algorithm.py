@@ -73,7 +73,7 @@ def toy_optimizer(iterations: int, seed: int) -> tuple[MMPSO, object]:
 
 @pytest.mark.slow
 def test_mmpso_toy_finds_both_maxima_and_the_stationary_occupancy():
-    optimizer, problem = toy_optimizer(3000, seed=11)
+    optimizer, problem = toy_optimizer(2000, seed=11)
     occupancy, conditions = [], []
     burn_in = 300
 
