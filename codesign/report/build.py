@@ -104,7 +104,7 @@ def render(data: RunData, folder: Path, *, top: int = 5,
         overview.notes.append("No iteration is complete yet: nothing to show.")
         return [overview]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
-    best_table = top_solutions(data.evaluations, data.metrics, n=top, describe=layout.describe)
+    best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe)
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
             _solutions(best_table, folder), _designs(data, layout, best_table, folder)]

@@ -69,7 +69,7 @@ def draw_morphology(ax, morphology, title: str = "") -> None:
 
 def _solution_params(data: RunData, eval_key: str) -> dict[str, float]:
     iteration, particle = (int(v) for v in eval_key.split(":"))
-    row = data.params.loc[(iteration, particle)]
+    row = data.params_of([(iteration, particle)]).iloc[0]
     return {k: float(v) for k, v in row.items() if pd.notna(v)}
 
 

@@ -92,7 +92,7 @@ def choose_solution(data: RunData, solution: str) -> Solution:
                             f"expected one of its {len(ev)} evaluations")
         row = hit.iloc[0]
     key = (int(row["iteration"]), int(row["particle"]))
-    params = data.params.loc[key] if key in data.params.index else pd.Series(dtype=float)
+    params = data.params_of([key]).iloc[0]
     sid = int(row["subspace_id"])
     return Solution(eval_id(*key), sid, dict(data.subspace_groups[sid]),
                     {k: float(v) for k, v in params.items() if pd.notna(v)})
@@ -173,7 +173,7 @@ def _warm_init(data: RunData, child_space, n_best: int) -> dict[str, list]:
                         "subspaces the new spec allows; expected at least one (or no warm start)")
     best = ranked(ok).head(n_best)
     keys = list(zip(best["iteration"], best["particle"]))
-    rows = data.params.loc[data.params.index.intersection(keys)]
+    rows = data.params_of(keys)
     out = {}
     for name, low, high in zip(child_space.names, child_space.low, child_space.high):
         if name in child_space.frozen_parameters or name not in rows:

@@ -8,6 +8,7 @@ a reader sees the last committed iteration).
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,24 +31,59 @@ class RunData:
     spec: the run's job spec (:class:`codesign.spec.Spec`, parsed from ``spec_toml``).
     evaluations: one row per evaluation (iteration, particle, subspace_id, stage,
         stage_value, status, message, wall_s, worker), sorted by (iteration, particle).
-    params, metrics: wide frames indexed by (iteration, particle), one column per name.
     iterations: per completed iteration: best_stage, best_value, best_subspace_id, ...
     subspace_groups: subspace id -> {pool name: group name}, for the run's valid subspaces.
-    folder: the run folder (``results/<name>``), where the report goes.
+    database: the run.sqlite file; folder: the run folder (``results/<name>``).
+
+    Parameters and metrics are read on demand for the evaluations that need them
+    (:meth:`params_of`, :meth:`metrics_of`): a thesis-scale run (200 particles x 800
+    iterations) holds millions of them, and a report needs a handful.
     """
 
     run: pd.Series
     spec: Spec
     evaluations: pd.DataFrame
-    params: pd.DataFrame
-    metrics: pd.DataFrame
     iterations: pd.DataFrame
     subspace_groups: dict[int, dict[str, str]]
+    database: Path
     folder: Path
 
     @property
     def name(self) -> str:
         return str(self.run["name"])
+
+    def params_of(self, keys) -> pd.DataFrame:
+        """Parameters of the evaluations ``keys`` [(iteration, particle), ...]: a wide frame
+        indexed by (iteration, particle), one column per parameter name (NaN = unused)."""
+        return self._values("eval_params", keys)
+
+    def metrics_of(self, keys) -> pd.DataFrame:
+        """Metrics of the evaluations ``keys``, as :meth:`params_of`."""
+        return self._values("eval_metrics", keys)
+
+    def _values(self, table: str, keys) -> pd.DataFrame:
+        keys = [(int(i), int(p)) for i, p in keys]
+        index = pd.MultiIndex.from_tuples(keys, names=["iteration", "particle"]) if keys else \
+            pd.MultiIndex.from_arrays([[], []], names=["iteration", "particle"])
+        if not keys:
+            return pd.DataFrame(index=index)
+        con = sqlite3.connect(f"file:{self.database.resolve()}?mode=ro", uri=True)
+        try:
+            con.execute("CREATE TEMP TABLE wanted (iteration INTEGER, particle INTEGER)")
+            con.executemany("INSERT INTO wanted VALUES (?, ?)", keys)
+            long = pd.read_sql_query(
+                f"SELECT t.iteration, t.particle, t.name, t.value FROM {table} t JOIN wanted w "
+                "ON t.iteration = w.iteration AND t.particle = w.particle WHERE t.run_id = ?",
+                con, params=(int(self.run["run_id"]),))
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.database}: cannot read {table} ({exc})") from None
+        finally:
+            con.close()
+        long["value"] = pd.to_numeric(long["value"]).astype(float)
+        wide = long.pivot_table(index=["iteration", "particle"], columns="name",
+                                values="value", aggfunc="first", dropna=False)
+        wide.columns.name = None
+        return wide.reindex(index)
 
 
 def resolve_database(run: str | Path) -> Path:
@@ -63,15 +99,6 @@ def resolve_database(run: str | Path) -> Path:
                     "expected a run folder results/<name> made by `codesign optimize`")
 
 
-def _wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """Store's wide frame (run_id, iteration, particle, names...) -> indexed by
-    (iteration, particle)."""
-    if frame.empty:
-        return pd.DataFrame(index=pd.MultiIndex.from_arrays([[], []],
-                                                            names=["iteration", "particle"]))
-    return frame.drop(columns="run_id").set_index(["iteration", "particle"]).sort_index()
-
-
 def load_run(run: str | Path) -> RunData:
     """Read the (newest) run of a run database through OPT's store, read-only."""
     path = resolve_database(run)
@@ -84,8 +111,6 @@ def load_run(run: str | Path) -> RunData:
         rid = int(row["run_id"])
         iterations = store.iterations(rid)
         evaluations = store.evaluations(rid)
-        params = _wide(store.params(rid, wide=True))
-        metrics = _wide(store.metrics(rid, wide=True))
         subspaces = store.subspaces(rid)
     evaluations = evaluations.reset_index(drop=True)
     # NULL (a failed evaluation's stage value) -> NaN, even when every value is NULL
@@ -95,8 +120,8 @@ def load_run(run: str | Path) -> RunData:
     except UserError as exc:
         raise UserError(f"{path}: the stored spec does not load ({exc})") from None
     groups = {int(r.subspace_id): json.loads(r.groups_json) for r in subspaces.itertuples()}
-    return RunData(run=row, spec=spec, evaluations=evaluations, params=params, metrics=metrics,
-                   iterations=iterations, subspace_groups=groups, folder=path.parent)
+    return RunData(run=row, spec=spec, evaluations=evaluations, iterations=iterations,
+                   subspace_groups=groups, database=path, folder=path.parent)
 
 
 def load_run_catalog(data: RunData, path: str | Path | None = None):

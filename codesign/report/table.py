@@ -40,19 +40,22 @@ def eval_id(iteration: int, particle: int) -> str:
     return f"{int(iteration)}:{int(particle)}"
 
 
-def top_solutions(evaluations: pd.DataFrame, metrics: pd.DataFrame, *, n: int = 5,
+def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.DataFrame], *,
+                  n: int = 5,
                   describe: Callable[[int], Mapping[str, str]] | None = None,
                   per_subspace: bool = True) -> pd.DataFrame:
     """The ``n`` best evaluations (one per subspace when ``per_subspace``), best first.
 
-    evaluations: DESIGN §5 columns; metrics: wide frame indexed by (iteration, particle),
-    one column per metric name. describe(subspace id) gives descriptive columns (e.g.
+    evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
+    evaluations keys [(iteration, particle), ...], one column per metric name
+    (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives descriptive columns (e.g.
     {"topology": "2", "actuators": "1-4"}). Returns a frame with the raw numbers (SI).
     """
     best = ranked(evaluations)
     if per_subspace:
         best = best.drop_duplicates("subspace_id", keep="first")
     best = best.head(n)
+    metrics = metrics_of(list(zip(best["iteration"], best["particle"])))
     rows = []
     for rank, (_, ev) in enumerate(best.iterrows(), start=1):
         row = {"rank": rank, "eval": eval_id(ev["iteration"], ev["particle"]),

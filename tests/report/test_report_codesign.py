@@ -136,7 +136,7 @@ def test_codesign_heatmap_is_topology_by_pair_with_database_counts(codesign_run)
     assert invalid.sum() == grid.shape[0] * grid.shape[1] - len(SUBSPACES)
 
 
-def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path):
+def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path, db_values):
     run, _, _ = codesign_run
     out = build_report(run, tmp_path / "report")
     assert (out / "morphologies.png").stat().st_size > 10_000
@@ -147,18 +147,18 @@ def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path):
     key = (int(best["iteration"]), int(best["particle"]))
     top = (out / "top_solutions.csv").read_text().splitlines()
     assert top[1].split(",")[1] == f"{key[0]}:{key[1]}"
-    added = data.metrics.loc[key, "added_mass_kg"]
+    added = db_values(run, "eval_metrics", key)["added_mass_kg"]
     assert f"{added:+.1f}" in html
 
 
-def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path):
+def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, db_values):
     run, catalog, start_run = codesign_run
     data = load_run(run)
     best = ranked(data.evaluations[data.evaluations["status"] == "ok"]).iloc[0]
     sid = int(best["subspace_id"])
     tid, pair = next((t, p) for s, t, p in SUBSPACES if s == sid)
     key = (int(best["iteration"]), int(best["particle"]))
-    solution = data.params.loc[key].dropna()
+    solution = db_values(run, "eval_params", key)
 
     # scenario 2 of thesis 5.6: actuator placement explored within one topology
     text, summary = freeze_spec(run, ["topology"], name="placement")

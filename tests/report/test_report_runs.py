@@ -215,7 +215,7 @@ def test_report_of_a_run_in_progress(tmp_path):
         store.close()
 
 
-def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_path):
+def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_path, db_values):
     text, summary = freeze_spec(parent_run, ["pool:topology", "param:x"], name="child",
                                 warm_start=3)
     child = parse_spec(text, source="child")
@@ -225,7 +225,7 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
     groups = data.subspace_groups[int(best["subspace_id"])]
     # frozen values in the new spec are the solution's, bit for bit
     assert child.freeze.pools == {"topology": groups["topology"]}
-    assert child.freeze.parameters == {"x": data.params.loc[key, "x"]}
+    assert child.freeze.parameters == {"x": db_values(parent_run, "eval_params", key)["x"]}
     assert child.freeze.parent == "parent"
     # warm start: init ranges of the open parameters inside their bounds
     for name, entry in tomllib.loads(text).get("space", {}).get("parameters", {}).items():
@@ -247,12 +247,12 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
     assert open_values and all(n > 1 for _, n in open_values)  # open parameters moved
 
 
-def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsys):
+def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsys, db_values):
     data = load_run(parent_run)
     best = ranked(data.evaluations).iloc[0]
-    used = data.params.loc[(int(best["iteration"]), int(best["particle"]))].dropna()
+    used = db_values(parent_run, "eval_params", (int(best["iteration"]), int(best["particle"])))
     assert len(used) >= 2
-    reopen = sorted(used.index)[-1]
+    reopen = sorted(used)[-1]
     text, _ = freeze_spec(parent_run, ["param:*"], open_parts=[f"param:{reopen}"], name="c")
     frozen = parse_spec(text).freeze.parameters
     assert frozen == {k: v for k, v in used.items() if k != reopen}
