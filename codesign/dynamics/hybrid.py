@@ -45,12 +45,17 @@ Events
     sign-based event detection): bound ``h_max`` to resolve short excursions.
 
 Arming rule (no refiring, no infinite loops)
-    A guard is *armed* while its value at the last accepted point was > 0. The guard
-    whose jump was just applied is disarmed whatever its post-jump value (it sits at
-    ~0 within round-off); it re-arms when it is > 0 at the end of an accepted step.
-    Other guards are re-evaluated right after a jump: a disarmed one re-arms if > 0; an
-    armed one that is now <= 0 fires at once at the same time (a zero-length epoch;
-    several are processed lowest index first). Guards <= 0 at t0 start disarmed.
+    A guard is *armed* while its value at the last accepted point was > 0; only armed
+    guards fire. The guard whose jump was just applied is disarmed whatever its
+    post-jump value (it sits at ~0 within round-off) and re-arms once seen > 0: at the
+    end of an accepted step, or, while the step ends with it still <= 0, on 16 interior
+    points of the step's dense output (a short positive excursion such as a small
+    bounce; DOPRI5 also shortens the step, down to max(event_tol, 1e-12) s, to find it).
+    All other guards are re-evaluated right after a jump: > 0 arms them; <= 0 disarms
+    them (a guard that becomes active in a new mode already negative does not fire),
+    except a guard whose own crossing was located at the same time (within event_tol):
+    it fires next, at the same time (simultaneous events, lowest index first). Guards
+    <= 0 at t0 start disarmed.
 
 Chattering guard
     More than ``max_transitions`` events within ``chatter_window`` seconds stops the run
@@ -66,11 +71,12 @@ Recording
     the order of the tolerance). At an event time the post-jump state is recorded
     (right-continuous trajectory). Samples after an early stop stay NaN.
 
-numba caching: :func:`integrate` is ``njit(cache=True)`` but numba (checked on 0.68)
-keys a function whose arguments are dispatchers by the dispatchers' per-process UUID, so
-the on-disk cache is not reused across processes for these specialisations: each new
-process compiles the integrator once per system (measured in the README). The callees
-(flow, guards, ...) are cached normally.
+numba caching: functions that take dispatchers as arguments are NOT cached. numba 0.68
+keys such a specialisation by the dispatchers' per-process identity, so an on-disk entry
+is never reused by another process, and re-saving the index of a later process fails
+with "ReferenceError: underlying object has vanished" (checked). So :func:`integrate`
+and its helpers compile once per process and system (a few seconds); the systems' own
+functions (flow, guards, ...) that take plain arrays are cached as usual.
 """
 
 from __future__ import annotations
@@ -165,7 +171,7 @@ class Settings(NamedTuple):
 
 
 # ----------------------------------------------------------------------------- kernels
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _dopri_step(flow, t, x, mode, p, h, K, x_new):
     """One Dormand-Prince step from (t, x) with K[0] = f(t, x) given: fills K[1..6]
     (K[6] = f(t+h, x_new), first-same-as-last) and the 5th-order x_new."""
@@ -196,7 +202,7 @@ def _dopri_error(x, x_new, K, h, rtol, atol):
     return np.sqrt(acc / max(nx, 1))
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _rk4_step(flow, t, x, mode, p, h, K, x_new):
     """Classic RK4 with K[0] = f(t, x) given; uses K[1..3] as scratch."""
     nx = x.shape[0]
@@ -251,7 +257,7 @@ def _interpolate(method, x0, x1, K, h, s, out):
             out[i] = (1.0 - s) * x0[i] + s * x1[i]
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _step(method, flow, t, x, mode, p, h, K, x_new, n_pos):
     if method == DOPRI5:
         _dopri_step(flow, t, x, mode, p, h, K, x_new)
@@ -261,7 +267,7 @@ def _step(method, flow, t, x, mode, p, h, K, x_new, n_pos):
         _euler_step(t, x, h, K, x_new, n_pos)
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _locate(guards, method, k, t, h, x0, x1, K, mode, p, a, b, fa, fb, event_tol, xs, gs):
     """Illinois root of guard k on the dense output of the step [t, t+h].
 
@@ -298,7 +304,7 @@ def _locate(guards, method, k, t, h, x0, x1, K, mode, p, a, b, fa, fb, event_tol
     return b
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _search_excursion(guards, method, k, t, h, x0, x1, K, mode, p, g_end, xs, gs, out):
     """A guard disarmed by its own jump and still <= 0 at the step end: look for a
     positive excursion on N_SAMPLES interior points of the dense output. On success
@@ -328,7 +334,7 @@ def _search_excursion(guards, method, k, t, h, x0, x1, K, mode, p, g_end, xs, gs
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def _initial_step(flow, t, x, mode, p, f0, rtol, atol, t_span):
     """Hairer, Norsett & Wanner (II.4) starting step for a 5th-order method."""
     nx = x.shape[0]
@@ -357,7 +363,7 @@ def _initial_step(flow, t, x, mode, p, f0, rtol, atol, t_span):
     return min(100.0 * h0, h1, t_span)
 
 
-@nb.njit(cache=True)
+@nb.njit  # takes dispatchers: not cacheable (module docstring)
 def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times, terminal, settings):
     """Integrate a hybrid system from (t0, x0, mode0) to t_end (see the module docstring).
 
@@ -399,6 +405,7 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
     armed = np.zeros(ng, dtype=np.bool_)
     pending = np.zeros(ng, dtype=np.bool_)  # disarmed by its own jump, excursion not yet seen
     bracket = np.empty(4)
+    s_root = np.full(ng, 2.0)  # located crossing (step fraction) of each guard in this step
     fired = np.zeros(ng, dtype=np.int64)
 
     rec_x = np.full((nr, nx), np.nan)
@@ -492,6 +499,7 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
         guards(t_step_end, x_new, mode, p, g_new)
         k_evt = -1
         s_evt = 2.0
+        s_root[:] = 2.0
         have_f1 = False
         retry = False
         for k in range(ng):
@@ -515,6 +523,7 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
                 continue
             s_k = _locate(guards, method, k, t, h, x, x_new, K, mode, p, bracket[0], bracket[1],
                           bracket[2], bracket[3], event_tol, xs, g_tmp)
+            s_root[k] = s_k
             if s_k < s_evt:
                 s_evt = s_k
                 k_evt = k
@@ -621,16 +630,19 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
             guards(t, x, mode, p, g_old)
             armed[k] = False
             pending[k] = True
+            s_root[k] = 2.0
             k_next = -1
             for j in range(ng):
                 if j == k:
                     continue
-                if armed[j] and g_old[j] <= 0.0:
-                    if k_next < 0:
-                        k_next = j
-                elif not armed[j] and g_old[j] > 0.0:
-                    armed[j] = True
-                    pending[j] = False
+                if g_old[j] > 0.0:
+                    if not armed[j]:
+                        armed[j] = True
+                        pending[j] = False
+                elif armed[j] and s_root[j] <= s_evt + event_tol / h and k_next < 0:
+                    k_next = j  # crossed at the same time (within event_tol): fires now
+                else:
+                    armed[j] = False  # became <= 0 through the jump: must be seen > 0 first
             k = k_next
         if done:
             break
