@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import tomllib
+from numbers import Real
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,6 +118,13 @@ def _segment(name: str, length: float, mass: float, com_xz, rg_fraction: float) 
     return Segment(name, float(length), float(mass), np.asarray(com_xz, dtype=float), float(mass * (rg_fraction * length) ** 2))
 
 
+def _subject_number(key: str, value, low: float, high: float, unit: str) -> float:
+    """``value`` as a float in [low, high] (UserError naming ``key`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not (low <= value <= high):
+        raise UserError(f"{key}: got {value!r}; expected a number in {low:g}..{high:g} {unit}")
+    return float(value)
+
+
 def human_geometry(height_m: float | None = None, mass_kg: float | None = None, subject: dict | None = None) -> HumanGeometry:
     """Scale Winter's tables to a subject of ``height_m`` (m) and ``mass_kg`` (kg).
 
@@ -124,12 +132,8 @@ def human_geometry(height_m: float | None = None, mass_kg: float | None = None, 
     non-positive or implausible height/mass.
     """
     subject = load_subject() if subject is None else subject
-    H = float(subject["height_m"] if height_m is None else height_m)
-    M = float(subject["mass_kg"] if mass_kg is None else mass_kg)
-    if not (0.5 <= H <= 2.5):
-        raise UserError(f"height_m: {H} is out of range; expected a body height in 0.5..2.5 m")
-    if not (10.0 <= M <= 300.0):
-        raise UserError(f"mass_kg: {M} is out of range; expected a body mass in 10..300 kg")
+    H = _subject_number("height_m", subject.get("height_m") if height_m is None else height_m, 0.5, 2.5, "m")
+    M = _subject_number("mass_kg", subject.get("mass_kg") if mass_kg is None else mass_kg, 10.0, 300.0, "kg")
     table = _read_segment_table(HUMAN_DIR / "winter_segment_parameters.csv")
     dim = _read_dimensions(HUMAN_DIR / "segment_dimensions.csv")
 
