@@ -9,7 +9,8 @@ and a rename: ``<out>/pass_rates.csv`` (one row per subspace), ``<out>/pass_rate
 (heatmap topology x actuator pair, like the thesis's Fig. 5.10), ``<out>/best_designs.json``
 (the largest-margin passing design per subspace, in the design format below, plus its
 ``margin``) and ``<out>/sample_morphology.png`` (the overall largest-margin design drawn
-on the human, like Fig. 5.5 / 5.9).
+on the human, like Fig. 5.5 / 5.9). ``pass_rates.csv`` is removed at the start and written
+last, so its presence means the sweep finished.
 
 One design: ``codesign screen --design FILE.json`` prints the verdict and reason. Design
 JSON format (SI units; parameter names from ``codesign.model.morphology.parameter_space``)::
@@ -44,7 +45,9 @@ CSV_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "pa
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG, help="topology catalog (default %(default)s)")
-    parser.add_argument("--design", type=Path, help="screen one design (JSON, see module docs) instead of sampling")
+    parser.add_argument("--design", type=Path,
+                        help='screen one design instead of sampling: a JSON file {"topology": ID, "actuators": [I, J], '
+                             '"params": {NAME: VALUE, ...}} (README, "codesign screen")')
     parser.add_argument("--samples", type=int, default=200, help="random morphologies per subspace (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
@@ -70,15 +73,23 @@ def run(args: argparse.Namespace) -> int:
     if not args.catalog.exists():
         raise UserError(f"{args.catalog}: no such catalog; expected the output of `codesign topologies` (or --catalog PATH)")
     catalog = load_catalog(args.catalog)
+    if catalog.settings.mobility != 2:
+        raise UserError(f"{args.catalog}: mobility {catalog.settings.mobility}; expected a mobility-2 catalog "
+                        "(screening drives hip and knee with an actuator pair)")
     if args.design is not None:
         return _run_design(catalog, args.design, settings)
     if args.samples < 1:
         raise UserError(f"--samples: {args.samples}; expected a positive integer")
     if args.workers < 1:
         raise UserError(f"--workers: {args.workers}; expected a positive integer")
+    if args.seed < 0:
+        raise UserError(f"--seed: {args.seed}; expected a non-negative integer")
+    try:  # before the sweep, so a bad --out does not waste it
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {args.out}: cannot create ({exc.strerror}); expected a writable folder") from None
+    (args.out / "pass_rates.csv").unlink(missing_ok=True)  # written last, once the sweep is complete
     rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_rows_csv(rows, args.out / "pass_rates.csv")
     from codesign.screening.figures import morphology_figure, pass_rate_heatmap, save_figure
     from codesign.topology.catalog import write_text_atomic
 
@@ -91,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         save_figure(morphology_figure(morphology, title=f"largest-margin design: topology {top['topology']}, "
                                       f"actuators {top['actuators']}, margin {top['margin']:.3f}"),
                     args.out / "sample_morphology.png")
+    else:  # no pass: no drawing (and none left from an earlier run)
+        (args.out / "sample_morphology.png").unlink(missing_ok=True)
+    write_rows_csv(rows, args.out / "pass_rates.csv")
     total = sum(r["samples"] for r in rows)
     passed = sum(r["passed"] for r in rows)
     print(f"screened {total} morphologies in {len(rows)} subspaces: {passed} passed ({100.0 * passed / total:.1f} %)")
@@ -129,8 +143,8 @@ def load_design_dict(doc, catalog, path: str):
     params = doc.get("params")
     if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values()):
         raise UserError(f"{path}: params: expected an object of parameter name -> number")
-    human = human_geometry(doc.get("height_m"), doc.get("mass_kg"))
     try:
+        human = human_geometry(doc.get("height_m"), doc.get("mass_kg"))
         return build_morphology(catalog.topology(tid), pair, {k: float(v) for k, v in params.items()}, human)
     except UserError as exc:
         raise UserError(f"{path}: {exc}") from None

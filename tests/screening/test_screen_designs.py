@@ -99,6 +99,7 @@ def test_screen_one_design_command(tmp_path, catalog_path, capsys):
     ({"topology": 99, "actuators": [1, 3], "params": {}}, "topology"),
     ({"topology": 1, "actuators": [1, 2], "params": None}, "params"),
     ({"topology": 1, "actuators": "1,3", "params": {}}, "actuators"),
+    ({"topology": 1, "actuators": [1, 3], "params": {}, "height_m": "tall"}, "height_m"),
 ])
 def test_bad_design_is_one_line_exit_2(tmp_path, catalog_path, capsys, doc, key):
     path = tmp_path / "d.json"
@@ -115,6 +116,25 @@ def test_out_of_range_parameter_and_missing_file(tmp_path, catalog_path, capsys)
     assert "j6_x" in capsys.readouterr().err
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(tmp_path / "nope.json")]) == 2
     assert main(["screen", "--catalog", str(tmp_path / "nope.json")]) == 2
+
+
+def test_bad_sweep_settings_fail_before_screening(tmp_path, catalog_path, capsys):
+    """A file as --out, a negative seed or a catalog of another mobility: one line, exit 2,
+    refused before any design is screened (nothing written)."""
+    from codesign.topology.catalog import CatalogSettings, save_catalog
+    from codesign.topology.enumerate import build_catalog
+
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    other = tmp_path / "mobility1.json"
+    save_catalog(build_catalog(CatalogSettings(3, 5, 1)), other)
+    for argv, key in ((["--catalog", str(catalog_path), "--out", str(not_a_folder)], "--out"),
+                      (["--catalog", str(catalog_path), "--seed", "-1", "--out", str(tmp_path / "o")], "--seed"),
+                      (["--catalog", str(other), "--out", str(tmp_path / "o")], "mobility")):
+        assert main(["screen", "--samples", "1", "--workers", "1", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert key in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "o").exists()
 
 
 @pytest.mark.integration
