@@ -147,7 +147,7 @@ def state_to_bytes(state: dict[str, np.ndarray]) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             array_bytes = io.BytesIO()
             np.lib.format.write_array(array_bytes, np.asarray(state[name]), allow_pickle=False)
-            archive.writestr(info, array_bytes.getvalue())
+            archive.writestr(info, array_bytes.getvalue(), compresslevel=1)
     return buffer.getvalue()
 
 
