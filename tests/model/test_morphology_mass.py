@@ -6,11 +6,11 @@ import pytest
 from codesign.errors import UserError
 from codesign.model.anthropometry import human_geometry
 from codesign.model.assemble import assemble
-from codesign.model.human import upright_configuration
+from codesign.model.human import build_human, upright_configuration
 from codesign.model.morphology import (BOUNDS, build_morphology, compose_inertia, human_com_upright, mass_report,
                                        parameter_space)
-from codesign.screening.kinematics import loop_residual_jacobian
-from codesign.screening.examples import TWO_FOUR_BARS
+from codesign.screening.kinematics import forward_kinematics, loop_residual_jacobian, world_point
+from codesign.screening.examples import TWO_FOUR_BARS, params_from_positions
 from codesign.topology.catalog import Joint, Topology
 
 # a ternary link: wr1 carries joints 1, 4, 5 (the catalog's topology 4)
@@ -23,21 +23,11 @@ WITH_TRIANGLE = Topology(4, ("wr1", "wr2", "wr3", "wr4"), (
     Joint(6, ("wr3", "wr4"), "wearable", True)), ((1, 3),))
 
 
-def _s(h, link, z):
-    z0, z1 = h.segment_span(link)
-    return (z - z0) / (z1 - z0)
-
-
-def params_at(h, positions, topology=TWO_FOUR_BARS):
-    """Parameters putting each joint at a given upright world position."""
-    p = {}
-    for j in topology.joints:
-        x, z = positions[j.id]
-        if j.kind == "attachment":
-            p[f"j{j.id}_s"], p[f"j{j.id}_dx"] = _s(h, j.links[0], z), x
-        else:
-            p[f"j{j.id}_x"], p[f"j{j.id}_z"] = x, z
-    return p
+def hip_positions(h):
+    """TWO_FOUR_BARS joints around the hip: every joint behind the body axis or on it."""
+    hip = np.array([0.0, h.hip_height])
+    return {1: hip + [-0.10, 0.10], 5: hip + [-0.10, -0.20], 2: hip + [0.0, -0.20],
+            3: hip + [-0.05, -0.30], 6: hip + [-0.10, -0.55], 4: hip + [0.0, -0.60]}
 
 
 def test_parameter_space_follows_table_5_2():
@@ -52,10 +42,8 @@ def test_binary_links_by_hand():
     """Joint 1 (actuator, 2 kg) at T on the torso, joint 5 (passive, 0.5 kg) at W; wr1 is
     the bar T-W (0.7 kg/m). Computed here by hand, not with compose_inertia."""
     h = human_geometry()
-    hip = np.array([0.0, h.hip_height])
-    pos = {1: hip + [-0.10, 0.10], 5: hip + [-0.10, -0.20], 2: hip + [0.0, -0.20],
-           3: hip + [-0.05, -0.30], 6: hip + [-0.10, -0.55], 4: hip + [0.0, -0.60]}
-    m = build_morphology(TWO_FOUR_BARS, (1, 3), params_at(h, pos))
+    pos = hip_positions(h)
+    m = build_morphology(TWO_FOUR_BARS, (1, 3), params_from_positions(TWO_FOUR_BARS, h, pos))
     wr1 = next(b for b in m.bodies if b.name == "wr1")
     # origin at joint 1 (its tree joint); bar 0.30 m along -z: 0.21 kg at z = -0.15
     # wr1 carries actuator 1; joint 5 (wr1-wr2, loop closure) belongs to its second link, wr2
@@ -82,7 +70,7 @@ def test_binary_links_by_hand():
 def test_ternary_link_is_a_triangle_of_bars():
     h = human_geometry()
     pos = {1: (-0.10, 1.05), 2: (0.0, 0.75), 3: (0.0, 0.30), 4: (-0.10, 0.80), 5: (0.05, 0.90), 6: (-0.10, 0.40)}
-    m = build_morphology(WITH_TRIANGLE, (1, 3), params_at(h, {k: np.array(v) for k, v in pos.items()}, WITH_TRIANGLE))
+    m = build_morphology(WITH_TRIANGLE, (1, 3), params_from_positions(WITH_TRIANGLE, h, pos))
     tri = [b for b in m.bars if b.link == "wr1"]
     assert sorted(b.joints for b in tri) == [(1, 4), (1, 5), (4, 5)]
     perimeter = sum(np.hypot(*(np.array(pos[a]) - pos[b])) for a, b in ((1, 4), (1, 5), (4, 5)))
@@ -103,10 +91,8 @@ def test_compose_inertia_parallel_axis():
 
 def test_mass_report_totals():
     h = human_geometry()
-    hip = np.array([0.0, h.hip_height])
-    pos = {1: hip + [-0.10, 0.10], 5: hip + [-0.10, -0.20], 2: hip + [0.0, -0.20],
-           3: hip + [-0.05, -0.30], 6: hip + [-0.10, -0.55], 4: hip + [0.0, -0.60]}
-    m = build_morphology(TWO_FOUR_BARS, (1, 3), params_at(h, pos))
+    pos = hip_positions(h)
+    m = build_morphology(TWO_FOUR_BARS, (1, 3), params_from_positions(TWO_FOUR_BARS, h, pos))
     rep = mass_report(m)
     bars = sum(b.length for b in m.bars)
     # per leg: 2 actuators (2 kg), 4 passive joints (0.5 kg), bars 0.7 kg/m
@@ -115,17 +101,30 @@ def test_mass_report_totals():
     assert m_h == pytest.approx(70.0)
     # every WR joint lies behind the body axis or on it -> the CoM moves back and down
     assert rep["com_shift_x_m"] < 0 and rep["com_shift_z_m"] < 0
-    assert rep["com_z_m"] == pytest.approx(c_h[1] + rep["com_shift_z_m"])
-    aug = assemble(m)
-    assert aug.model.total_mass() == pytest.approx(70.0 + rep["added_mass_kg"], rel=1e-12)
+    # independent check: the assembled model's mass and CoM, body by body through its
+    # forward kinematics in the upright pose (not through human_com_upright / WR origins)
+    model = assemble(m).model
+    assert model.total_mass() == pytest.approx(70.0 + rep["added_mass_kg"], rel=1e-12)
+    assert _upright_com(model, h) == pytest.approx([rep["com_x_m"], rep["com_z_m"]], abs=1e-12)
+    assert _upright_com(build_human(), h) == pytest.approx(c_h, abs=1e-12)
+
+
+def _upright_com(model, h):
+    """Whole-model CoM (2,) m in the upright pose, body by body through the model's forward
+    kinematics (independent of human_com_upright and of the WR body origins)."""
+    a = model.arrays
+    pose, point, moment = np.zeros((model.n, 3)), np.zeros(2), np.zeros(2)
+    forward_kinematics(a.parent, a.joint_type, a.joint_xz, upright_configuration(model, h), pose)
+    for i in range(model.n):
+        world_point(pose, i, model.com_xz[i], point)
+        moment += model.mass[i] * point
+    return moment / model.total_mass()
 
 
 def test_assembled_loops_close_upright_and_actuators_come_from_the_pair():
     h = human_geometry()
-    hip = np.array([0.0, h.hip_height])
-    pos = {1: hip + [-0.10, 0.10], 5: hip + [-0.10, -0.20], 2: hip + [0.0, -0.20],
-           3: hip + [-0.05, -0.30], 6: hip + [-0.10, -0.55], 4: hip + [0.0, -0.60]}
-    aug = assemble(build_morphology(TWO_FOUR_BARS, (5, 6), params_at(h, pos)))
+    pos = hip_positions(h)
+    aug = assemble(build_morphology(TWO_FOUR_BARS, (5, 6), params_from_positions(TWO_FOUR_BARS, h, pos)))
     model = aug.model
     assert model.n == 11 + 8 and model.n_loops == 4
     a = model.arrays
