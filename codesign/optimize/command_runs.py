@@ -56,15 +56,29 @@ def run_rows(results: Path) -> list[dict]:
     return rows
 
 
+def with_lineage(rows: list[dict]) -> list[dict]:
+    """parent -> the chain of ancestors known in this folder, oldest first ("a > b")."""
+    parents = {r["run"]: r.get("parent", "-") for r in rows}
+    for r in rows:
+        chain, name = [], r.get("parent", "-")
+        while name not in ("-", "", None) and name not in chain and len(chain) < 50:
+            chain.append(Path(str(name)).name)
+            name = parents.get(Path(str(name)).name, "-")
+        r["parent"] = " > ".join(reversed(chain)) or "-"
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     results = Path(args.results)
     if not results.is_dir():
         raise UserError(f"{results}: no such folder; expected the results folder of `codesign optimize`")
-    rows = run_rows(results)
+    rows = with_lineage(run_rows(results))
     if not rows:
         print(f"no runs in {results}/")
         return 0
     columns = ["run", "status", "iterations", "best_stage", "best_value", "subspace", "parent", "created"]
+    for r in rows:
+        r.setdefault("parent", "-")
     table = [[str(r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[k]) for row in table)) for k, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))

@@ -127,3 +127,18 @@ def test_readers_see_whole_iterations_while_a_run_is_written(tmp_path):
         driver.wait(60)
     assert driver.returncode == 0
     assert len(seen - {0, 30}) >= 3            # we did read in the middle of the run
+
+
+def test_runs_lists_status_best_and_lineage(tmp_path):
+    from codesign.optimize.command_runs import run_rows, with_lineage
+    start_run(parse_spec(SPHERE), tmp_path, progress=False)
+    child = SPHERE.replace('name = "faults"', 'name = "child"') + '[freeze]\nparent = "faults"\n'
+    start_run(parse_spec(child), tmp_path, progress=False)
+    grandchild = child.replace('name = "child"', 'name = "grand"').replace('parent = "faults"', 'parent = "child"')
+    start_run(parse_spec(grandchild), tmp_path, progress=False)
+    rows = {r["run"]: r for r in with_lineage(run_rows(tmp_path))}
+    assert rows["grand"]["parent"] == "faults > child" and rows["faults"]["parent"] == "-"
+    assert rows["faults"]["status"] == "finished" and rows["faults"]["iterations"] == "8/8"
+    with open_run(tmp_path / "faults", readonly=True) as store:
+        best = store.evaluations().query("status == 'ok'")["stage_value"].min()
+    assert float(rows["faults"]["best_value"]) == pytest.approx(best, rel=1e-5)
