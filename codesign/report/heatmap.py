@@ -172,9 +172,14 @@ def pass_rate_heatmap(grid: SubspaceGrid, passed: Mapping[int, int], total: Mapp
     fig = Figure(figsize=(max(5.0, 0.55 * n_cols + 2.2), max(2.6, 0.36 * n_rows + 1.8)),
                  layout="constrained")
     ax = fig.add_subplot()
-    image = _draw_cells(ax, grid, values, Normalize(0.0, 1.0), "YlGnBu", missing=missing,
+    top = np.nanmax(values, initial=0.0)
+    vmax = min(1.0, max(0.1, np.ceil(top * 10.0) / 10.0))  # colour contrast for low rates
+    image = _draw_cells(ax, grid, values, Normalize(0.0, vmax), "YlGnBu", missing=missing,
                         best_subspace=None, annotate="rate")
     fig.colorbar(image, ax=ax, label="pass rate", shrink=0.9)
+    sizes = sorted({n for n in total.values() if n > 0})
+    if len(sizes) == 1:
+        title += f" ({sizes[0]} morphologies each)"
     ax.set_title(title, fontsize=10)
     fig.text(0.01, 0.005, "grey hatched: no such subspace   \u00d7: not screened", fontsize=7,
              ha="left", va="bottom")

@@ -4,6 +4,7 @@ scripts, no external assets), built from a list of sections."""
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -43,6 +44,11 @@ def _table_html(table: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _inline(text: str) -> str:
+    """Escaped text with `code` spans as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def render_page(title: str, sections: list[Section]) -> str:
     """The whole HTML document as text."""
     esc = html.escape
@@ -53,8 +59,8 @@ def render_page(title: str, sections: list[Section]) -> str:
                                for s in sections) + "</nav>"]
     for s in sections:
         parts.append(f'<h2 id="{esc(s.anchor)}">{esc(s.title)}</h2>')
-        parts += [f'<p class="note">{esc(n)}</p>' for n in s.notes]
-        parts += [f"<p>{esc(p)}</p>" for p in s.paragraphs]
+        parts += [f'<p class="note">{_inline(n)}</p>' for n in s.notes]
+        parts += [f"<p>{_inline(p)}</p>" for p in s.paragraphs]
         parts += [_table_html(t) for t in s.tables]
         for path, caption in s.figures:
             parts.append(f'<figure><a href="{esc(path)}"><img src="{esc(path)}" '

@@ -24,7 +24,7 @@ TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("CoM height [m]", ("com_z_m", "com_height_m"), 1.0, "{:.3f}"),
     ("CoM shift [m]", ("com_shift_z_m", "com_dz_m", "com_shift_m"), 1.0, "{:+.3f}"),
     ("WR link min [m]", ("wr_link_min_m", "segment_min_m", "link_length_min_m"), 1.0, "{:.2f}"),
-    ("WR link max [m]", ("wr_link_max_m", "segment_max_m", "link_length_max_m"), 1.0, "{:.2f}"),
+    ("WR link max [m]", ("longest_link_m", "wr_link_max_m", "segment_max_m"), 1.0, "{:.2f}"),
     ("power [W]", ("power_w", "mean_power_w", "wr_power_w", "mechanical_power_w"), 1.0, "{:.0f}"),
     ("torque [N m]", ("torque_nm", "peak_torque_nm", "wr_torque_nm", "max_torque_nm"), 1.0,
      "{:.0f}"),
