@@ -107,7 +107,7 @@ def load_spec(path: str | Path) -> Spec:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the spec ({exc.__class__.__name__}); expected a UTF-8 TOML file") from None
+        raise _error(f"{path}: cannot read the spec ({exc.__class__.__name__}); expected a UTF-8 TOML file") from None
     spec = parse_spec(text, source=str(path))
     return spec if spec.name else replace(spec, name=path.stem)
 
@@ -117,15 +117,20 @@ def parse_spec(text: str, source: str = "<spec>") -> Spec:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{source}: not valid TOML ({exc}); expected a TOML job spec") from None
+        raise _error(f"{source}: not valid TOML ({exc}); expected a TOML job spec") from None
     try:
         return _spec(data, text, source)
     except _Invalid as exc:
-        raise UserError(f"{source}: {exc}") from None
+        raise _error(f"{source}: {exc}") from None
 
 
 class _Invalid(Exception):
     pass
+
+
+def _error(message: str) -> UserError:
+    """A UserError kept on one line (names from the spec may hold line breaks)."""
+    return UserError(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 def _fail(path: str, got: Any, expected: str) -> None:
@@ -376,55 +381,55 @@ def build_space(spec: Spec, problem) -> Space:
     for pname, entry in spec.parameters.items():
         path = f"space.parameters.{pname}"
         if declared and pname not in declared:
-            raise UserError(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}; "
+            raise _error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}; "
                             f"expected one of {', '.join(declared)}")
         base = declared.get(pname)
         if base is None and "bounds" not in entry:
-            raise UserError(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
+            raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
         low, high = entry.get("bounds", (base.low, base.high) if base else None)
         init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
         if init[0] < low or init[1] > high:
-            raise UserError(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
+            raise _error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
                             f"expected a range inside the bounds")
         params[pname] = Parameter(pname, float(low), float(high), float(init[0]), float(init[1]))
     if not params:
-        raise UserError(f"{spec.source}: space.parameters: none declared; expected at least one parameter")
+        raise _error(f"{spec.source}: space.parameters: none declared; expected at least one parameter")
     pools = spec.pools or problem.pools or (Pool("all", (Group("all", tuple(params)),)),)
     where = "space.pools" if spec.pools else f"the pools of problem {problem.name!r}"
     for pool in pools:
         for group in pool.groups:
             for pname in group.parameters:
                 if pname not in params:
-                    raise UserError(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
+                    raise _error(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
                                     f"parameter {pname!r}; expected one of {', '.join(params)}")
     labels = {f"{p.name}.{g.name}" for p in pools for g in p.groups}
     for k, combo in enumerate(spec.exclude):
         for label in combo:
             if label not in labels:
-                raise UserError(f"{spec.source}: space.exclude[{k}]: unknown group {label!r}; "
+                raise _error(f"{spec.source}: space.exclude[{k}]: unknown group {label!r}; "
                                 f"expected \"pool.group\" names")
     pool_groups = {p.name: [g.name for g in p.groups] for p in pools}
     for pool_name, group in spec.freeze.pools.items():
         if pool_name not in pool_groups:
-            raise UserError(f"{spec.source}: freeze.pools.{pool_name}: unknown pool; "
+            raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown pool; "
                             f"expected one of {', '.join(pool_groups)}")
         if group not in pool_groups[pool_name]:
-            raise UserError(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
+            raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
                             f"expected one of {', '.join(pool_groups[pool_name][:10])}")
     for pname, value in spec.freeze.parameters.items():
         if pname not in params:
-            raise UserError(f"{spec.source}: freeze.parameters.{pname}: unknown parameter; "
+            raise _error(f"{spec.source}: freeze.parameters.{pname}: unknown parameter; "
                             f"expected one of {', '.join(params)}")
         if not params[pname].low <= value <= params[pname].high:
-            raise UserError(f"{spec.source}: freeze.parameters.{pname}: {value} outside the bounds "
+            raise _error(f"{spec.source}: freeze.parameters.{pname}: {value} outside the bounds "
                             f"[{params[pname].low}, {params[pname].high}]")
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
                       valid=problem.valid)
     except ValueError as exc:
-        raise UserError(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
+        raise _error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
     if spec.algorithm == "pso" and space.n_subspaces > 1:
-        raise UserError(f"{spec.source}: optimizer.algorithm: \"pso\" with {space.n_subspaces} subspaces; "
+        raise _error(f"{spec.source}: optimizer.algorithm: \"pso\" with {space.n_subspaces} subspaces; "
                         f"expected \"mmpso\" (or freeze the pools)")
     return space

@@ -104,7 +104,7 @@ def test_cli_prints_one_line_and_exits_2(tmp_path: Path):
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8))
-keys = st.sampled_from(["name", "seed", "problem", "optimizer", "space", "objectives", "evaluation",
+keys = st.text(max_size=4) | st.sampled_from(["name", "seed", "problem", "optimizer", "space", "objectives", "evaluation",
                         "execution", "freeze", "particles", "iterations", "migration", "exploration",
                         "shape", "start", "center", "width", "parameters", "pools", "groups", "bounds",
                         "init", "exclude", "metric", "until", "sense", "mode", "workers", "cluster",
