@@ -12,13 +12,21 @@ Writes ``<out>/screen.csv``.
 
 from __future__ import annotations
 
+import argparse
 import csv
+import io
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from codesign.dynamics.model import PRISMATIC_X, REVOLUTE
+
+if TYPE_CHECKING:
+    from codesign.model.gait import NominalGait
+    from codesign.model.morphology import Morphology
+    from codesign.screening.screen import ScreenSettings
 
 DESCRIPTION = "singularity screening of one design (50 gait points x 3 offsets): compiled vs NumPy/SciPy"
 
@@ -117,7 +125,7 @@ def _peer_checks(model, q, cols, obs, act_tree, act_loop, s):
     return 0
 
 
-def peer_screen(morphology, gait, settings) -> int:
+def peer_screen(morphology: Morphology, gait: NominalGait, settings: ScreenSettings) -> int:
     """The same procedure in NumPy (see the module docstring); returns the status code."""
     from codesign.model.assemble import assemble_leg
     from codesign.screening.screen import gait_targets
@@ -167,13 +175,14 @@ def _best_time(fn, repeats: int) -> float:
     return best
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from codesign.model.anthropometry import human_geometry
     from codesign.model.assemble import assemble_leg
     from codesign.model.gait import nominal_gait
     from codesign.model.morphology import build_morphology, sample_parameters
     from codesign.screening.examples import TWO_FOUR_BARS, parallelogram_positions, params_from_positions
     from codesign.screening.screen import ScreenSettings, gait_targets, screen, screen_mechanism
+    from codesign.topology.catalog import write_text_atomic
 
     settings = ScreenSettings()
     gait = nominal_gait()
@@ -219,9 +228,10 @@ def run(args) -> int:
         print(f"{case + ' (' + what + ')':<48} {1e3 * ours:>9.3f} ms {peer_s:>18} {ratio:>9}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "screen.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["case", "ours_what", "ours_s", "peer_numpy_s"])
-        for case, what, ours, peer in rows:
-            w.writerow([case, what, f"{ours:.6g}", "" if peer is None else f"{peer:.6g}"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["case", "ours_what", "ours_s", "peer_numpy_s"])
+    for case, what, ours, peer in rows:
+        w.writerow([case, what, f"{ours:.6g}", "" if peer is None else f"{peer:.6g}"])
+    write_text_atomic(out / "screen.csv", buf.getvalue())
     return 0 if agree == n_random else 1

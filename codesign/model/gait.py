@@ -80,11 +80,11 @@ class NominalGait:
     spline: CubicSpline  # phase (1,) -> (3,) engine rad, periodic with period 1
     drift_rad: np.ndarray  # (3,) the removed end mismatch y_100 - y_0, engine rad
 
-    def angles(self, phase) -> np.ndarray:
+    def angles(self, phase: float | np.ndarray) -> np.ndarray:
         """Engine angles (..., 3) rad [hip, knee, ankle] at phase(s) (any real, wrapped mod 1)."""
         return self.spline(np.mod(phase, 1.0))
 
-    def rates(self, phase) -> np.ndarray:
+    def rates(self, phase: float | np.ndarray) -> np.ndarray:
         """d(angles)/d(phase) (..., 3) rad per cycle; multiply by the gait frequency (Hz) for rad/s."""
         return self.spline(np.mod(phase, 1.0), 1)
 

@@ -23,7 +23,8 @@ LEGS = ("r", "l")
 GRAVITY = 9.81  # m/s^2
 
 
-def add_human(builder: ModelBuilder, human: HumanGeometry, *, legs=LEGS, floating_base: bool = True, feet: bool = True) -> None:
+def add_human(builder: ModelBuilder, human: HumanGeometry, *, legs: tuple[str, ...] = LEGS, floating_base: bool = True,
+              feet: bool = True) -> None:
     """Add the human's bodies (and contacts, with ``feet``) to ``builder``.
 
     floating_base=False fixes the torso to the world by one revolute joint at the hip point

@@ -29,10 +29,12 @@ the world's, so every WR joint angle is 0 in the upright pose and the loops clos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from codesign.errors import UserError
 from codesign.model.anthropometry import HUMAN_LINKS, HumanGeometry, human_geometry
@@ -183,7 +185,7 @@ def joint_positions(topology: Topology, params: dict[str, float], human: HumanGe
     return out
 
 
-def compose_inertia(masses, points, inertias) -> tuple[float, np.ndarray, float]:
+def compose_inertia(masses: ArrayLike, points: ArrayLike, inertias: ArrayLike) -> tuple[float, np.ndarray, float]:
     """Composite of point-like parts: total mass (kg), CoM (2,) m, inertia about the CoM.
 
     masses (k,), points (k, 2) their CoMs, inertias (k,) each about its own CoM (kg m^2);
@@ -197,7 +199,8 @@ def compose_inertia(masses, points, inertias) -> tuple[float, np.ndarray, float]
     return total, com, inertia
 
 
-def build_morphology(topology: Topology, actuators, params: dict[str, float], human: HumanGeometry | None = None) -> Morphology:
+def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[str, float],
+                     human: HumanGeometry | None = None) -> Morphology:
     """Realize ``topology`` with ``params`` (see :func:`parameter_space`) and actuator pair.
 
     Raises UserError for missing/unknown/out-of-range parameters, an actuator pair not

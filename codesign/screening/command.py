@@ -31,10 +31,16 @@ import multiprocessing
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from codesign.errors import UserError
+
+if TYPE_CHECKING:  # heavy imports only when a command runs
+    from codesign.model.morphology import Morphology
+    from codesign.screening.screen import ScreenSettings
+    from codesign.topology.catalog import Catalog
 
 HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
 DEFAULT_CATALOG = Path("topologies/catalog.json")
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- one design
 
 
-def load_design(path: Path, catalog):
+def load_design(path: Path, catalog: Catalog) -> Morphology:
     """Read a design JSON (format in the module docstring) -> Morphology (UserError if bad)."""
     try:
         doc = json.loads(Path(path).read_text())
@@ -127,7 +133,7 @@ def load_design(path: Path, catalog):
     return load_design_dict(doc, catalog, str(path))
 
 
-def load_design_dict(doc, catalog, path: str):
+def load_design_dict(doc: Any, catalog: Catalog, path: str) -> Morphology:
     """A design document (dict, format in the module docstring) -> Morphology."""
     from codesign.model.anthropometry import human_geometry
     from codesign.model.morphology import build_morphology
@@ -211,7 +217,8 @@ def screen_subspace(task: _Task) -> dict:
             "median_margin_passed": float(np.median(margins)) if margins else float("nan")}
 
 
-def screen_catalog(catalog, samples: int, seed: int, settings, workers: int = 1, progress: bool = False) -> list[dict]:
+def screen_catalog(catalog: Catalog, samples: int, seed: int, settings: ScreenSettings, workers: int = 1,
+                   progress: bool = False) -> list[dict]:
     """One row per subspace (catalog order); deterministic for a given seed."""
     from tqdm import tqdm
 

@@ -24,6 +24,7 @@ from codesign.model.gait import nominal_gait  # noqa: E402
 from codesign.model.morphology import Morphology  # noqa: E402
 from codesign.screening.kinematics import forward_kinematics  # noqa: E402
 from codesign.screening.screen import close_loops  # noqa: E402
+from codesign.topology.catalog import Catalog  # noqa: E402
 
 
 def save_figure(fig: Figure, path: Path | str, dpi: int = 120) -> None:
@@ -87,7 +88,7 @@ def _draw_pose(ax, morphology: Morphology, leg, q: np.ndarray, ankle: float) -> 
         ax.plot(*p, "o", ms=5, color="k", zorder=3)
 
 
-def morphology_figure(morphology: Morphology, phases=(0.0, 0.3, 0.7), title: str | None = None) -> Figure:
+def morphology_figure(morphology: Morphology, phases: tuple[float, ...] = (0.0, 0.3, 0.7), title: str | None = None) -> Figure:
     """The morphology (right leg) upright and at the given gait phases (loops closed by IK;
     torso upright, lowest foot point on the ground)."""
     leg = assemble_leg(morphology)
@@ -117,7 +118,7 @@ def morphology_figure(morphology: Morphology, phases=(0.0, 0.3, 0.7), title: str
     return fig
 
 
-def pass_rate_heatmap(rows: list[dict], catalog) -> Figure:
+def pass_rate_heatmap(rows: list[dict], catalog: Catalog) -> Figure:
     """Pass rate (%) per subspace: topology on x, actuator-pair index on y (grey: no pair)."""
     n_top = len(catalog.topologies)
     n_pairs = max(len(t.actuator_pairs) for t in catalog.topologies)

@@ -48,6 +48,7 @@ The whole loop over the gait runs in one compiled call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -56,7 +57,7 @@ from numba import njit
 
 from codesign.dynamics.linalg import pivoted_cholesky_solve
 from codesign.dynamics.model import Model
-from codesign.model.assemble import assemble_leg
+from codesign.model.assemble import AugmentedModel, assemble_leg
 from codesign.model.gait import NominalGait, nominal_gait
 from codesign.model.morphology import Morphology
 from codesign.screening.kinematics import add_angle_jacobian, loop_residual_jacobian
@@ -344,7 +345,7 @@ def screen(morphology: Morphology, gait: NominalGait | None = None, settings: Sc
     return _result(code, info, settings, leg)
 
 
-def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg) -> ScreenResult:
+def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg: AugmentedModel) -> ScreenResult:
     point = int(info[0]) if code != PASS else -1
     offsets = (0.0, settings.offset_deg, -settings.offset_deg)
     offset = offsets[int(info[1])] if code != PASS else float("nan")
@@ -365,7 +366,7 @@ def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg) -> Scree
                         margin=float(info[4]), min_sigma_ratio=float(info[5]), detail=detail)
 
 
-def close_loops(model: Model, q_target: np.ndarray, fixed, q_start: np.ndarray | None = None,
+def close_loops(model: Model, q_target: np.ndarray, fixed: Sequence[int], q_start: np.ndarray | None = None,
                 settings: ScreenSettings = ScreenSettings()) -> tuple[np.ndarray, float]:
     """Close the loop closures of any engine model by the screening's damped Newton.
 
@@ -393,7 +394,8 @@ def close_loops(model: Model, q_target: np.ndarray, fixed, q_start: np.ndarray |
     return q, float(err)
 
 
-def check_configuration(model: Model, q: np.ndarray, grounded, observed, act_tree, act_loop,
+def check_configuration(model: Model, q: np.ndarray, grounded: Sequence[int], observed: Sequence[int],
+                        act_tree: Sequence[int], act_loop: Sequence[int],
                         settings: ScreenSettings = ScreenSettings()) -> tuple[int, float, float]:
     """Steps 2-4 at one closed configuration q (n,) of any engine model (coordinate ids).
 

@@ -49,7 +49,7 @@ from math import comb
 import networkx as nx
 
 from codesign.errors import UserError
-from codesign.topology.actuators import actuator_sets
+from codesign.topology.actuators import MobilityFn, actuator_sets
 from codesign.topology.catalog import (
     ATTACHMENT,
     HUMAN_LINKS,
@@ -169,7 +169,7 @@ def has_required_mobility(linkage: Linkage, mobility: int) -> bool:
     )
 
 
-def human_joints_independent(linkage: Linkage, mobility: int, mobility_fn=mobility_kutzbach) -> bool:
+def human_joints_independent(linkage: Linkage, mobility: int, mobility_fn: MobilityFn = mobility_kutzbach) -> bool:
     """Rule 5: locking hip or knee alone leaves ``mobility - 1``, both ``max(mobility - 2, 0)``."""
     n, joints = linkage.n_links, linkage.joints
     return (

@@ -27,6 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Polygon  # noqa: E402
@@ -244,7 +245,12 @@ def _limits(layouts: list[Layout]) -> tuple[tuple[float, float], tuple[float, fl
     return x, z
 
 
-def draw_topology(ax, topology: Topology, layout: Layout | None = None, limits=None) -> None:
+def draw_topology(
+    ax: Axes,
+    topology: Topology,
+    layout: Layout | None = None,
+    limits: tuple[tuple[float, float], tuple[float, float]] | None = None,
+) -> None:
     """Draw one topology on ``ax`` (see the module docstring)."""
     layout = layout or layout_topology(topology)
     (x0, x1), (z0, z1) = limits or _limits([layout])
