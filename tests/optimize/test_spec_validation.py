@@ -178,3 +178,12 @@ def test_cluster_settings_reach_the_job_script(mode, directive):
         cluster.close()
     assert directive in script and "02:00:00" in script and "long" in script
     assert "--nthreads 1" in script and "--nworkers 4" in script and "--lifetime 110m" in script
+
+
+@pytest.mark.parametrize("name", ["six_hump_camel", "lexicographic_six_hump", "mmpso_toy", "codesign"])
+def test_pipeline_specs_are_valid(name):
+    from codesign.spec import load_spec
+    spec = load_spec(Path(__file__).parents[2] / "pipelines" / f"{name}.toml")
+    assert spec.name == name
+    if name != "codesign":          # the co-design problem is registered by the walking stage
+        assert new_optimizer(spec).ask()
