@@ -38,9 +38,10 @@ import numpy as np
 from codesign.errors import UserError
 
 if TYPE_CHECKING:  # heavy imports only when a command runs
+    from codesign.model.gait import NominalGait
     from codesign.model.morphology import Morphology
     from codesign.screening.screen import ScreenSettings
-    from codesign.topology.catalog import Catalog
+    from codesign.topology.catalog import Catalog, Topology
 
 HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
 DEFAULT_CATALOG = Path("topologies/catalog.json")
@@ -176,13 +177,15 @@ def _run_design(catalog, path: Path, settings) -> int:
 
 @dataclass(frozen=True)
 class _Task:
+    """One subspace's share of the sweep, sent to a worker process (picklable)."""
+
     subspace: int
-    topology: object
+    topology: Topology
     pair: tuple[int, int]
     samples: int
     seed: int
-    settings: object
-    gait: object
+    settings: ScreenSettings
+    gait: NominalGait
 
 
 def screen_subspace(task: _Task) -> dict:

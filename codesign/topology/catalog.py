@@ -41,7 +41,6 @@ from codesign.errors import UserError
 HUMAN_LINKS: tuple[str, ...] = ("torso", "thigh", "shank")
 HUMAN_JOINT_NAMES: tuple[str, ...] = ("hip", "knee")
 HUMAN_JOINTS: tuple[tuple[str, str], ...] = (("torso", "thigh"), ("thigh", "shank"))
-GROUND_LINK = "torso"  # mobility is counted relative to the torso
 ATTACHMENT = "attachment"
 WEARABLE = "wearable"
 JOINT_KINDS = (ATTACHMENT, WEARABLE)
