@@ -286,7 +286,8 @@ def draw_topology(
     ax.set_xlim(x0, x1)
     ax.set_ylim(z0, z1)
     ax.set_aspect("equal")
-    ax.set_title(f"topology {topology.id}: {len(topology.actuator_pairs)} actuator sets", fontsize=10)
+    kind = "pairs" if all(len(p) == 2 for p in topology.actuator_pairs) else "sets"
+    ax.set_title(f"topology {topology.id}: {len(topology.actuator_pairs)} actuator {kind}", fontsize=10)
     ax.axis("off")
 
 
