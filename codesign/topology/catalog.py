@@ -285,6 +285,13 @@ def _topology_from_dict(doc: Any, index: int, settings: CatalogSettings, where: 
             )
         pairs.append(tuple(pair))
     topology = Topology(tid, wr_links, tuple(joints), tuple(pairs))
+    try:
+        spanned = len(topology.tree_parents()) == len(wr_links) == len(topology.tree_joints)
+    except ValueError:
+        spanned = False
+    if not spanned:
+        raise UserError(f"{where}.joints: the joints with loop_closure false do not form a spanning tree; "
+                        f"expected exactly one per WR link, connecting every WR link to the human")
     for key, value in (("tree_joints", topology.tree_joints), ("loop_closure_joints", topology.loop_closure_joints)):
         if key in doc and doc[key] != list(value):
             raise UserError(f"{where}.{key}: got {doc[key]}; expected {list(value)} (from the joints' loop_closure flags)")

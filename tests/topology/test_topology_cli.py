@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import matplotlib.image
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from codesign.topology.catalog import load_catalog
 
 pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -84,3 +86,10 @@ def test_bad_catalog_file_is_a_user_error(tmp_path):
         load_catalog(bad)
     with pytest.raises(UserError, match="cannot read"):
         load_catalog(tmp_path / "missing.json")
+    # a loop-closure flag cleared: two tree joints reach wr1 (joints 1 and 5 of topology 1)
+    doc = json.loads((REPO / "topologies" / "catalog.json").read_text())
+    doc["topologies"][0]["joints"][4]["loop_closure"] = False
+    del doc["topologies"][0]["tree_joints"], doc["topologies"][0]["loop_closure_joints"]
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match=r"topologies\[0\]\.joints: .*spanning tree"):
+        load_catalog(bad)
