@@ -22,17 +22,24 @@ def aba(m, w, tau, f_ext, use_f_ext, qdd):
     w.U, w.D, w.u, w.a. Returns 0, or 1 + the index of a body with a non-positive
     articulated inertia (D_i <= 0, e.g. a massless leaf).
     """
+    return aba_arrays(m.parent, m.gravity[0], tau, f_ext, use_f_ext, w.Iw, w.S, w.v, w.c,
+                      w.IA, w.pA, w.U, w.D, w.u, w.a, qdd)
+
+
+@njit(cache=True, inline="always")
+def aba_arrays(parent, g, tau, f_ext, use_f_ext, Iw, S, v, c, IA, pA, U, Dv, uv, a, qdd):
+    """:func:`aba` on plain arrays (hot path)."""
     n = tau.shape[0]
-    IA = w.IA
-    pA = w.pA
     for i in range(n):
-        I = w.Iw[i]
-        v0 = w.v[i, 0]
-        v1 = w.v[i, 1]
-        v2 = w.v[i, 2]
-        h0 = I[0, 0] * v0 + I[0, 1] * v1 + I[0, 2] * v2
-        h1 = I[1, 0] * v0 + I[1, 1] * v1
-        h2 = I[2, 0] * v0 + I[2, 2] * v2
+        v0 = v[i, 0]
+        v1 = v[i, 1]
+        v2 = v[i, 2]
+        I00 = Iw[i, 0, 0]
+        I01 = Iw[i, 0, 1]
+        I02 = Iw[i, 0, 2]
+        I11 = Iw[i, 1, 1]
+        h1 = I01 * v0 + I11 * v1
+        h2 = I02 * v0 + I11 * v2
         pA[i, 0] = -v2 * h1 + v1 * h2
         pA[i, 1] = -v0 * h2
         pA[i, 2] = v0 * h1
@@ -40,71 +47,80 @@ def aba(m, w, tau, f_ext, use_f_ext, qdd):
             pA[i, 0] -= f_ext[i, 0]
             pA[i, 1] -= f_ext[i, 1]
             pA[i, 2] -= f_ext[i, 2]
-        for r in range(3):
-            for s in range(3):
-                IA[i, r, s] = I[r, s]
+        IA[i, 0, 0] = I00
+        IA[i, 0, 1] = I01
+        IA[i, 0, 2] = I02
+        IA[i, 1, 0] = I01
+        IA[i, 1, 1] = I11
+        IA[i, 1, 2] = 0.0
+        IA[i, 2, 0] = I02
+        IA[i, 2, 1] = 0.0
+        IA[i, 2, 2] = I11
     status = 0
     for i in range(n - 1, -1, -1):
-        s0 = w.S[i, 0]
-        s1 = w.S[i, 1]
-        s2 = w.S[i, 2]
-        A = IA[i]
-        U0 = A[0, 0] * s0 + A[0, 1] * s1 + A[0, 2] * s2
-        U1 = A[1, 0] * s0 + A[1, 1] * s1 + A[1, 2] * s2
-        U2 = A[2, 0] * s0 + A[2, 1] * s1 + A[2, 2] * s2
+        s0 = S[i, 0]
+        s1 = S[i, 1]
+        s2 = S[i, 2]
+        A00 = IA[i, 0, 0]
+        A01 = IA[i, 0, 1]
+        A02 = IA[i, 0, 2]
+        A11 = IA[i, 1, 1]
+        A12 = IA[i, 1, 2]
+        A22 = IA[i, 2, 2]
+        U0 = A00 * s0 + A01 * s1 + A02 * s2
+        U1 = A01 * s0 + A11 * s1 + A12 * s2
+        U2 = A02 * s0 + A12 * s1 + A22 * s2
         D = s0 * U0 + s1 * U1 + s2 * U2
         if D <= 0.0:
             if status == 0:
                 status = i + 1
             D = 1e-300
         u = tau[i] - (s0 * pA[i, 0] + s1 * pA[i, 1] + s2 * pA[i, 2])
-        w.U[i, 0] = U0
-        w.U[i, 1] = U1
-        w.U[i, 2] = U2
-        w.D[i] = D
-        w.u[i] = u
-        p = m.parent[i]
+        U[i, 0] = U0
+        U[i, 1] = U1
+        U[i, 2] = U2
+        Dv[i] = D
+        uv[i] = u
+        p = parent[i]
         if p >= 0:
             invD = 1.0 / D
-            c1 = w.c[i, 1]
-            c2 = w.c[i, 2]
+            c1 = c[i, 1]
+            c2 = c[i, 2]
             uD = u * invD
             # Ia = A - U U^T / D (symmetric); pa = pA + Ia c + U u / D  (c[0] = 0)
-            Ia00 = A[0, 0] - U0 * U0 * invD
-            Ia01 = A[0, 1] - U0 * U1 * invD
-            Ia02 = A[0, 2] - U0 * U2 * invD
-            Ia11 = A[1, 1] - U1 * U1 * invD
-            Ia12 = A[1, 2] - U1 * U2 * invD
-            Ia22 = A[2, 2] - U2 * U2 * invD
-            P = IA[p]
-            P[0, 0] += Ia00
-            P[0, 1] += Ia01
-            P[0, 2] += Ia02
-            P[1, 0] += Ia01
-            P[1, 1] += Ia11
-            P[1, 2] += Ia12
-            P[2, 0] += Ia02
-            P[2, 1] += Ia12
-            P[2, 2] += Ia22
+            Ia00 = A00 - U0 * U0 * invD
+            Ia01 = A01 - U0 * U1 * invD
+            Ia02 = A02 - U0 * U2 * invD
+            Ia11 = A11 - U1 * U1 * invD
+            Ia12 = A12 - U1 * U2 * invD
+            Ia22 = A22 - U2 * U2 * invD
+            IA[p, 0, 0] += Ia00
+            IA[p, 0, 1] += Ia01
+            IA[p, 0, 2] += Ia02
+            IA[p, 1, 0] += Ia01
+            IA[p, 1, 1] += Ia11
+            IA[p, 1, 2] += Ia12
+            IA[p, 2, 0] += Ia02
+            IA[p, 2, 1] += Ia12
+            IA[p, 2, 2] += Ia22
             pA[p, 0] += pA[i, 0] + Ia01 * c1 + Ia02 * c2 + U0 * uD
             pA[p, 1] += pA[i, 1] + Ia11 * c1 + Ia12 * c2 + U1 * uD
             pA[p, 2] += pA[i, 2] + Ia12 * c1 + Ia22 * c2 + U2 * uD
-    g = m.gravity[0]
     for i in range(n):
-        p = m.parent[i]
+        p = parent[i]
         if p < 0:
             a0 = 0.0
             a1 = 0.0
             a2 = g
         else:
-            a0 = w.a[p, 0]
-            a1 = w.a[p, 1]
-            a2 = w.a[p, 2]
-        a1 += w.c[i, 1]
-        a2 += w.c[i, 2]
-        qddi = (w.u[i] - (w.U[i, 0] * a0 + w.U[i, 1] * a1 + w.U[i, 2] * a2)) / w.D[i]
+            a0 = a[p, 0]
+            a1 = a[p, 1]
+            a2 = a[p, 2]
+        a1 += c[i, 1]
+        a2 += c[i, 2]
+        qddi = (uv[i] - (U[i, 0] * a0 + U[i, 1] * a1 + U[i, 2] * a2)) / Dv[i]
         qdd[i] = qddi
-        w.a[i, 0] = a0 + w.S[i, 0] * qddi
-        w.a[i, 1] = a1 + w.S[i, 1] * qddi
-        w.a[i, 2] = a2 + w.S[i, 2] * qddi
+        a[i, 0] = a0 + S[i, 0] * qddi
+        a[i, 1] = a1 + S[i, 1] * qddi
+        a[i, 2] = a2 + S[i, 2] * qddi
     return status

@@ -12,26 +12,57 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from codesign.dynamics.kinematics import forward_kinematics
+from codesign.dynamics.aba import aba_arrays
+from codesign.dynamics.kinematics import fk_arrays, forward_kinematics
 from codesign.dynamics.loops import DEFAULT_REL_TOL, forward_dynamics
-from codesign.dynamics.passive import add_passive_forces, loop_angle
+from codesign.dynamics.passive import add_passive_forces, loop_angle, tree_passive_arrays
 
 
 @njit(cache=True)
 def multibody_flow(t, x, mode, p, xdot):
-    """xdot = [qd, qdd] of the passive multibody system under constant tau (see module)."""
-    m, w, tau, params = p
+    """xdot = [qd, qdd] of the passive multibody system under constant tau (see module).
+
+    Trees take a hot path on plain arrays (FK, passive, ABA); models with loops go
+    through :func:`forward_dynamics` (constrained solve).
+    """
+    tau = p[2]
     n = tau.shape[0]
     q = x[:n]
     qd = x[n:2 * n]
-    forward_kinematics(m, q, qd, w)
-    for i in range(n):
-        w.tau[i] = tau[i]
-    add_passive_forces(m, w, q, qd, w.tau)
-    forward_dynamics(m, q, qd, w.tau, w, params[0], params[1], params[2])
+    if p[0].loop_body_a.shape[0] == 0:
+        tree_flow_arrays(p[0].parent, p[0].joint_type, p[0].joint_xz, p[0].mass, p[0].com_xz,
+                         p[0].inertia, p[0].gravity, p[0].spring_k, p[0].spring_rest,
+                         p[0].damping, p[0].ligament_k, p[0].ligament_limit,
+                         p[0].ligament_exponent, p[0].ligament_damping, p[0].ligament_side,
+                         p[1].pose, p[1].rot, p[1].S, p[1].v, p[1].c, p[1].abias, p[1].Iw,
+                         p[1].IA, p[1].pA, p[1].U, p[1].D, p[1].u, p[1].a, p[1].f, p[1].tau,
+                         p[1].qdd, tau, q, qd)
+        qdd = p[1].qdd
+    else:
+        m, w, _, params = p
+        forward_kinematics(m, q, qd, w)
+        for i in range(n):
+            w.tau[i] = tau[i]
+        add_passive_forces(m, w, q, qd, w.tau)
+        forward_dynamics(m, q, qd, w.tau, w, params[0], params[1], params[2])
+        qdd = w.qdd
     for i in range(n):
         xdot[i] = qd[i]
-        xdot[n + i] = w.qdd[i]
+        xdot[n + i] = qdd[i]
+
+
+@njit(cache=True)
+def tree_flow_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, gravity, spring_k,
+                     spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp, lig_side,
+                     pose, rot, S, v, c, abias, Iw, IA, pA, U, D, u, a, f, tau_total, qdd,
+                     tau, q, qd):
+    """qdd of a tree (no loops) with passive elements, on plain arrays."""
+    fk_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, q, qd, pose, rot, S, v, c, abias, Iw)
+    for i in range(q.shape[0]):
+        tau_total[i] = tau[i]
+    tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp,
+                        lig_side, q, qd, tau_total)
+    aba_arrays(parent, gravity[0], tau_total, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd)
 
 
 def flow_params(model, tau=None, baumgarte_alpha: float = 0.0, baumgarte_beta: float = 0.0,

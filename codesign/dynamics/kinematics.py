@@ -32,35 +32,43 @@ def forward_kinematics(m, q, qd, w):
     joint), w.S, w.v, w.c, w.abias [n,3] (world spatial vectors, see module docstring) and
     w.Iw[n,3,3] (world spatial inertia about the origin).
     """
+    fk_arrays(m.parent, m.joint_type, m.joint_xz, m.mass, m.com_xz, m.inertia, q, qd,
+              w.pose, w.rot, w.S, w.v, w.c, w.abias, w.Iw)
+
+
+@njit(cache=True, inline="always")
+def fk_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, q, qd,
+              pose, rot, S, v, c, abias, Iw):
+    """:func:`forward_kinematics` on plain arrays (the hot path: calls that pass the
+    whole model/workspace tuples cost microseconds each in numba)."""
     n = q.shape[0]
-    parent = m.parent
     for i in range(n):
         p = parent[i]
         if p < 0:
             ox = 0.0
             oz = 0.0
             th = 0.0
+            cs = 1.0
+            sn = 0.0
             v0 = 0.0
             v1 = 0.0
             v2 = 0.0
-            b0 = 0.0
             b1 = 0.0
             b2 = 0.0
         else:
-            ox = w.pose[p, 0]
-            oz = w.pose[p, 1]
-            th = w.pose[p, 2]
-            v0 = w.v[p, 0]
-            v1 = w.v[p, 1]
-            v2 = w.v[p, 2]
-            b0 = w.abias[p, 0]
-            b1 = w.abias[p, 1]
-            b2 = w.abias[p, 2]
-        cs = np.cos(th)
-        sn = np.sin(th)
-        jx = m.joint_xz[i, 0]
-        jz = m.joint_xz[i, 1]
-        jt = m.joint_type[i]
+            ox = pose[p, 0]
+            oz = pose[p, 1]
+            th = pose[p, 2]
+            cs = rot[p, 0]
+            sn = rot[p, 1]
+            v0 = v[p, 0]
+            v1 = v[p, 1]
+            v2 = v[p, 2]
+            b1 = abias[p, 1]
+            b2 = abias[p, 2]
+        jx = joint_xz[i, 0]
+        jz = joint_xz[i, 1]
+        jt = joint_type[i]
         if jt == 1:
             jx += q[i]
         elif jt == 2:
@@ -69,6 +77,8 @@ def forward_kinematics(m, q, qd, w):
         z = oz + sn * jx + cs * jz
         if jt == 0:
             th += q[i]
+            cs = np.cos(th)
+            sn = np.sin(th)
             s0 = 1.0
             s1 = z
             s2 = -x
@@ -80,44 +90,43 @@ def forward_kinematics(m, q, qd, w):
             s0 = 0.0
             s1 = -sn
             s2 = cs
-        w.pose[i, 0] = x
-        w.pose[i, 1] = z
-        w.pose[i, 2] = th
-        w.S[i, 0] = s0
-        w.S[i, 1] = s1
-        w.S[i, 2] = s2
+        pose[i, 0] = x
+        pose[i, 1] = z
+        pose[i, 2] = th
+        rot[i, 0] = cs
+        rot[i, 1] = sn
+        S[i, 0] = s0
+        S[i, 1] = s1
+        S[i, 2] = s2
         qdi = qd[i]
         v0 += s0 * qdi
         v1 += s1 * qdi
         v2 += s2 * qdi
-        w.v[i, 0] = v0
-        w.v[i, 1] = v1
-        w.v[i, 2] = v2
-        # c = (v x S) qd
+        v[i, 0] = v0
+        v[i, 1] = v1
+        v[i, 2] = v2
+        # c = (v x S) qd; the angular part is always zero in the plane
         c1 = (v2 * s0 - v0 * s2) * qdi
         c2 = (-v1 * s0 + v0 * s1) * qdi
-        w.c[i, 0] = 0.0
-        w.c[i, 1] = c1
-        w.c[i, 2] = c2
-        w.abias[i, 0] = b0
-        w.abias[i, 1] = b1 + c1
-        w.abias[i, 2] = b2 + c2
-        # world spatial inertia about the origin (CoM rotates with the body angle)
-        mi = m.mass[i]
-        if jt == 0:
-            cs = np.cos(th)
-            sn = np.sin(th)
-        cx = x + cs * m.com_xz[i, 0] - sn * m.com_xz[i, 1]
-        cz = z + sn * m.com_xz[i, 0] + cs * m.com_xz[i, 1]
-        w.Iw[i, 0, 0] = m.inertia[i] + mi * (cx * cx + cz * cz)
-        w.Iw[i, 0, 1] = -mi * cz
-        w.Iw[i, 0, 2] = mi * cx
-        w.Iw[i, 1, 0] = -mi * cz
-        w.Iw[i, 1, 1] = mi
-        w.Iw[i, 1, 2] = 0.0
-        w.Iw[i, 2, 0] = mi * cx
-        w.Iw[i, 2, 1] = 0.0
-        w.Iw[i, 2, 2] = mi
+        c[i, 0] = 0.0
+        c[i, 1] = c1
+        c[i, 2] = c2
+        abias[i, 0] = 0.0 if p < 0 else abias[p, 0]
+        abias[i, 1] = b1 + c1
+        abias[i, 2] = b2 + c2
+        # world spatial inertia about the origin; cs, sn are now the body's own angle
+        mi = mass[i]
+        cx = x + cs * com_xz[i, 0] - sn * com_xz[i, 1]
+        cz = z + sn * com_xz[i, 0] + cs * com_xz[i, 1]
+        Iw[i, 0, 0] = inertia[i] + mi * (cx * cx + cz * cz)
+        Iw[i, 0, 1] = -mi * cz
+        Iw[i, 0, 2] = mi * cx
+        Iw[i, 1, 0] = -mi * cz
+        Iw[i, 1, 1] = mi
+        Iw[i, 1, 2] = 0.0
+        Iw[i, 2, 0] = mi * cx
+        Iw[i, 2, 1] = 0.0
+        Iw[i, 2, 2] = mi
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ ModelArrays = namedtuple(
 Workspace = namedtuple(
     "Workspace",
     [
-        "pose", "S", "v", "a", "c", "abias", "Iw", "f", "IA", "pA", "U", "D", "u",
+        "pose", "rot", "S", "v", "a", "c", "abias", "Iw", "f", "IA", "pA", "U", "D", "u",
         "M", "L", "h", "tau", "qdd", "tmp_n", "tmp_n2",
         "rows", "rows_rhs", "rows_y", "A", "lam", "tmp_r", "tmp_r2", "perm",
         "phi", "phidot", "pts", "joint_wrench", "flags",
@@ -286,7 +286,7 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
     """Scratch arrays for ``model`` (nothing is allocated per step afterwards).
 
     Shapes (n bodies, r = 2 m + n_extra_rows constraint rows, at least 1):
-    pose[n,3] (x, z, absolute angle of each body origin); S, v, a, c, abias, f, pA, U [n,3]
+    pose[n,3] (x, z, absolute angle of each body origin); rot[n,2] (its cos, sin); S, v, a, c, abias, f, pA, U [n,3]
     (planar spatial vectors in world coordinates at the world origin, ordered
     (angular, x, z); S joint motion subspace, v velocity, a acceleration, c = Sdot qd,
     abias acceleration at qdd = 0 without gravity); Iw, IA [n,3,3]; D, u, h, tau, qdd, tmp_n, tmp_n2 [n]; M, L [n,n];
@@ -302,7 +302,7 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
     r = max(1, 2 * model.n_loops + int(n_extra_rows))
     z = np.zeros
     return Workspace(
-        pose=z((n, 3)), S=z((n, 3)), v=z((n, 3)), a=z((n, 3)), c=z((n, 3)), abias=z((n, 3)),
+        pose=z((n, 3)), rot=z((n, 2)), S=z((n, 3)), v=z((n, 3)), a=z((n, 3)), c=z((n, 3)), abias=z((n, 3)),
         Iw=z((n, 3, 3)),
         f=z((n, 3)), IA=z((n, 3, 3)), pA=z((n, 3)), U=z((n, 3)), D=z(n), u=z(n),
         M=z((n, n)), L=z((n, n)), h=z(n), tau=z(n), qdd=z(n), tmp_n=z(n), tmp_n2=z(n),

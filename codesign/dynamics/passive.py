@@ -13,17 +13,22 @@ from numba import njit
 from codesign.dynamics.kinematics import add_angle_jacobian
 
 
+@njit(cache=True, inline="always")
+def _passive(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp, lig_side, qi, qdi):
+    tau = -spring_k * (qi - spring_rest) - damping * qdi
+    if lig_k != 0.0:
+        pen = lig_side * (qi - lig_limit)
+        if pen > 0.0:
+            tau -= lig_side * lig_k * pen ** lig_exp + lig_damp * qdi
+    return tau
+
+
 @njit(cache=True)
 def joint_passive_torque(m, i, qi, qdi):
     """Passive generalized force of tree joint i at (qi, qdi) (N m or N)."""
-    tau = -m.spring_k[i] * (qi - m.spring_rest[i]) - m.damping[i] * qdi
-    k = m.ligament_k[i]
-    if k != 0.0:
-        side = m.ligament_side[i]
-        pen = side * (qi - m.ligament_limit[i])
-        if pen > 0.0:
-            tau -= side * k * pen ** m.ligament_exponent[i] + m.ligament_damping[i] * qdi
-    return tau
+    return _passive(m.spring_k[i], m.spring_rest[i], m.damping[i], m.ligament_k[i],
+                    m.ligament_limit[i], m.ligament_exponent[i], m.ligament_damping[i],
+                    m.ligament_side[i], qi, qdi)
 
 
 @njit(cache=True)
@@ -64,10 +69,18 @@ def loop_passive_torque(m, w, loop):
 def add_passive_forces(m, w, q, qd, out):
     """out[n] += passive generalized forces of every tree joint and loop joint at
     (q, qd) (after forward_kinematics for the same state)."""
-    n = q.shape[0]
-    for i in range(n):
-        out[i] += joint_passive_torque(m, i, q[i], qd[i])
+    tree_passive_arrays(m.spring_k, m.spring_rest, m.damping, m.ligament_k, m.ligament_limit,
+                        m.ligament_exponent, m.ligament_damping, m.ligament_side, q, qd, out)
     for k in range(m.loop_body_a.shape[0]):
         tau = loop_passive_torque(m, w, k)
         if tau != 0.0:
             add_loop_torque(m, w, k, tau, out)
+
+
+@njit(cache=True, inline="always")
+def tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp,
+                        lig_side, q, qd, out):
+    """out[n] += passive forces of the tree joints (plain arrays, hot path)."""
+    for i in range(q.shape[0]):
+        out[i] += _passive(spring_k[i], spring_rest[i], damping[i], lig_k[i], lig_limit[i],
+                           lig_exp[i], lig_damp[i], lig_side[i], q[i], qd[i])

@@ -64,8 +64,9 @@ def to_pinocchio(model: Model):
 
 def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
     """MJCF text of ``model`` (tree only: loop closures and contacts are not exported;
-    contacts disabled, no damping/armature, so the physics match ours). Rotational
-    inertia on the y axis; body frames at the joints, as ours."""
+    contacts disabled, no damping/armature, so the physics match ours). Body frames at
+    the joints, as ours; the rotational inertia is put on all three axes (MuJoCo checks
+    the triangle inequality; only the y value acts in planar motion)."""
     if model.n_loops:
         raise ValueError("to_mjcf: loop closures are not exported")
     children: dict[int, list[int]] = {}
@@ -76,15 +77,15 @@ def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
         jt = model.joint_type[i]
         axis = {REVOLUTE: "0 -1 0", PRISMATIC_X: "1 0 0", PRISMATIC_Z: "0 0 1"}[int(jt)]
         kind = "hinge" if jt == REVOLUTE else "slide"
-        x, z = model.joint_xz[i]
-        cx, cz = model.com_xz[i]
+        x, z = (float(v) for v in model.joint_xz[i])
+        cx, cz = (float(v) for v in model.com_xz[i])
         mass = max(float(model.mass[i]), 1e-12)
         iy = max(float(model.inertia[i]), 1e-12)
         lines = [
             f'{indent}<body name="{model.body_names[i]}" pos="{x!r} 0 {z!r}">',
             f'{indent}  <joint name="{model.body_names[i]}" type="{kind}" axis="{axis}"/>',
             f'{indent}  <inertial pos="{cx!r} 0 {cz!r}" mass="{mass!r}" '
-            f'diaginertia="{_OFF_AXIS_INERTIA!r} {iy!r} {_OFF_AXIS_INERTIA!r}"/>',
+            f'diaginertia="{iy!r} {iy!r} {iy!r}"/>',
         ]
         lines += [body_xml(c, indent + "  ") for c in children.get(i, [])]
         lines.append(f"{indent}</body>")
@@ -93,7 +94,7 @@ def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
     bodies = "\n".join(body_xml(c, "    ") for c in children.get(-1, []))
     return f"""<mujoco model="codesign">
   <compiler angle="radian" inertiafromgeom="false"/>
-  <option timestep="{timestep!r}" integrator="{integrator}" gravity="0 0 {-model.gravity!r}">
+  <option timestep="{timestep!r}" integrator="{integrator}" gravity="0 0 {-float(model.gravity)!r}">
     <flag contact="disable" constraint="disable"/>
   </option>
   <worldbody>
