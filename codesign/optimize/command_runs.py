@@ -17,11 +17,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", default="results", help="folder holding the run folders")
 
 
-def _alive(driver: str | None) -> bool:
-    """Whether the driver process recorded as host:pid still runs (unknown host: assume yes)."""
+def driver_alive(driver: str | None, other_host: bool = True) -> bool:
+    """Whether the driver process recorded as host:pid still runs (another host: cannot
+    tell, ``other_host`` is returned)."""
     host, _, pid = (driver or "").rpartition(":")
     if host != socket.gethostname() or not pid.isdigit():
-        return True
+        return other_host
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
@@ -43,7 +44,7 @@ def run_rows(results: Path) -> list[dict]:
         for _, run in runs.iterrows():
             mine = its[its["run_id"] == run["run_id"]]
             status = run["status"]
-            if status == "running" and not _alive(run["driver"]):
+            if status == "running" and not driver_alive(run["driver"]):
                 status = "stopped"
             last = mine.iloc[-1] if len(mine) else None
             has_best = last is not None and last["best_stage"] == last["best_stage"]

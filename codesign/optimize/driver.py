@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from codesign.errors import UserError
+from codesign.optimize.command_runs import driver_alive
 from codesign.optimize.mmpso import MMPSO
 from codesign.spec import ExecutionSpec, Spec, build_space, parse_spec
 from codesign.store import SQLiteRunStore, open_run
@@ -84,6 +85,9 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
     if runs.empty:
         raise UserError(f"{store.path}: holds no run; expected a database made by `codesign optimize`")
     row = runs.iloc[-1]
+    if row["status"] == "running" and driver_alive(row["driver"], other_host=False):
+        raise UserError(f"{store.path}: still being run by {row['driver']}; expected a stopped run "
+                        f"(see `codesign runs`)")
     spec = parse_spec(row["spec_toml"], source=f"{store.path}:spec_toml")
     loaded = store.load_state(int(row["run_id"]))
     if loaded is None:

@@ -142,3 +142,13 @@ def test_runs_lists_status_best_and_lineage(tmp_path):
     with open_run(tmp_path / "faults", readonly=True) as store:
         best = store.evaluations().query("status == 'ok'")["stage_value"].min()
     assert float(rows["faults"]["best_value"]) == pytest.approx(best, rel=1e-5)
+
+
+def test_resume_refuses_a_run_whose_driver_is_alive(tmp_path):
+    from codesign.optimize.driver import resume_run
+    spec = parse_spec(SPHERE)
+    store = SQLiteRunStore(tmp_path / "live" / "run.sqlite", create=True)
+    store.create_run("live", spec.text, spec.hash, "", 8, [])     # driver: this very process
+    store.close()
+    with pytest.raises(UserError, match="still being run by"):
+        resume_run(tmp_path / "live", progress=False)
