@@ -81,8 +81,63 @@ def measure(t_eval: float, kind: str, iterations: int) -> list[dict]:
     return rows
 
 
+def codesign_sized_space():
+    """A space shaped like the co-design one (§5.4.1): pool 1 with 126 groups (10
+    topologies x their actuator pairs; 8 morphology parameters shared per topology + 14
+    control parameters per pair), pool 2 with 20 common parameters: 1864 parameters."""
+    from codesign.optimize.space import Group, Parameter, Pool, Space
+    params, groups = [], []
+    for t in range(10):
+        morphology = [f"t{t}_m{k}" for k in range(8)]
+        params += [Parameter(n, 0.0, 1.0) for n in morphology]
+        for a in range(13 if t < 9 else 9):
+            control = [f"t{t}_a{a}_c{k}" for k in range(14)]
+            params += [Parameter(n, 0.0, 1.0) for n in control]
+            groups.append(Group(f"t{t}_a{a}", tuple(morphology + control)))
+    common = [Parameter(f"c{k}", 0.0, 1.0) for k in range(20)]
+    return Space(tuple(params + common), (Pool("topology", tuple(groups)),
+                                          Pool("common", (Group("common", tuple(p.name for p in common)),))))
+
+
+def driver_cost(iterations: int) -> dict:
+    """Seconds per iteration of ask + tell and of the store write, 200 particles, co-design-sized."""
+    import tempfile
+
+    import numpy as np
+
+    from codesign.optimize.schedule import thesis_migration
+    from codesign.store import SQLiteRunStore, state_to_bytes
+    from codesign.types import EvalRecord
+
+    space = codesign_sized_space()
+    optimizer = MMPSO(space, PSOSettings(200, 800), thesis_migration(800), seed=1)
+    rng = np.random.default_rng(0)
+    optimizer_s = store_s = 0.0
+    with tempfile.TemporaryDirectory() as folder:
+        store = SQLiteRunStore(Path(folder) / "run.sqlite", create=True)
+        run_id = store.create_run("bench", "", "", "", 800, space.describe())
+        for it in range(iterations):
+            t0 = time.perf_counter()
+            candidates = optimizer.ask()
+            records = [EvalRecord("ok", stage=int(rng.integers(3)), stage_value=float(rng.random()),
+                                  metrics={f"m{k}": 1.0 for k in range(10)}) for _ in candidates]
+            optimizer.tell(records)
+            t1 = time.perf_counter()
+            store.write_iteration(run_id, it, candidates, records, optimizer.best()[:2], optimizer.state())
+            t2 = time.perf_counter()
+            optimizer_s += t1 - t0
+            store_s += t2 - t1
+        store.close()
+    return {"optimizer_s": optimizer_s / iterations, "store_s": store_s / iterations,
+            "state_kb": len(state_to_bytes(optimizer.state())) / 1e3, "parameters": len(space.names)}
+
+
 def run(args: argparse.Namespace) -> int:
     quick = bool(getattr(args, "quick", False))
+    cost = driver_cost(5 if quick else 30)
+    print(f"driver, co-design-sized space ({cost['parameters']} parameters, 126 subspaces, 200 particles): "
+          f"ask+tell {cost['optimizer_s'] * 1e3:.1f} ms, store write {cost['store_s'] * 1e3:.1f} ms per "
+          f"iteration; state {cost['state_kb']:.0f} kB")
     rows = []
     for t_eval, iterations in ((0.010, 4 if quick else 20), (0.200, 1 if quick else 3)):
         for kind in ("sleep", "busy"):
