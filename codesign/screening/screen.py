@@ -95,7 +95,10 @@ class ScreenSettings:
 class ScreenResult:
     """Verdict of one design. gait_point/phase/offset_deg: first failing configuration
     (-1 / nan when ok); margin: smallest null-space value met (dimensionless);
-    min_sigma_ratio: smallest singular-value ratio of J met; detail: which joints."""
+    min_sigma_ratio: smallest singular-value ratio of J met; both 0 for an UNREACHABLE
+    design (singular type 1: its failing configuration has no value, and without this a
+    design failing before any check would report inf, i.e. look safest); detail: which
+    joints."""
 
     ok: bool
     code: int
@@ -346,9 +349,10 @@ def screen(morphology: Morphology, gait: NominalGait | None = None, settings: Sc
 
 
 def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg: AugmentedModel) -> ScreenResult:
-    point = int(info[0]) if code != PASS else -1
-    offsets = (0.0, settings.offset_deg, -settings.offset_deg)
-    offset = offsets[int(info[1])] if code != PASS else float("nan")
+    failed = code != PASS
+    point = int(info[0]) if failed else -1
+    phase = point / settings.n_points if failed else float("nan")
+    offset = (0.0, settings.offset_deg, -settings.offset_deg)[int(info[1])] if failed else float("nan")
     actuated = [j for j in leg.actuated if not j.loop] + [j for j in leg.actuated if j.loop]
     human = ("hip", "knee")
     detail = ""
@@ -359,11 +363,11 @@ def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg: Augmente
     elif code == UNREACHABLE:
         detail = f"residual {info[6]:.3g} m"
     reason = REASONS[code] + (f" ({detail})" if detail else "")
-    if code != PASS:
-        reason += f" at gait point {point} (phase {point / settings.n_points:.2f}, flexion offset {offset:+g} deg)"
-    return ScreenResult(ok=code == PASS, code=code, reason=reason, gait_point=point,
-                        phase=point / settings.n_points if code != PASS else float("nan"), offset_deg=offset,
-                        margin=float(info[4]), min_sigma_ratio=float(info[5]), detail=detail)
+    if failed:
+        reason += f" at gait point {point} (phase {phase:.2f}, flexion offset {offset:+g} deg)"
+    return ScreenResult(ok=not failed, code=code, reason=reason, gait_point=point, phase=phase, offset_deg=offset,
+                        margin=0.0 if code == UNREACHABLE else float(info[4]),
+                        min_sigma_ratio=0.0 if code == UNREACHABLE else float(info[5]), detail=detail)
 
 
 def close_loops(model: Model, q_target: np.ndarray, fixed: Sequence[int], q_start: np.ndarray | None = None,
