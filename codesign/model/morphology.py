@@ -21,7 +21,9 @@ the same cylinder shape; bars 0.7 kg per metre (aluminium, 1 x 3.5 cm section), 
 rod (m L^2 / 12 about its middle). A joint's mass belongs to one WR body: the WR link it
 joins to a human segment (attachment), else the child of its tree joint, else (a WR-WR
 loop-closure joint) its second link. Each WR body's mass, CoM and inertia are the
-composition (parallel-axis theorem) of its bars and joints.
+composition (parallel-axis theorem) of its bars and joints. Every passive joint weighs 0.5 kg,
+so the joints of two legs weigh 4 x 2 + 8 x 0.5 = 12 kg; thesis 5.5 says 11 kg ("4 actuators
+and 6 passive joints"), which no reading of its 6 added joints per leg gives.
 
 WR body frames: origin at the body's tree joint (its upright position), axes parallel to
 the world's, so every WR joint angle is 0 in the upright pose and the loops close there.
