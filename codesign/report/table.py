@@ -10,6 +10,7 @@ evaluation reports is left out).
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Callable, Mapping
 
 import numpy as np
@@ -17,22 +18,34 @@ import pandas as pd
 
 from codesign.report.progress import ranked
 
-# (column heading, candidate metric names, scale, format); metrics are SI (codesign.types)
+# (column heading, candidate metric names, scale, format); metrics are SI (codesign.types).
+# Names of MODEL (codesign.model.morphology.mass_report) and WALK (codesign.walking.metrics);
+# a candidate with "*" is a pattern whose largest value is shown (e.g. the peak interaction
+# force over the human hip and knee sites).
 TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("mass [kg]", ("total_mass_kg", "mass_kg"), 1.0, "{:.1f}"),
-    ("added mass [kg]", ("added_mass_kg", "wr_mass_kg"), 1.0, "{:+.1f}"),
-    ("CoM height [m]", ("com_z_m", "com_height_m"), 1.0, "{:.3f}"),
-    ("CoM shift [m]", ("com_shift_z_m", "com_dz_m", "com_shift_m"), 1.0, "{:+.3f}"),
-    ("WR link min [m]", ("wr_link_min_m", "segment_min_m", "link_length_min_m"), 1.0, "{:.2f}"),
-    ("WR link max [m]", ("longest_link_m", "wr_link_max_m", "segment_max_m"), 1.0, "{:.2f}"),
-    ("power [W]", ("power_w", "mean_power_w", "wr_power_w", "mechanical_power_w"), 1.0, "{:.0f}"),
-    ("torque [N m]", ("torque_nm", "peak_torque_nm", "wr_torque_nm", "max_torque_nm"), 1.0,
-     "{:.0f}"),
-    ("assist time [%]", ("assist_time_fraction", "assist_fraction", "assist_time"), 100.0,
-     "{:.1f}"),
-    ("interaction force [N]", ("interaction_force_n", "max_interaction_force_n",
-                               "peak_interaction_force_n"), 1.0, "{:.0f}"),
+    ("added mass [kg]", ("added_mass_kg",), 1.0, "{:+.1f}"),
+    ("CoM height [m]", ("com_z_m",), 1.0, "{:.3f}"),
+    ("CoM shift [m]", ("com_shift_z_m",), 1.0, "{:+.3f}"),
+    ("WR link min [m]", ("shortest_link_m", "shortest_segment"), 1.0, "{:.2f}"),
+    ("WR link max [m]", ("longest_link_m", "longest_segment"), 1.0, "{:.2f}"),
+    ("power [W]", ("power", "power_w"), 1.0, "{:.0f}"),
+    ("torque [N m]", ("torque_rms", "torque_nm"), 1.0, "{:.0f}"),
+    ("assist time [%]", ("assist_fraction",), 100.0, "{:.1f}"),
+    ("interaction force [N]", ("*_force_peak",), 1.0, "{:.0f}"),
 )
+
+
+def _metric(have: pd.Series, names: tuple[str, ...]) -> float:
+    """The first candidate present (a pattern: the largest matching value), else NaN."""
+    for name in names:
+        if "*" in name:
+            hits = [have[k] for k in have.index if fnmatch.fnmatchcase(k, name) and pd.notna(have[k])]
+            if hits:
+                return float(max(hits))
+        elif name in have.index and pd.notna(have[name]):
+            return float(have[name])
+    return np.nan
 
 
 def eval_id(iteration: int, particle: int) -> str:
@@ -48,8 +61,9 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
 
     evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
     evaluations keys [(iteration, particle), ...], one column per metric name
-    (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives descriptive columns (e.g.
-    {"topology": "2", "actuators": "1-4"}). Returns a frame with the raw numbers (SI).
+    (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives
+    descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}). Returns a frame
+    with the raw numbers (SI).
     """
     best = ranked(evaluations)
     if per_subspace:
@@ -67,8 +81,7 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
         key = (int(ev["iteration"]), int(ev["particle"]))
         have = metrics.loc[key] if key in metrics.index else pd.Series(dtype=float)
         for heading, names, scale, _ in TABLE54_COLUMNS:
-            name = next((m for m in names if m in have.index and pd.notna(have[m])), None)
-            row[heading] = float(have[name]) * scale if name is not None else np.nan
+            row[heading] = _metric(have, names) * scale
         rows.append(row)
     table = pd.DataFrame(rows)
     present = [h for h, *_ in TABLE54_COLUMNS if h in table and table[h].notna().any()]
