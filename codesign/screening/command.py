@@ -80,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.catalog.exists():
         raise UserError(f"{args.catalog}: no such catalog; expected the output of `codesign topologies` (or --catalog PATH)")
     catalog = load_catalog(args.catalog)
-    if catalog.settings.mobility != 2:
-        raise UserError(f"{args.catalog}: mobility {catalog.settings.mobility}; expected a mobility-2 catalog "
-                        "(screening drives hip and knee with an actuator pair)")
+    if catalog.settings.mobility != 2 or not catalog.topologies:
+        raise UserError(f"{args.catalog}: mobility {catalog.settings.mobility}, {len(catalog.topologies)} topologies; "
+                        "expected a mobility-2 catalog with topologies (screening drives hip and knee with an actuator pair)")
     if args.design is not None:
         return _run_design(catalog, args.design, settings)
     if args.samples < 1:

@@ -128,9 +128,12 @@ def test_bad_sweep_settings_fail_before_screening(tmp_path, catalog_path, capsys
     not_a_folder.write_text("x")
     other = tmp_path / "mobility1.json"
     save_catalog(build_catalog(CatalogSettings(3, 5, 1)), other)
+    empty = tmp_path / "empty.json"  # 2 WR links, 3 added joints: mobility 2, but no topology
+    save_catalog(build_catalog(CatalogSettings(2, 3, 2)), empty)
     for argv, key in ((["--catalog", str(catalog_path), "--out", str(not_a_folder)], "--out"),
                       (["--catalog", str(catalog_path), "--seed", "-1", "--out", str(tmp_path / "o")], "--seed"),
-                      (["--catalog", str(other), "--out", str(tmp_path / "o")], "mobility")):
+                      (["--catalog", str(other), "--out", str(tmp_path / "o")], "mobility 1"),
+                      (["--catalog", str(empty), "--out", str(tmp_path / "o")], "0 topologies")):
         assert main(["screen", "--samples", "1", "--workers", "1", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert key in err and len(err.splitlines()) == 1
