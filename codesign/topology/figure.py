@@ -239,7 +239,7 @@ def layout_topology(topology: Topology) -> Layout:
 
 def _limits(layouts: list[Layout]) -> tuple[tuple[float, float], tuple[float, float]]:
     """Common axis limits (x, z) so every panel has the same scale."""
-    xy = np.array([p for lay in layouts for p in [*lay.points.values(), *lay.centres.values()]] or [[0.0, 0.0]])
+    xy = np.array([p for lay in layouts for p in [*lay.points.values(), *lay.centres.values()]])
     x = (min(-0.6, xy[:, 0].min() - 0.3) - 0.3, max(1.8, xy[:, 0].max() + 0.35))
     z = (min(-2.1, xy[:, 1].min() - 0.3), max(1.25, xy[:, 1].max() + 0.3))
     return x, z
@@ -296,10 +296,16 @@ def catalog_figure(catalog: Catalog, columns: int = 5, progress: bool = False) -
     a legend (``progress``: a progress bar over the layouts, for large catalogs)."""
     from tqdm import tqdm
 
+    s = catalog.settings
+    if not catalog.topologies:  # a valid result for some settings: say so instead of an empty grid
+        fig = plt.figure(figsize=(7.0, 1.2))
+        fig.text(0.5, 0.5, f"No topology satisfies the rules with {s.wr_links} WR links, {s.added_joints} added "
+                 f"joints, mobility {s.mobility}.", ha="center", va="center", fontsize=11)
+        return fig
     topologies = tqdm(catalog.topologies, desc="layouts", unit="topology", disable=not progress)
     layouts = [layout_topology(t) for t in topologies]
     (x0, x1), (z0, z1) = limits = _limits(layouts)
-    n = max(len(catalog.topologies), 1)
+    n = len(catalog.topologies)
     columns = min(columns, n)
     rows = math.ceil(n / columns)
     panel_w = 3.0
@@ -310,7 +316,6 @@ def catalog_figure(catalog: Catalog, columns: int = 5, progress: bool = False) -
         ax.axis("off")
     for ax, topology, layout in zip(axes.flat, catalog.topologies, layouts):
         draw_topology(ax, topology, layout, limits)
-    s = catalog.settings
     fig.suptitle(
         f"Wearable-robot topologies: {s.wr_links} WR links, {s.added_joints} added joints, mobility {s.mobility} "
         f"({len(catalog.topologies)} topologies, {len(catalog.subspaces())} subspaces)",
