@@ -154,6 +154,11 @@ def _visits(data: RunData, layout: Layout, best_subspace: int, folder: Path) -> 
                             "Evaluations per subspace (log colour scale); grey hatched: no "
                             "such subspace, \u00d7: never visited, outlined \u2605: subspace "
                             "of the best solution."))
+    counts = visit_counts(ev)
+    pd.DataFrame([{"subspace": sid, **layout.describe(sid), "evaluations": int(counts.get(sid, 0))}
+                  for sid in sorted(data.subspace_groups)]).to_csv(folder / "visits.csv",
+                                                                   index=False)
+    section.links.append(("visits.csv", "evaluations per subspace (CSV)"))
     if ev["iteration"].nunique() >= 3:
         fig = phase_heatmaps(layout.grid, ev, best_subspace=best_subspace)
         section.figures.append((_save(fig, folder, "visits_phases.png"),

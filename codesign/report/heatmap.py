@@ -51,7 +51,6 @@ def _draw_cells(ax, grid: SubspaceGrid, values: np.ndarray, norm, cmap, *,
     shown = np.ma.masked_array(values, mask=~valid | missing)
     image = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest",
                       origin="upper")
-    image.set_array(shown)
     n_rows, n_cols = grid.shape
     small = max(n_rows, n_cols) > 12
     text_size = 6 if small else 8

@@ -149,6 +149,14 @@ def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path, db_v
     assert top[1].split(",")[1] == f"{key[0]}:{key[1]}"
     added = db_values(run, "eval_metrics", key)["added_mass_kg"]
     assert f"{added:+.1f}" in html
+    with sqlite3.connect(run / "run.sqlite") as con:
+        db = dict(con.execute("SELECT subspace_id, COUNT(*) FROM evaluations GROUP BY 1"))
+    rows = [line.split(",") for line in (out / "visits.csv").read_text().splitlines()[1:]]
+    assert len(rows) == len(SUBSPACES)
+    for sid, tid, pair, n in rows:
+        assert int(n) == db.get(int(sid), 0)
+        assert (int(tid), tuple(map(int, pair.split("-")))) == next(
+            (t, p) for s, t, p in SUBSPACES if s == int(sid))
 
 
 def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, db_values):
