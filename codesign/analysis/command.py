@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -31,8 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--guess", action="append", default=None, metavar="Z1,Z2,...",
                         help="a starting point on the section (comma-separated, repeatable); default: the model's")
     parser.add_argument("--warmup", type=int, default=0, help="forward strides from each guess before Newton")
-    parser.add_argument("--rtol", type=float, default=1e-13, help="integration tolerance (rtol = atol)")
+    parser.add_argument("--rtol", type=float, default=1e-14, help="integration tolerance (rtol = atol)")
     parser.add_argument("--json", action="store_true", help="print the JSON object instead of the report")
+    parser.add_argument("--figure", default=None, metavar="PATH",
+                        help="also write the limit-cycle figure (phase plane + multipliers), e.g. "
+                             "results/analysis/limit_cycle.png")
 
 
 def _parse_guess(text: str, n: int, names) -> np.ndarray:
@@ -46,8 +52,8 @@ def _parse_guess(text: str, n: int, names) -> np.ndarray:
     return np.array(values)
 
 
-def analyze_walker(name: str, slope: float | None = None, guesses=None, warmup: int = 0, rtol: float = 1e-13) -> dict:
-    """Analyse one of the shipped walkers; returns the JSON-ready dictionary."""
+def _setup(name: str, slope: float | None, guesses, warmup: int, rtol: float):
+    """Model, section, starting points and tolerances from the command-line values."""
     from codesign.analysis import returnmap, walkers
 
     make_model, make_section, default_guesses = walkers.WALKERS[name]
@@ -65,11 +71,25 @@ def analyze_walker(name: str, slope: float | None = None, guesses=None, warmup: 
         raise UserError(f"--warmup: {warmup}; expected a number of strides >= 0")
     section = make_section(model)
     starts = [_parse_guess(g, len(section.names), section.names) for g in guesses] if guesses else default_guesses(model)
-    tol = returnmap.Tolerances(rtol=rtol, atol=rtol, event_tol=rtol / 10)
+    return model, section, starts, returnmap.Tolerances(rtol=rtol, atol=rtol, event_tol=rtol / 10)
+
+
+def _gaits(name, model, section, starts, tol, warmup):
+    from codesign.analysis import returnmap
+
     try:
-        return returnmap.analyze(model, section, starts, tol, warmup_strides=warmup)
+        return [returnmap.analyze_gait(model, section, z, tol, warmup) for z in starts]
     except returnmap.StrideError as exc:
         raise UserError(f"{name}: {exc}; expected a slope/guess with a period-one gait") from None
+
+
+def analyze_walker(name: str, slope: float | None = None, guesses=None, warmup: int = 0, rtol: float = 1e-14) -> dict:
+    """Analyse one of the shipped walkers; returns the JSON-ready dictionary
+    (:func:`codesign.analysis.returnmap.gaits_to_json`)."""
+    from codesign.analysis import returnmap
+
+    model, section, starts, tol = _setup(name, slope, guesses, warmup, rtol)
+    return returnmap.gaits_to_json(model, section, _gaits(name, model, section, starts, tol, warmup), tol)
 
 
 def _matrix(m) -> str:
@@ -98,15 +118,40 @@ def format_report(out: dict) -> str:
         lines.append(_eig(g["eigenvalues"]))
         lines.append("  eigenvalues (finite differences):")
         lines.append(_eig(g["eigenvalues_fd"]))
-        lines.append(f"  convergence (all tolerances 10x tighter): fixed point changes by "
+        lines.append(f"  convergence (all tolerances 4x tighter): fixed point changes by "
                      f"{g['fixed_point_tightening_change']:.1e}, eigenvalues by {g['eigenvalue_tightening_change']:.1e}")
     return "\n".join(lines)
 
 
+def _write_figure(fig, path: str) -> None:
+    """Write atomically: a temporary file in the same folder, then rename."""
+    target = Path(path)
+    if target.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise UserError(f"--figure: {path}; expected a .png, .pdf or .svg path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=target.suffix, delete=False) as tmp:
+        tmp_path = Path(tmp.name)
+    try:
+        fig.savefig(tmp_path, dpi=130)
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
 def run(args: argparse.Namespace) -> int:
-    out = analyze_walker(args.model, args.slope, args.guess, args.warmup, args.rtol)
+    from codesign.analysis import returnmap
+
+    model, section, starts, tol = _setup(args.model, args.slope, args.guess, args.warmup, args.rtol)
+    gaits = _gaits(args.model, model, section, starts, tol, args.warmup)
+    out = returnmap.gaits_to_json(model, section, gaits, tol)
+    if args.figure:
+        from codesign.analysis.figure import limit_cycle_figure
+
+        _write_figure(limit_cycle_figure(model, section, gaits, tol), args.figure)
     if args.json:
         print(json.dumps(out, indent=2))
     else:
         print(format_report(out))
+        if args.figure:
+            print(f"\nfigure: {args.figure}")
     return 0
