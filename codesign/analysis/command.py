@@ -133,6 +133,9 @@ def _write_figure(fig, path: str) -> None:
         tmp_path = Path(tmp.name)
     try:
         fig.savefig(tmp_path, dpi=130)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # NamedTemporaryFile creates it 0600
         os.replace(tmp_path, target)
     finally:
         tmp_path.unlink(missing_ok=True)
