@@ -14,7 +14,7 @@ from numba import njit
 
 from codesign.dynamics.aba import aba_arrays
 from codesign.dynamics.kinematics import fk_arrays, forward_kinematics
-from codesign.dynamics.loops import DEFAULT_REL_TOL, forward_dynamics
+from codesign.dynamics.loops import DEFAULT_REL_TOL, accelerations
 from codesign.dynamics.passive import add_passive_forces, loop_angle, tree_passive_arrays
 
 
@@ -23,7 +23,7 @@ def multibody_flow(t, x, mode, p, xdot):
     """xdot = [qd, qdd] of the passive multibody system under constant tau (see module).
 
     Trees take a hot path on plain arrays (FK, passive, ABA); models with loops go
-    through :func:`forward_dynamics` (constrained solve).
+    through loops.accelerations (constrained solve).
     """
     tau = p[2]
     n = tau.shape[0]
@@ -44,7 +44,7 @@ def multibody_flow(t, x, mode, p, xdot):
         for i in range(n):
             w.tau[i] = tau[i]
         add_passive_forces(m, w, q, qd, w.tau)
-        forward_dynamics(m, q, qd, w.tau, w, params[0], params[1], params[2])
+        accelerations(m, w, w.tau, params[0], params[1], params[2])
         qdd = w.qdd
     for i in range(n):
         xdot[i] = qd[i]

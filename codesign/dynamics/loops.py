@@ -137,6 +137,12 @@ def forward_dynamics(m, q, qd, tau, w, alpha, beta, rel_tol):
     not positive definite.
     """
     forward_kinematics(m, q, qd, w)
+    return accelerations(m, w, tau, alpha, beta, rel_tol)
+
+
+@njit(cache=True)
+def accelerations(m, w, tau, alpha, beta, rel_tol):
+    """:func:`forward_dynamics` after forward_kinematics has been run for the state."""
     if m.loop_body_a.shape[0] == 0:
         status = aba(m, w, tau, w.f, False, w.qdd)
         return -1 if status != 0 else 0
