@@ -5,7 +5,36 @@ Public API (see each module's docstring for shapes and units):
 - model: Model, ModelBuilder, ModelArrays, Workspace, make_workspace, REVOLUTE, PRISMATIC_X,
   PRISMATIC_Z, WORLD
 - examples: serial_chain, four_bar, closed_three_link, pantograph_leg, falling_rod,
-  sliding_block, random_tree (+ *_q0 initial configurations)
+  sliding_block, random_tree, close_loops_at (+ *_q0 initial configurations)
+
+Compiled kernels (numba.njit(cache=True); m = model.arrays, w = make_workspace(model);
+call forward_kinematics first for the state the others read):
+
+- kinematics: forward_kinematics(m, q, qd, w); point_kinematics(w, body, px, pz, out6)
+  -> (x, z, vx, vz, Jdot qd); point_jacobian(m, w, body, px, pz, J2n);
+  add_point_jacobian(m, w, body, x_world, z_world, scale, rows, r0);
+  add_angle_jacobian(m, w, body, scale, row); body_point_world(w, body, px, pz, out2);
+  center_of_mass(m, w, out4); com_jacobian(m, w, J2n)
+- rnea: inverse_dynamics(m, w, qdd, tau_out); bias_forces(m, w) -> w.h;
+  rnea_pass(m, w, qdd, f_ext, use_f_ext, tau_out)
+- crba: mass_matrix(m, w) -> w.M;  aba: aba(m, w, tau, f_ext, use_f_ext, qdd_out) -> status
+- linalg: ltl_factor(parent, M, L), mass_solve(parent, L, x), ltinv_mul, linv_mul,
+  pivoted_cholesky_solve(A, b, r, x, perm, work, rel_tol) -> rank
+- passive: add_passive_forces(m, w, q, qd, out), joint_passive_torque(m, i, q_i, qd_i),
+  add_loop_torque(m, w, loop, tau, out), loop_angle(m, w, loop), loop_passive_torque
+- loops: loop_constraints(m, w, alpha, beta) -> rows; prepare_mass(m, w);
+  constrained_solve(m, w, n_rows, tau, rel_tol) -> dropped rows;
+  forward_dynamics(m, q, qd, tau, w, alpha, beta, rel_tol) -> status;
+  accelerations(m, w, tau, alpha, beta, rel_tol);
+  constraint_impulse(m, w, n_rows, target, qd_minus, qd_plus, rel_tol) -> dropped rows;
+  project_positions(m, q, w, tol, max_iter, rel_tol) -> max |phi|;
+  project_velocities(m, q, qd, w, rel_tol)
+- joint_forces: joint_wrenches(m, w, qdd, f_ext, tau_check) -> w.joint_wrench;
+  add_loop_forces(m, w, lam, loop_tau, f_ext); add_point_force(f_ext, body, x, z, fx, fz)
+- flows: multibody_flow(t, x, mode, p, xdot) with p = flow_params(model, ...);
+  mechanical_energy(m, w, q, qd) -> (kinetic, potential)
+- rollout: tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v)
+- peers (tests/benchmarks): to_pinocchio(model) -> (pin.Model, order), to_mjcf(model, dt, integrator)
 """
 
 from codesign.dynamics.model import (  # noqa: F401
