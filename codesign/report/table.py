@@ -24,11 +24,12 @@ from codesign.report.progress import ranked
 # force over the human hip and knee sites).
 TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("mass [kg]", ("total_mass_kg", "mass_kg"), 1.0, "{:.1f}"),
-    ("added mass [kg]", ("added_mass_kg",), 1.0, "{:+.1f}"),
+    ("added mass [kg]", ("added_mass_kg", "added_mass"), 1.0, "{:+.1f}"),
     ("CoM height [m]", ("com_z_m",), 1.0, "{:.3f}"),
-    ("CoM shift [m]", ("com_shift_z_m",), 1.0, "{:+.3f}"),
+    ("CoM shift [m]", ("com_shift_z_m", "com_shift"), 1.0, "{:+.3f}"),
     ("WR link min [m]", ("shortest_link_m", "shortest_segment"), 1.0, "{:.2f}"),
     ("WR link max [m]", ("longest_link_m", "longest_segment"), 1.0, "{:.2f}"),
+    ("singular", ("singularity",), 1.0, "{:.0f}"),
     ("power [W]", ("power", "power_w"), 1.0, "{:.0f}"),
     ("torque [N m]", ("torque_rms", "torque_nm"), 1.0, "{:.0f}"),
     ("assist time [%]", ("assist_fraction",), 100.0, "{:.1f}"),
