@@ -13,7 +13,8 @@ else is open. Parts:
 - ``morphology`` the solution's morphological parameters (MODEL's ``j<id>_s|dx|x|z``);
 - ``control``    the solution's other parameters (WALK's control layout: reference angles,
                  impedance steps, passive elements, gait frequency);
-- ``param:GLOB`` the solution's parameters whose name matches GLOB (fnmatch).
+- ``param:GLOB`` the solution's parameters whose name matches GLOB (fnmatch), with or
+                 without the co-design topology prefix (``t03.j5_s`` matches ``j5_*``).
 
 ``open`` (same syntax, parameters only) re-opens parameters a kept part froze, e.g. keep
 the morphology but leave the joints of one sub-chain open (§5.6 scenario 3).
@@ -44,7 +45,10 @@ from codesign.report.table import eval_id
 
 PART_NAMES = ("topology", "actuators", "morphology", "control")
 PREFIXED = ("param:", "pool:")
-WARM_MARGIN = 0.1  # fraction of the bounds added on each side of a warm-start range
+WARM_MARGIN = 0.1
+# the co-design space prefixes a topology's parameters with "t<NN>." (codesign.walking.problem);
+# param:GLOB also matches the name without it, so "param:j5_*" means joint 5 of the solution
+_TOPOLOGY_PREFIX = re.compile(r"^t\d+\.")  # fraction of the bounds added on each side of a warm-start range
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,9 @@ def _select_params(part: str, solution: Solution) -> dict[str, float]:
         chosen = {k: v for k, v in solution.params.items() if not is_morphology(k)}
     else:
         pattern = part.split(":", 1)[1]
-        chosen = {k: v for k, v in solution.params.items() if fnmatch.fnmatchcase(k, pattern)}
+        chosen = {k: v for k, v in solution.params.items()
+                  if fnmatch.fnmatchcase(k, pattern)
+                  or fnmatch.fnmatchcase(_TOPOLOGY_PREFIX.sub("", k), pattern)}
     return chosen
 
 
