@@ -115,7 +115,7 @@ def simplest_flow(t, x, mode, p, xdot):
 
 @nb.njit(cache=True)
 def simplest_guards(t, x, mode, p, g):
-    one = 1.0 + 0.0 * x[0]
+    one = 1.0 + 0.0 * x[0]  # same type as x (float or complex) for the conditionals
     g[0] = x[0] if mode[0] == 0 else one  # mid-stance
     g[1] = 2.0 * x[0] - x[2] if mode[0] == 1 else one  # heel strike
 
@@ -217,10 +217,10 @@ ASCENT, DESCENT, COMPRESSION, DECOMPRESSION = 0, 1, 2, 3
 def slip_flow(t, x, mode, p, xdot):
     xdot[0] = x[2]
     xdot[1] = x[3]
-    xdot[4] = 0.0 * x[4]
+    xdot[4] = 0.0
     if mode[0] == ASCENT or mode[0] == DESCENT:
-        xdot[2] = 0.0 * x[2]
-        xdot[3] = -p[3] + 0.0 * x[3]
+        xdot[2] = 0.0
+        xdot[3] = -p[3]
     else:
         dx = x[0] - x[4]
         r = np.sqrt(dx * dx + x[1] * x[1])
@@ -233,7 +233,7 @@ def slip_flow(t, x, mode, p, xdot):
 def slip_guards(t, x, mode, p, g):
     dx = x[0] - x[4]
     r = np.sqrt(dx * dx + x[1] * x[1])
-    one = 1.0 + 0.0 * x[0]
+    one = 1.0 + 0.0 * x[0]  # same type as x (float or complex) for the conditionals
     g[0] = x[3] if mode[0] == ASCENT else one
     g[1] = x[1] - p[2] * np.cos(p[4]) if mode[0] == DESCENT else one
     g[2] = -(dx * x[2] + x[1] * x[3]) / r if mode[0] == COMPRESSION else one

@@ -51,11 +51,13 @@ Arming rule (no refiring, no infinite loops)
     end of an accepted step, or, while the step ends with it still <= 0, on 16 interior
     points of the step's dense output (a short positive excursion such as a small
     bounce; DOPRI5 also shortens the step, down to max(event_tol, 1e-12) s, to find it).
-    All other guards are re-evaluated right after a jump: > 0 arms them; <= 0 disarms
-    them (a guard that becomes active in a new mode already negative does not fire),
-    except a guard whose own crossing was located at the same time (within event_tol):
-    it fires next, at the same time (simultaneous events, lowest index first). Guards
-    <= 0 at t0 start disarmed.
+    Guards whose crossings were located within event_tol of the earliest one are
+    simultaneous: their jumps are all applied at that time, lowest index first, each
+    seeing the state the previous one left (whatever their value there: at ~0 its sign
+    is round-off, so a jump must itself check whether it still applies, e.g. whether a
+    contact still approaches). All other guards are re-evaluated right after a jump: > 0
+    arms them, <= 0 disarms them (a guard that becomes active in a new mode already
+    negative does not fire). Guards <= 0 at t0 start disarmed.
 
 Chattering guard
     More than ``max_transitions`` events within ``chatter_window`` seconds stops the run
@@ -437,13 +439,16 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
         armed[k] = g_old[k] > 0.0
 
     if method == DOPRI5:
-        h = settings.h if settings.h > 0 else _initial_step(flow, t, x, mode, p, K[0], rtol, atol, t_end - t0)
-        n_flow += 1
+        h = settings.h
+        if h <= 0.0 and t_end > t0:
+            h = _initial_step(flow, t, x, mode, p, K[0], rtol, atol, t_end - t0)
+            n_flow += 1
     else:
         h = settings.h
     h_fixed = settings.h
     h_floor = max(event_tol, 1e-12)  # shortest step used to look for a post-jump excursion
     grid_i = 0  # fixed-step grid index of t (t = t0 + grid_i h on the grid)
+    t_next = t0
     err_prev_rejected = False
     err = 0.0
     iters = 0
@@ -494,7 +499,7 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
                 status = NONFINITE
                 break
         n_steps += 1
-        t_step_end = t + h
+        t_step_end = t + h if method == DOPRI5 else t_next  # fixed steps stay on the grid
         # ---- events in this step?
         guards(t_step_end, x_new, mode, p, g_new)
         k_evt = -1
@@ -635,12 +640,13 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
             for j in range(ng):
                 if j == k:
                     continue
-                if g_old[j] > 0.0:
+                if s_root[j] <= s_evt + event_tol / h:  # a crossing located in this step
+                    if k_next < 0:
+                        k_next = j  # crossed at the same time (within event_tol): fires now
+                elif g_old[j] > 0.0:
                     if not armed[j]:
                         armed[j] = True
                         pending[j] = False
-                elif armed[j] and s_root[j] <= s_evt + event_tol / h and k_next < 0:
-                    k_next = j  # crossed at the same time (within event_tol): fires now
                 else:
                     armed[j] = False  # became <= 0 through the jump: must be seen > 0 first
             k = k_next

@@ -14,7 +14,7 @@ from codesign.dynamics import hybrid as H
 G = 9.81
 
 
-@nb.njit(cache=True)
+@nb.njit
 def osc_flow(t, x, mode, p, xdot):
     # q'' = -w^2 q
     xdot[0] = x[1]
@@ -24,19 +24,19 @@ def osc_flow(t, x, mode, p, xdot):
 OSC = H.HybridSystem(osc_flow, H.no_guards, H.no_jump, H.observe_nothing, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ball_flow(t, x, mode, p, xdot):
     xdot[0] = x[1]
     xdot[1] = -p[0]
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ball_guards(t, x, mode, p, g):
     g[0] = x[0]  # ground contact (positive above)
     g[1] = x[0] - p[2]  # falling through the height p[2] (only counted, no state change)
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ball_jump(t, x, mode, p, k):
     if k == 0:
         x[1] = -p[1] * x[1]
@@ -46,7 +46,7 @@ def ball_jump(t, x, mode, p, k):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit
 def ball_observe(t, x, mode, p):
     # stop (code 7) once the bounce counter reaches p[3] (if p[3] > 0)
     if p[3] > 0 and mode[0] >= p[3]:
@@ -176,6 +176,16 @@ def test_two_guards_in_one_step_fire_earliest_first_and_do_not_refire():
     # 0.64 m, so guard 1 fires again on the way down, never twice in a row at one crossing
     t = res.events.t
     assert np.all(np.diff(t) > 1e-3)
+
+
+def test_simultaneous_crossings_fire_at_the_same_time_in_index_order():
+    # guard 1 at height 0 is the ground guard again: both cross at every impact
+    res = H.solve_hybrid(BALL, [1.0, 0.0], [0, 0], (0.0, 1.5), (G, 0.8, 0.0, 0.0), rtol=1e-12, atol=1e-12)
+    times, _ = ball_impacts(1.0, 0.8, 3)
+    assert list(res.events.guard) == [0, 1, 0, 1]
+    assert np.array_equal(res.events.t[0::2], res.events.t[1::2])
+    assert np.abs(res.events.t[0::2] - times[:2]).max() <= 1e-10
+    assert list(res.mode) == [2, 2]
 
 
 def test_zeno_ball_stops_with_chattering():
