@@ -174,7 +174,7 @@ def random_tree(rng: np.random.Generator, n: int, prismatic_fraction: float = 0.
                 n_loops: int = 0, floating: bool = False, gravity: float = 9.81) -> Model:
     """A random planar tree (random parents, joint types, offsets, masses, inertias) for
     tests against peer libraries; optional random loop closures between random bodies
-    (their points placed anywhere; the residual is then nonzero at a random q)."""
+    (points placed anywhere: the residual is nonzero at a random q; close_loops_at fixes that)."""
     b = ModelBuilder(gravity=gravity)
     names: list[str] = []
     if floating:

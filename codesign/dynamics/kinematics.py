@@ -185,7 +185,7 @@ def add_point_jacobian(m, w, body, x, z, scale, rows, r0):
 def point_jacobian(m, w, body, px, pz, J):
     """J[2,n]: Jacobian of point (px, pz) (body frame, m) of ``body``: (vx, vz) = J qd."""
     J[:, :] = 0.0
-    pos = np.empty(2)
+    pos = w.pts[0]
     body_point_world(w, body, px, pz, pos)
     add_point_jacobian(m, w, body, pos[0], pos[1], 1.0, J, 0)
 

@@ -24,9 +24,6 @@ the total row count.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 from numba import njit
 
 from codesign.dynamics.aba import aba

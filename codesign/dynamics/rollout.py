@@ -1,4 +1,4 @@
-"""Fixed-step rollouts of a passive tree, the whole loop in one compiled function.
+"""Fixed-step rollouts (semi-implicit Euler, RK4), the whole loop in one compiled function.
 
 The generic route is codesign.dynamics.hybrid.integrate with flows.multibody_flow (events,
 recording, any model). Each flow call there has to take the model and workspace arrays out
@@ -14,8 +14,9 @@ from __future__ import annotations
 from numba import njit
 
 from codesign.dynamics.aba import aba_arrays
-from codesign.dynamics.kinematics import fk_arrays
-from codesign.dynamics.passive import tree_passive_arrays
+from codesign.dynamics.kinematics import fk_arrays, forward_kinematics
+from codesign.dynamics.loops import accelerations
+from codesign.dynamics.passive import add_passive_forces, tree_passive_arrays
 
 SYMPLECTIC_EULER = 0
 RK4 = 1
@@ -94,6 +95,50 @@ def tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v):
                 for i in range(n):
                     k_q[s, i] = vs[i]
                     k_v[s, i] = qdd[i]
+            for i in range(n):
+                q[i] += h / 6.0 * (k_q[0, i] + 2.0 * k_q[1, i] + 2.0 * k_q[2, i] + k_q[3, i])
+                qd[i] += h / 6.0 * (k_v[0, i] + 2.0 * k_v[1, i] + 2.0 * k_v[2, i] + k_v[3, i])
+        if not (q[0] == q[0] and qd[n - 1] == qd[n - 1]):
+            return step + 1
+    return 0
+
+
+@njit(cache=True)
+def closed_loop_rollout(m, w, tau, q, qd, h, n_steps, method, alpha, beta, rel_tol, k_q, k_v):
+    """Fixed-step rollout of any model (loop closures included: constrained dynamics with
+    Baumgarte alpha, beta) in place; same arguments and return value as
+    :func:`tree_rollout`. Nothing is projected: the loop error is what the integrator and
+    the Baumgarte terms leave."""
+    n = q.shape[0]
+    tt = w.tau
+    qdd = w.qdd
+    for step in range(n_steps):
+        n_stages = 1 if method == SYMPLECTIC_EULER else 4
+        for s in range(n_stages):
+            if s == 0:
+                for i in range(n):
+                    k_q[4, i] = q[i]
+                    k_v[4, i] = qd[i]
+            else:
+                cs = 0.5 * h if s < 3 else h
+                for i in range(n):
+                    k_q[4, i] = q[i] + cs * k_q[s - 1, i]
+                    k_v[4, i] = qd[i] + cs * k_v[s - 1, i]
+            qs = k_q[4]
+            vs = k_v[4]
+            forward_kinematics(m, qs, vs, w)
+            for i in range(n):
+                tt[i] = tau[i]
+            add_passive_forces(m, w, qs, vs, tt)
+            accelerations(m, w, tt, alpha, beta, rel_tol)
+            for i in range(n):
+                k_q[s, i] = vs[i]
+                k_v[s, i] = qdd[i]
+        if method == SYMPLECTIC_EULER:
+            for i in range(n):
+                qd[i] += h * k_v[0, i]
+                q[i] += h * qd[i]
+        else:
             for i in range(n):
                 q[i] += h / 6.0 * (k_q[0, i] + 2.0 * k_q[1, i] + 2.0 * k_q[2, i] + k_q[3, i])
                 qd[i] += h / 6.0 * (k_v[0, i] + 2.0 * k_v[1, i] + 2.0 * k_v[2, i] + k_v[3, i])
