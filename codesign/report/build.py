@@ -94,8 +94,8 @@ def _stage_names(data: RunData) -> list[str]:
     return [o.metric for o in objectives]
 
 
-def render(data: RunData, folder: Path, *, top: int = 5,
-           catalog_path: Path | None = None) -> list[Section]:
+def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
+           gait: bool = True) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
     of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`)."""
     layout = layout_for(data, catalog_path)
@@ -107,7 +107,7 @@ def render(data: RunData, folder: Path, *, top: int = 5,
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe)
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
-            _solutions(best_table, folder), _designs(data, layout, best_table, folder)]
+            _solutions(best_table, folder), _designs(data, layout, best_table, folder, gait)]
 
 
 def _overview(data: RunData, layout: Layout) -> Section:
@@ -235,8 +235,10 @@ def _solutions(best_table: pd.DataFrame, folder: Path) -> Section:
                    links=[("top_solutions.csv", "the table as CSV (SI units)")])
 
 
-def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path) -> Section:
-    figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog)
+def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path,
+             gait: bool) -> Section:
+    figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog,
+                                                 gait=gait)
     return Section("designs", "Best designs (thesis Fig. 5.9, appendix B)", figures=figures,
                    notes=notes)
 
@@ -260,8 +262,9 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
 
 
 def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-                 catalog_path: Path | None = None) -> Path:
-    """Write the report of RUN into ``out`` (default ``results/<run>/report``)."""
+                 catalog_path: Path | None = None, gait: bool = True) -> Path:
+    """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
+    re-simulate the best co-design solution for gait snapshots and an animation."""
     data = load_run(run)
     out = Path(out) if out is not None else data.folder / "report"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -269,7 +272,7 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        sections = render(data, staging, top=top, catalog_path=catalog_path)
+        sections = render(data, staging, top=top, catalog_path=catalog_path, gait=gait)
         (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
                                             encoding="utf-8")
         (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")

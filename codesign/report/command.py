@@ -16,6 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="report folder (default: <run folder>/report)")
     parser.add_argument("--top", type=int, default=5,
                         help="number of solutions in the top-solutions table (default 5)")
+    parser.add_argument("--no-gait", action="store_true",
+                        help="do not re-simulate the best co-design solution for gait "
+                             "snapshots and an animation (saves the simulation time)")
     parser.add_argument("--catalog", default=None,
                         help="topology catalog for co-design runs (default: the spec's "
                              "evaluation.catalog, else topologies/catalog.json)")
@@ -30,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise UserError(f"--top: got {args.top}; expected an integer >= 1")
     out = build_report(args.run, args.out, top=args.top,
-                       catalog_path=Path(args.catalog) if args.catalog else None)
+                       catalog_path=Path(args.catalog) if args.catalog else None,
+                       gait=not args.no_gait)
     print(f"report: {out / 'index.html'}")
     return 0

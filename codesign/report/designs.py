@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -98,10 +99,11 @@ def morphology_figure(data: RunData, table: pd.DataFrame, catalog) -> Figure:
     return fig
 
 
-def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalog
-                        ) -> tuple[list[tuple[str, str]], list[str]]:
+def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalog, *,
+                        gait: bool = True) -> tuple[list[tuple[str, str]], list[str]]:
     """(figures as (file, caption), notes) for the best designs of a co-design run
-    (``catalog`` is its topology catalog; None: not a co-design run)."""
+    (``catalog`` is its topology catalog; None: not a co-design run). ``gait``:
+    re-simulate the best design for gait snapshots and an animation."""
     figures, notes = [], []
     if catalog is None:
         notes.append("Not a co-design run (or no topology catalog): no morphology drawings "
@@ -131,19 +133,128 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
                         "simulated gait)."))
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
+    if not gait:
+        return figures, notes + ["Gait snapshots skipped (--no-gait)."]
     gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog)
     return figures + gait_figures, notes + gait_notes
 
 
+GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
+GIF_FPS = 20           # animation frame rate (frames per second of simulated time)
+GIF_SECONDS = 3.0      # simulated time shown by the animation
+
+
 def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog
                          ) -> tuple[list[tuple[str, str]], list[str]]:
-    """Gait snapshots of the best design (appendix B), when WALK's rollout is there."""
+    """Gait snapshots (``gait_snapshots.png``) and an animation (``gait.gif``) of the best
+    design, re-simulated with WALK's rollout (``codesign.walking.evaluate``) under the
+    run's evaluation settings (thesis appendix B)."""
     try:
-        from codesign.walking import simulate as _simulate  # noqa: F401
-    except ImportError:
-        return [], ["Gait snapshots: the walking simulation (codesign.walking.simulate) is not "
-                    "available in this installation."]
-    return [], ["Gait snapshots: not implemented for this version of the walking stage."]
+        from codesign.walking.evaluate import WalkSettings, evaluate_detailed
+        from codesign.walking.problem import GAIT_FREQUENCY, SUBSPACE_POOL, decode
+    except ImportError as exc:
+        return [], [f"Gait snapshots: the walking simulation is not available ({exc})."]
+    try:
+        best = table.iloc[0]
+        group = data.subspace_groups[int(best["subspace"])][SUBSPACE_POOL]
+        design = decode(group, _solution_params(data, best["eval"]), catalog)
+        settings = WalkSettings.from_dict(dict(data.spec.evaluation))
+        end = settings.rollout.max_time
+        times = np.linspace(0.0, end, int(round(end * GIF_FPS)) + 1)
+        record, _, rollout, setup = evaluate_detailed(design, settings, times)
+        if rollout is None:
+            return [], [f"Gait snapshots: the best design was not simulated ({record.message})."]
+        shown = rollout.record_times <= rollout.time
+        t, states = rollout.record_times[shown], rollout.records[shown]
+        frequency = float(data.spec.evaluation.get("gait_frequency", GAIT_FREQUENCY))
+        fig = gait_snapshots_figure(setup.model, t, states, 1.0 / frequency,
+                                    f"eval {best['eval']}: {rollout.status}, "
+                                    f"{rollout.time:.2f} s simulated")
+        fig.savefig(folder / "gait_snapshots.png", dpi=110)
+        write_gait_gif(setup.model, t, states, folder / "gait.gif")
+    except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
+        return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
+    return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
+             "cycle (thesis appendix B), drawn at their positions along the walk."),
+            ("gait.gif", f"The best design walking (the first {GIF_SECONDS:.0f} s, real "
+             "time).")], []
+
+
+def _stick_segments(model, q: np.ndarray) -> list[np.ndarray]:
+    """Line segments (2 x 2 arrays, m) of the model at configuration q: every body joint to
+    its parent's joint, loop-closure points to their bodies' joints, contact points to
+    their body's joint (the massless floating-base bodies are skipped)."""
+    from codesign.dynamics.kinematics import body_point_world, forward_kinematics
+    from codesign.dynamics.model import make_workspace
+
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, np.asarray(q, dtype=float), np.zeros(model.n), w)
+    origin = w.pose[:, :2]
+    point = np.zeros(2)
+    segments = []
+    for body in range(model.n):
+        parent = model.parent[body]
+        if parent >= 0 and model.mass[parent] > 0 and model.mass[body] > 0:
+            segments.append(np.array([origin[parent], origin[body]]))
+    for body_arr, xz_arr in ((model.loop_body_a, model.loop_xz_a),
+                             (model.loop_body_b, model.loop_xz_b),
+                             (model.contact_body, model.contact_xz)):
+        for body, xz in zip(body_arr, xz_arr):
+            if body >= 0:
+                body_point_world(w, int(body), float(xz[0]), float(xz[1]), point)
+                segments.append(np.array([origin[body], point.copy()]))
+    return segments
+
+
+def _draw_stick(ax, segments, colour, alpha: float = 1.0) -> None:
+    for seg in segments:
+        ax.plot(seg[:, 0], seg[:, 1], color=colour, linewidth=1.5, alpha=alpha,
+                solid_capstyle="round")
+
+
+def gait_snapshots_figure(model, t: np.ndarray, states: np.ndarray, period: float,
+                          title: str) -> Figure:
+    """GAIT_FRAMES stick figures over the last gait period before t[-1], each at its own
+    position along the walk (x forward, z up, m); states [k, nx], q = states[:, :n]."""
+    pick = np.searchsorted(t, np.linspace(max(t[0], t[-1] - period), t[-1], GAIT_FRAMES))
+    frames = [_stick_segments(model, states[min(i, len(t) - 1), :model.n]) for i in pick]
+    xs = np.concatenate([np.concatenate(f)[:, 0] for f in frames])
+    fig = Figure(figsize=(min(14.0, 2.0 + 4.0 * (np.ptp(xs) + 0.6)), 3.6),
+                 layout="constrained")
+    ax = fig.add_subplot()
+    colours = matplotlib.colormaps["viridis"](np.linspace(0.0, 0.85, len(frames)))
+    for segments, colour in zip(frames, colours):
+        _draw_stick(ax, segments, colour)
+    ax.axhline(0.0, color="#777777", linewidth=1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m] (colour: time, dark to light)", fontsize=8)
+    ax.set_ylabel("z [m]", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def write_gait_gif(model, t: np.ndarray, states: np.ndarray, path: Path) -> None:
+    """An animated GIF of the stick figure over the first GIF_SECONDS (Pillow writer),
+    camera following the walker."""
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    shown = t <= t[0] + GIF_SECONDS
+    frames = [_stick_segments(model, q[:model.n]) for q in states[shown]]
+    fig = Figure(figsize=(4.0, 4.0), layout="constrained")
+    ax = fig.add_subplot()
+
+    def draw(k):
+        ax.clear()
+        _draw_stick(ax, frames[k], "#2c7fb8")
+        centre = float(np.mean(np.concatenate(frames[k])[:, 0]))
+        ax.axhline(0.0, color="#777777", linewidth=1)
+        ax.set_xlim(centre - 1.0, centre + 1.0)
+        ax.set_ylim(-0.05, 1.95)
+        ax.set_aspect("equal")
+        ax.set_title(f"t = {t[shown][k]:.2f} s", fontsize=9)
+
+    FuncAnimation(fig, draw, frames=len(frames)).save(path, writer=PillowWriter(fps=GIF_FPS))
 
 
 def screening_counts(data: RunData):
