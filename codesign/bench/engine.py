@@ -236,10 +236,13 @@ def run(args) -> int:
                 diff_1s = float(np.abs(_kernel_rollout(model, method, 1.0, q0)[1]
                                        - _mujoco_rollout(model, method, 1.0, q0)[1]).max())
                 label = "Euler" if method == "symplectic_euler" else "RK4"
+                blew_up = not np.all(np.isfinite(qk))  # stopped early: its time is not comparable
+                ratios = (f"{'blew up':>10}{'blew up':>10}" if blew_up
+                          else f"{tk / tm:>10.2f}{th / tm:>10.2f}")
                 print(f"{case:<10}{n:>4}  {label:<10}{tk:>9.3f}{th:>9.3f}{tm:>9.3f}{tp:>10.3f}"
-                      f"{tk / tm:>10.2f}{th / tm:>10.2f}{diff_1s:>10.1e}{diff_end:>10.1e}")
+                      f"{ratios}{diff_1s:>10.1e}{diff_end:>10.1e}")
                 rows.append(dict(case=case, n_dof=n, integrator=method, t_sim_s=t_end,
-                                 engine_kernel_s=tk, engine_hybrid_s=th, mujoco_s=tm, pinocchio_s=tp,
+                                 engine_blew_up=blew_up, engine_kernel_s=tk, engine_hybrid_s=th, mujoco_s=tm, pinocchio_s=tp,
                                  kernel_over_mujoco=tk / tm, hybrid_over_mujoco=th / tm,
                                  pinocchio_over_mujoco=tp / tm, max_abs_dq_vs_mujoco_1s=diff_1s,
                                  max_abs_dq_vs_mujoco_end=diff_end,
@@ -261,7 +264,7 @@ def run(args) -> int:
             tp = _pinocchio_loop_rollout(leg, t_pin, q0)[0] * t_leg / t_pin
         print(f"{'panto_leg':<10}{leg.n:>4}  {label:<10}{tk:>9.3f}{th:>9.3f}{'-':>9}{tp:>10.3f}")
         rows.append(dict(case="pantograph_leg", n_dof=leg.n, integrator=method, t_sim_s=t_leg,
-                         engine_kernel_s=tk, engine_hybrid_s=th, mujoco_s=float("nan"),
+                         engine_blew_up=not np.all(np.isfinite(qk)), engine_kernel_s=tk, engine_hybrid_s=th, mujoco_s=float("nan"),
                          pinocchio_s=tp, kernel_over_mujoco=float("nan"), hybrid_over_mujoco=float("nan"),
                          pinocchio_over_mujoco=float("nan"), max_abs_dq_vs_mujoco_1s=float("nan"),
                          max_abs_dq_vs_mujoco_end=float("nan"), max_abs_dq_hybrid_vs_kernel_end=float(np.abs(qh - qk).max())))
