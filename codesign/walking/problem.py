@@ -1,0 +1,312 @@
+"""The optimization problems of the walking evaluation: co-design (chapter 5), human gait (chapter 4).
+
+``PROBLEM`` ("exo_codesign", thesis 5.4.1): the MMPSO space of the co-design search.
+
+* Pool ``subspace``: one group per (topology, actuator pair) in catalog order (126 with the
+  default catalog), named ``t<topology>_a<i>-<j>`` (``t03_a1-4``: topology 3, joints 1 and
+  4 actuated). Its subspace id is the catalog's (OPT's mixed-radix id with a one-group
+  second pool). A group holds its topology's morphological parameters (MODEL's
+  :func:`~codesign.model.morphology.parameter_space`) and the control parameters of its
+  WR joints (WALK's :func:`~codesign.control.parameters.codesign_layout` without the
+  ankle): step impedance with a 5-point reference for the two actuated joints, a
+  spring/damper (eq. 5.12) for every other added joint.
+* Pool ``common``: one group ``common`` with the ankle's step impedance (thesis 5.4.1:
+  "a second parameter pool with a single parameter group ... the common parameters").
+
+Names (what is shared between groups is shared *by name*, and MMPSO keeps a shared value
+when a particle migrates, thesis 3.2.1): a topology's parameters carry its prefix
+``t<NN>.`` followed by MODEL's / WALK's name: ``t03.j2_s`` (morphology), ``t03.j1.ref.y0``
+(actuated joint 1), ``t03.j5.k`` (passive joint 5). So
+
+* the morphology of topology t is shared by all its actuator pairs (the same linkage),
+* an actuated joint's impedance is shared by the pairs of t that actuate that joint,
+* a passive joint's spring/damper by the pairs of t in which it is passive,
+* nothing is shared across topologies: joint ids are numbered per topology, joint 3 of
+  topology 1 and joint 3 of topology 2 are different joints in different places.
+
+The ankle (``ankle.*``) has no prefix: it is the human's ankle in every design. The gait
+frequency is fixed (``evaluation.gait_frequency``, default 0.9 Hz, thesis 4.1.2).
+
+``HUMAN_GAIT`` ("human_gait", thesis 4.1.2): the unaugmented human, step impedance at hip,
+knee and ankle with a 4-point reference and shared step timing (Table 4.3, "step": 45
+parameters), plain PSO, Table 4.2 objectives, 1.3 m/s at 0.9 Hz.
+
+Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
+``time_fraction`` = time survived / ``max_time`` (until >= 1): the same order for a fixed
+``max_time``, and it stays right when a spec changes ``evaluation.max_time`` (a stage on
+``time`` until 10 s could never be met by a 5-s evaluation). The other stages are WALK's
+(:mod:`codesign.walking.objectives`). A spec's ``[[objectives]]`` replaces them.
+
+Evaluation: decode the candidate (group name + parameters) into WALK's
+:class:`~codesign.walking.evaluate.Design` and hand it to WALK's ``evaluate(design,
+settings)`` (screening, rollout, metrics; the spec's ``[evaluation]`` table are WALK's
+:class:`~codesign.walking.evaluate.WalkSettings`). Never raises: a bad candidate or a bad
+settings table is a failed :class:`EvalRecord` naming the problem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from codesign.control import signals as sg
+from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
+from codesign.errors import UserError
+from codesign.model.morphology import parameter_space
+from codesign.optimize.fitness import Objective
+from codesign.optimize.problems import Problem
+from codesign.optimize.space import Group, Parameter, Pool
+from codesign.topology.catalog import Catalog, Topology, load_catalog
+from codesign.types import EvalContext, EvalRecord
+from codesign.walking import objectives as ob
+from codesign.walking.evaluate import Design, WalkSettings, wr_control_layout
+from codesign.walking.evaluate import evaluate as walk_evaluate
+from codesign.walking.rollout import RolloutSettings
+
+SUBSPACE_POOL = "subspace"
+COMMON_POOL = "common"
+COMMON_GROUP = "common"
+DEFAULT_CATALOG = Path("topologies/catalog.json")
+# the repository's copy, used when the working directory has no topologies/ (e.g. a worker
+# started elsewhere); the package is installed editable from the repository
+_REPOSITORY_CATALOG = Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
+HUMAN_JOINTS = ("hip", "knee", "ankle")
+TARGET_SPEED = 1.3          # m/s, thesis 4.1.2 (Winter's normal walking)
+GAIT_FREQUENCY = 0.9        # Hz, thesis 4.1.2
+
+_GROUP_RE = re.compile(r"^t(\d+)_a(\d+)-(\d+)$")
+
+
+# --------------------------------------------------------------------------- names
+def group_name(topology_id: int, actuators: tuple[int, ...]) -> str:
+    """Stable group name of a (topology, actuator pair) subspace: ``t03_a1-4``."""
+    return f"t{topology_id:02d}_a" + "-".join(str(a) for a in actuators)
+
+
+def parse_group_name(name: str) -> tuple[int, tuple[int, int]]:
+    """(topology id, actuator pair) of a group name; ValueError if it is not one."""
+    match = _GROUP_RE.match(name)
+    if match is None:
+        raise ValueError(f"group {name!r}: expected a name like 't03_a1-4'")
+    return int(match.group(1)), (int(match.group(2)), int(match.group(3)))
+
+
+def topology_prefix(topology_id: int) -> str:
+    return f"t{topology_id:02d}."
+
+
+# --------------------------------------------------------------------------- catalog
+def catalog_path(settings: Mapping[str, Any] | None = None) -> Path:
+    """``settings["catalog"]`` if given, else ``topologies/catalog.json`` in the working
+    directory, else the repository's copy."""
+    if settings and settings.get("catalog"):
+        return Path(str(settings["catalog"]))
+    return DEFAULT_CATALOG if DEFAULT_CATALOG.exists() else _REPOSITORY_CATALOG
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> Catalog:
+    return load_catalog(path)
+
+
+def get_catalog(settings: Mapping[str, Any] | None = None) -> Catalog:
+    """The topology catalog the problem is defined on (cached per path)."""
+    path = catalog_path(settings)
+    if not path.exists():
+        raise UserError(f"{path}: no topology catalog; expected one written by `codesign topologies`")
+    return _load(str(path))
+
+
+# --------------------------------------------------------------------------- layouts
+def subspace_layout(topology: Topology, actuators: tuple[int, ...]) -> ControlLayout:
+    """WALK's chapter-5 control layout of one subspace: the pair's joints and the ankle
+    actuated, every other added joint passive (gait frequency fixed)."""
+    return wr_control_layout(topology, tuple(actuators), WalkSettings())
+
+
+def _is_ankle(name: str) -> bool:
+    return name.startswith("ankle.")
+
+
+def subspace_parameters(topology: Topology, actuators: tuple[int, ...]) -> tuple[Parameter, ...]:
+    """The group's parameters (prefixed names, bounds): morphology, then WR-joint control."""
+    prefix = topology_prefix(topology.id)
+    out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
+    for name, (low, high) in subspace_layout(topology, actuators).bounds().items():
+        if not _is_ankle(name):
+            out.append(Parameter(prefix + name, low, high))
+    return tuple(out)
+
+
+def common_parameters() -> tuple[Parameter, ...]:
+    """The common pool's parameters: the ankle's (the same for every subspace)."""
+    layout = codesign_layout((), ())
+    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in layout.bounds().items())
+
+
+def codesign_space(catalog: Catalog) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
+    """(all parameters, (subspace pool, common pool)) of the co-design search."""
+    parameters: dict[str, Parameter] = {}
+    groups = []
+    for _sid, tid, pair in catalog.subspaces():
+        own = subspace_parameters(catalog.topology(tid), pair)
+        for p in own:
+            known = parameters.setdefault(p.name, p)
+            if (known.low, known.high) != (p.low, p.high):
+                raise ValueError(f"parameter {p.name}: bounds differ between groups")
+        groups.append(Group(group_name(tid, pair), tuple(p.name for p in own)))
+    common = common_parameters()
+    parameters.update((p.name, p) for p in common)
+    pools = (Pool(SUBSPACE_POOL, tuple(groups)),
+             Pool(COMMON_POOL, (Group(COMMON_GROUP, tuple(p.name for p in common)),)))
+    return tuple(parameters.values()), pools
+
+
+# --------------------------------------------------------------------------- designs
+def decode(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
+    """WALK's :class:`~codesign.walking.evaluate.Design` of a candidate (its subspace
+    group name and parameters): topology id, actuator pair and the parameters under their
+    local names (MODEL's ``j2_s``, WALK's ``j1.ref.y0``, ``ankle.K.v1``).
+
+    Raises ValueError naming the problem: unknown group, a missing parameter, a value
+    that is not a finite number or lies outside its bounds. Parameters of other groups
+    are ignored (a space passes only the active groups' parameters anyway).
+    """
+    tid, pair = parse_group_name(group)
+    if not any(t == tid and tuple(p) == pair for _sid, t, p in catalog.subspaces()):
+        raise ValueError(f"group {group!r}: no such (topology, actuator pair) in the catalog")
+    prefix = topology_prefix(tid)
+    local = {}
+    for p in subspace_parameters(catalog.topology(tid), pair) + common_parameters():
+        value = params.get(p.name)
+        if value is None:
+            raise ValueError(f"parameter {p.name}: missing for group {group}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"parameter {p.name}: {value!r} is not a finite number")
+        if not p.low <= value <= p.high:
+            raise ValueError(f"parameter {p.name}: {value} outside [{p.low}, {p.high}]")
+        local[p.name.removeprefix(prefix)] = float(value)
+    return Design(local, tid, pair)
+
+
+def encode(design: Design) -> tuple[str, dict[str, float]]:
+    """(group name, candidate parameters) of a co-design Design: the inverse of :func:`decode`."""
+    prefix = topology_prefix(design.topology)
+    params = {(k if _is_ankle(k) else prefix + k): v for k, v in design.params.items()}
+    return group_name(design.topology, design.actuators), params
+
+
+# --------------------------------------------------------------------------- evaluation
+def with_time_fraction(record: EvalRecord, settings: Mapping[str, Any]) -> EvalRecord:
+    """The record with metric ``time_fraction`` = time / max_time (module docstring)."""
+    if "time" not in record.metrics:
+        return record
+    max_time = float(settings.get("max_time", RolloutSettings.max_time))
+    metrics = dict(record.metrics, time_fraction=record.metrics["time"] / max_time)
+    return dataclasses.replace(record, metrics=metrics)
+
+
+def _walk(design: Design, settings: Mapping[str, Any]) -> EvalRecord:
+    """WALK's evaluation plus ``time_fraction``; a settings error is a failed record."""
+    if settings.get("optimize_frequency"):
+        return EvalRecord.failed("evaluation.optimize_frequency: not part of this problem's "
+                                 "space; expected false (the gait frequency is fixed at 0.9 Hz)")
+    try:
+        walk_settings = WalkSettings.from_dict(settings)
+    except UserError as exc:
+        return EvalRecord.failed(str(exc))
+    return with_time_fraction(walk_evaluate(design, walk_settings), settings)
+
+
+def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
+    """The co-design problem's evaluate (OPT's contract): never raises for a bad candidate."""
+    if len(context.subspace) < 1:
+        return EvalRecord.failed("no subspace group given; expected the subspace pool's group name")
+    try:
+        design = decode(context.subspace[0], params, get_catalog(context.settings))
+    except (ValueError, UserError) as exc:
+        return EvalRecord.failed(f"decode: {exc}")
+    return _walk(design, {**context.settings, "catalog": str(catalog_path(context.settings))})
+
+
+def _short(settings: Mapping[str, Any]) -> dict:
+    return dict(settings, max_time=min(0.05, float(settings.get("max_time", 10.0))))
+
+
+def warmup(settings: dict) -> None:
+    """Compile the kernels in this process once (about 100 s cold; the rollout's integrator
+    takes its system as function values and is compiled per process, WALK's rollout
+    docstring): screen the first subspace's design at the middle of its bounds, and
+    simulate the unaugmented human for 50 ms (the same compiled rollout; a mid-bounds WR
+    design is usually singular and would not reach it)."""
+    catalog = get_catalog(settings)
+    parameters, pools = codesign_space(catalog)
+    names = set(pools[0].groups[0].parameters) | set(pools[1].groups[0].parameters)
+    middle = {p.name: 0.5 * (p.low + p.high) for p in parameters if p.name in names}
+    _walk(decode(pools[0].groups[0].name, middle, catalog), _short(settings))
+    warmup_human(settings)
+
+
+def _codesign_problem() -> Problem:
+    parameters, pools = codesign_space(get_catalog())
+    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_5_3()[1:]
+    return Problem("exo_codesign", evaluate,
+                   "co-design of a wearable robot: topology, actuator pair, morphology and "
+                   "control (thesis chapter 5); MMPSO over the catalog's subspaces",
+                   parameters=parameters, pools=pools, objectives=stages, warmup=warmup)
+
+
+# --------------------------------------------------------------------------- human gait
+def human_gait_layout() -> ControlLayout:
+    """Table 4.3 "step": hip, knee, ankle; 4-point reference, step K and D sharing their
+    transition times (15 parameters per joint, 45 in all)."""
+    return human_layout(sg.STEP, reference_points=4)
+
+
+def human_gait_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The chapter-4 evaluation settings: step K/D and Table 4.2 stages unless the spec's
+    ``[evaluation]`` says otherwise (target 1.3 m/s and 0.9 Hz are WALK's defaults)."""
+    return {"human_control": "step", "objectives": "table_4_2", **settings}
+
+
+def evaluate_human(params: dict[str, float], context: EvalContext) -> EvalRecord:
+    """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human."""
+    for name, (low, high) in human_gait_layout().bounds().items():
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or not low <= value <= high:
+            return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
+    return _walk(Design(dict(params)), human_gait_settings(context.settings))
+
+
+def warmup_human(settings: dict) -> None:
+    """Compile the kernels once in this process (a 50-ms rollout of the mid-bounds design)."""
+    middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait_layout().bounds().items()}
+    evaluate_human(middle, EvalContext(settings=_short(settings)))
+
+
+def _human_gait_problem() -> Problem:
+    parameters = tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout().bounds().items())
+    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_4_2()[1:]
+    return Problem("human_gait", evaluate_human,
+                   "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
+                   "Table 4.2 objectives)",
+                   parameters=parameters, objectives=stages, warmup=warmup_human)
+
+
+# PROBLEM needs the catalog: built on first access (PEP 562), so importing this module
+# never fails on a machine without topologies/ yet.
+_BUILT: dict[str, Problem] = {}
+_BUILDERS = {"PROBLEM": _codesign_problem, "HUMAN_GAIT": _human_gait_problem}
+
+
+def __getattr__(name: str) -> Problem:
+    if name not in _BUILDERS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _BUILT:
+        _BUILT[name] = _BUILDERS[name]()
+    return _BUILT[name]

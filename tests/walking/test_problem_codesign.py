@@ -1,0 +1,233 @@
+"""The co-design and human-gait problems: search space, decoding, screening path, records.
+
+Truths: the catalog (subspaces and their order), MODEL's parameter space, WALK's control
+layout and the thesis's counts (Table 5.2: 19 parameters per step-impedance joint with a
+5-point reference; Table 4.3 "step": 45 parameters for hip, knee and ankle).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from codesign.control.parameters import codesign_layout
+from codesign.model.morphology import build_morphology, parameter_space
+from codesign.optimize.evaluation import evaluate_candidate
+from codesign.optimize.space import Space
+from codesign.screening.screen import screen
+from codesign.spec import build_space, load_spec
+from codesign.types import Candidate, EvalContext
+from codesign.walking import problem as pr
+
+ROOT = pr._REPOSITORY_CATALOG.parents[1]
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return pr.get_catalog()
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return pr.PROBLEM
+
+
+@pytest.fixture(scope="module")
+def bounds(problem):
+    return {p.name: p for p in problem.parameters}
+
+
+def sample(group, problem, bounds, rng) -> dict[str, float]:
+    names = list(group.parameters) + list(problem.pools[1].groups[0].parameters)
+    return {n: float(rng.uniform(bounds[n].low, bounds[n].high)) for n in names}
+
+
+def test_one_group_per_catalog_subspace_in_order(problem, catalog):
+    subspaces = catalog.subspaces()
+    groups = problem.pools[0].groups
+    assert len(subspaces) == 126 and len(groups) == 126
+    for (sid, tid, pair), group in zip(subspaces, groups):
+        assert group.name == f"t{tid:02d}_a{pair[0]}-{pair[1]}"
+        assert pr.parse_group_name(group.name) == (tid, tuple(pair))
+    assert [g.name for g in problem.pools[1].groups] == ["common"]
+    # OPT's subspace ids of the 126 x 1 space are the catalog's ids
+    space = Space(problem.parameters, problem.pools)
+    assert space.subspace_ids.tolist() == [sid for sid, _, _ in subspaces]
+    for row, (sid, tid, pair) in enumerate(subspaces):
+        assert space.group_names(space.subspaces[row])[0] == pr.group_name(tid, pair)
+
+
+def test_group_holds_exactly_its_morphology_and_wr_control(problem, catalog, bounds):
+    for (_sid, tid, pair), group in zip(catalog.subspaces(), problem.pools[0].groups):
+        topology = catalog.topology(tid)
+        prefix = f"t{tid:02d}."
+        morph = {prefix + p.name for p in parameter_space(topology)}
+        active = {prefix + n for a in pair for n in codesign_layout((f"j{a}",), ()).parameter_names()
+                  if n.startswith(f"j{a}.")}
+        passive = {f"{prefix}j{j.id}.{f}" for j in topology.joints if j.id not in pair
+                   for f in ("k", "rest", "d")}
+        assert set(group.parameters) == morph | active | passive
+        assert len(group.parameters) == len(set(group.parameters))
+        # Table 5.2: 2 per added joint; 19 per actuated joint (6 dx + 5 y + 4 K + 4 D);
+        # eq. 5.12: 3 per passive joint
+        n_joints = len(topology.joints)
+        assert len(group.parameters) == 2 * n_joints + 2 * 19 + 3 * (n_joints - 2)
+        for name in morph:
+            p = next(q for q in parameter_space(topology) if prefix + q.name == name)
+            assert (bounds[name].low, bounds[name].high) == (p.low, p.high)
+    common = problem.pools[1].groups[0].parameters
+    assert len(common) == 19 and all(n.startswith("ankle.") for n in common)
+
+
+def test_sharing_is_by_meaning(problem, catalog):
+    """Morphology shared within a topology; an actuated joint's control shared by the
+    pairs that actuate it; nothing shared across topologies."""
+    groups = {pr.parse_group_name(g.name): set(g.parameters) for g in problem.pools[0].groups}
+    for (t1, p1), a in groups.items():
+        for (t2, p2), b in groups.items():
+            if (t1, p1) >= (t2, p2):
+                continue
+            shared = a & b
+            if t1 != t2:
+                assert not shared
+                continue
+            expected = {n for n in a if "." in n and n.split(".")[1].endswith(("_s", "_dx", "_x", "_z"))
+                        and n.count(".") == 1}
+            for j in set(p1) & set(p2):
+                expected |= {n for n in a if n.startswith(f"t{t1:02d}.j{j}.")}
+            for j in {jj.id for jj in catalog.topology(t1).joints} - set(p1) - set(p2):
+                expected |= {n for n in a if n.startswith(f"t{t1:02d}.j{j}.")}
+            assert shared == expected
+
+
+def test_decode_round_trips(problem, bounds, catalog):
+    rng = np.random.default_rng(7)
+    for group in problem.pools[0].groups[::5]:
+        x = sample(group, problem, bounds, rng)
+        design = pr.decode(group.name, x, catalog)
+        assert (design.topology, design.actuators) == pr.parse_group_name(group.name)
+        assert pr.encode(design) == (group.name, x)
+        morph_names = {p.name for p in parameter_space(catalog.topology(design.topology))}
+        assert morph_names <= set(design.params)
+        assert any(k.startswith("ankle.") for k in design.params)
+
+
+def test_every_subspace_builds_and_screens(problem, bounds, catalog):
+    """A sampled candidate of every subspace decodes into MODEL's morphology (the same as
+    built from the unprefixed sample) and screens without raising."""
+    rng = np.random.default_rng(11)
+    verdicts = []
+    for group in problem.pools[0].groups:
+        x = sample(group, problem, bounds, rng)
+        design = pr.decode(group.name, x, catalog)
+        topology = catalog.topology(design.topology)
+        prefix = pr.topology_prefix(design.topology)
+        direct = {p.name: x[prefix + p.name] for p in parameter_space(topology)}
+        morph = build_morphology(topology, design.actuators,
+                                 {k: v for k, v in design.params.items() if k in direct})
+        assert morph.params == direct
+        verdict = screen(morph)
+        assert verdict.ok == (verdict.code == 0)
+        verdicts.append(verdict.ok)
+    assert 0 < sum(verdicts) < len(verdicts)   # random designs: some pass, most do not
+
+
+@pytest.mark.parametrize("change, needle", [
+    (lambda x: x.pop(next(iter(x))), "missing"),
+    (lambda x: x.__setitem__(next(iter(x)), math.nan), "not a finite number"),
+    (lambda x: x.__setitem__(next(iter(x)), 1e9), "outside"),
+    (lambda x: x.__setitem__(next(iter(x)), "0.5"), "not a finite number"),
+    (lambda x: x.__setitem__(next(iter(x)), True), "not a finite number"),
+])
+def test_bad_candidates_are_failed_records(problem, bounds, change, needle):
+    group = problem.pools[0].groups[3]
+    x = sample(group, problem, bounds, np.random.default_rng(3))
+    change(x)
+    record = problem.evaluate(x, EvalContext(subspace=(group.name, "common")))
+    assert record.status == "failed" and needle in record.message and record.message.startswith("decode")
+
+
+def test_bad_groups_and_settings_are_failed_records(problem, bounds):
+    group = problem.pools[0].groups[0]
+    x = sample(group, problem, bounds, np.random.default_rng(5))
+    for subspace in [(), ("t99_a1-2", "common"), ("nonsense", "common"), ("t01_a5-6", "common")]:
+        record = problem.evaluate(x, EvalContext(subspace=subspace))
+        assert record.status == "failed", subspace
+    record = problem.evaluate(x, EvalContext(subspace=(group.name, "common"),
+                                             settings={"max_tme": 1.0}))
+    assert record.status == "failed" and "max_tme" in record.message
+    record = problem.evaluate(x, EvalContext(subspace=(group.name, "common"),
+                                             settings={"optimize_frequency": True}))
+    assert record.status == "failed" and "optimize_frequency" in record.message
+    record = pr.HUMAN_GAIT.evaluate({"hip.ref.y0": 0.1}, EvalContext())
+    assert record.status == "failed" and "missing" not in record.message and "hip.ref.dx0" in record.message
+
+
+def test_human_gait_space_is_table_4_3_step():
+    names = [p.name for p in pr.HUMAN_GAIT.parameters]
+    assert len(names) == 45 and len(set(names)) == 45      # Table 4.3, "step" column
+    for joint in ("hip", "knee", "ankle"):
+        own = [n for n in names if n.startswith(joint + ".")]
+        assert len(own) == 15   # 5 dx + 4 y + shared t1, dt + K v1, v2 + D v1, v2
+    assert [o.metric for o in pr.HUMAN_GAIT.objectives] == [
+        "time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time", "torque_rms"]
+    assert [o.metric for o in pr.PROBLEM.objectives] == [
+        "time_fraction", "longest_segment", "singularity", "speed_assist_score", "power"]
+
+
+@pytest.mark.parametrize("spec", ["demo.toml", "human-gait.toml", "codesign.toml"])
+def test_pipelines_validate(spec):
+    from codesign.optimize.problems import get_problem
+
+    loaded = load_spec(ROOT / "pipelines" / spec)
+    space = build_space(loaded, get_problem(loaded.problem))
+    expected = 1 if loaded.problem == "human_gait" else 126
+    assert space.n_subspaces == expected
+
+
+@pytest.mark.slow
+def test_real_evaluation_end_to_end(problem, bounds, catalog):
+    """Through OPT's worker path: a design that passes screening is simulated; one that
+    does not is recorded with time 0 and singularity 1 (not simulated)."""
+    rng = np.random.default_rng(2)
+    settings = {"max_time": 0.3}
+    seen = set()
+    for _ in range(400):
+        group = problem.pools[0].groups[int(rng.integers(126))]
+        x = sample(group, problem, bounds, rng)
+        design = pr.decode(group.name, x, catalog)
+        ok = screen(build_morphology(catalog.topology(design.topology), design.actuators,
+                                     {k: v for k, v in design.params.items() if "." not in k})).ok
+        if ok in seen:
+            continue
+        seen.add(ok)
+        sid = next(s for s, t, p in catalog.subspaces() if pr.group_name(t, p) == group.name)
+        cand = Candidate(0, 0, sid, (group.name, "common"), x, 0)
+        record = evaluate_candidate("exo_codesign", cand, settings, problem.objectives, worker="test")
+        assert record.status == "ok", record.message
+        m = record.metrics
+        assert m["time_fraction"] == pytest.approx(m["time"] / 0.3, rel=1e-12)
+        assert m["singularity"] == (0.0 if ok else 1.0)
+        assert m["longest_segment"] == pytest.approx(
+            build_morphology(catalog.topology(design.topology), design.actuators,
+                             {k: v for k, v in design.params.items() if "." not in k}).longest_link)
+        if ok:
+            assert 0.0 < m["time"] <= 0.3
+        else:
+            assert m["time"] == 0.0 and record.stage == 0 and record.stage_value == 0.0
+        if len(seen) == 2:
+            break
+    assert seen == {True, False}
+
+
+@pytest.mark.slow
+def test_human_gait_evaluation_end_to_end():
+    mid = {p.name: 0.5 * (p.low + p.high) for p in pr.HUMAN_GAIT.parameters}
+    cand = Candidate(0, 0, 1, ("all",), mid, 0)
+    record = evaluate_candidate("human_gait", cand, {"max_time": 0.3}, pr.HUMAN_GAIT.objectives,
+                                worker="test")
+    assert record.status == "ok", record.message
+    assert 0.0 < record.metrics["time"] <= 0.3
+    assert record.metrics["added_mass"] == 0.0
