@@ -47,6 +47,7 @@ PROBLEMS: dict[str, str] = {
     "sphere": "codesign.optimize.problems:SPHERE",
     # the co-design problem (walking issue); resolved only once that module exists
     "exo_codesign": "codesign.walking.problem:PROBLEM",
+    "human_gait": "codesign.walking.problem:HUMAN_GAIT",
 }
 _REGISTERED: dict[str, Problem] = {}
 
