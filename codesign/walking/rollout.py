@@ -9,7 +9,9 @@ guards, jump) integrated by HYBRID's compiled integrator, with
 * :func:`walk_observe`: after every accepted step and every jump -- stop on a fall (hip
   height below ``min_hip_height`` of the standing value, or torso pitch beyond
   ``max_pitch_deg``), on constraint drift (a loop-closure residual or the height of an
-  active contact beyond ``max_drift``) or a non-finite state; otherwise accumulate the
+  active contact beyond ``max_drift``, or any contact point deeper than ``max_drift``
+  under the ground -- e.g. a released point whose touch-down guard stayed disarmed) or a
+  non-finite state; otherwise accumulate the
   metrics (:mod:`codesign.walking.metrics`) from the state and the constrained dynamics.
 
 Everything between the initial state and the final accumulator runs in compiled code
@@ -190,6 +192,33 @@ def _control_into_workspace(t, x, p):
 
 
 @njit(cache=True)
+def _settle_approaching(t, x, mode, p):
+    """A point that mode resolution made active while it still approaches the ground
+    (normal velocity < -TOL_V: it was within TOL_H of the ground at another point's
+    event, so it got no impact of its own) receives its plastic impact now, and the
+    modes are resolved again; otherwise the acceleration-level constraint would hold its
+    approach speed and the point would sink into the ground. Returns 0 or a code."""
+    m, w, cw, s, cp = p
+    nl = 2 * m.loop_body_a.shape[0]
+    for _ in range(mode.shape[0]):
+        strike = -1
+        for i in range(mode.shape[0]):
+            if mode[i] != ct.INACTIVE and cw.vel[nl + i] < -s[ct.TOL_V]:
+                strike = i
+                break
+        if strike < 0:
+            return 0
+        code = ct.impact(m, w, cw, s, x, mode, strike)
+        if code != 0:
+            return code
+        _control_into_workspace(t, x, p)
+        code = ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
+        if code != 0:
+            return code
+    return 0
+
+
+@njit(cache=True)
 def walk_jump(t, x, mode, p, k):
     """contact.jump (impact at a touch-down, then mode resolution), then: a foot that had
     no active contact and now has one touched down (its striking point's x goes to the
@@ -205,6 +234,9 @@ def walk_jump(t, x, mode, p, k):
         return code
     _control_into_workspace(t, x, p)
     code = ct.resolve_modes(m, w, cw, s, t, x, mode, forced)
+    if code != 0:
+        return code
+    code = _settle_approaching(t, x, mode, p)
     if code != 0:
         return code
     after = np.zeros(2)
@@ -298,8 +330,9 @@ def walk_observe(t, x, mode, p):
         if abs(cw.pos[r]) > cp.ws[WS_MAX_DRIFT]:
             return DRIFT
     for i in range(mode.shape[0]):
-        if mode[i] != ct.INACTIVE and abs(cw.pos[nl + i]) > cp.ws[WS_MAX_DRIFT]:
-            return DRIFT
+        h = cw.pos[nl + i]
+        if (mode[i] != ct.INACTIVE and abs(h) > cp.ws[WS_MAX_DRIFT]) or h < -cp.ws[WS_MAX_DRIFT]:
+            return DRIFT   # an active point off the ground, or any point under it
     center_of_mass(m, w, cp.com)
     ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
     feet = np.zeros(2)

@@ -1,0 +1,93 @@
+"""Closed-loop rollouts: standing statics (ground reactions, joint forces), determinism,
+records for bad or singular designs. One rollout compile per process (~1-2 min cold)."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from codesign.control import impedance as imp
+from codesign.control import signals as sg
+from codesign.walking import evaluate as ev
+from codesign.walking import metrics as mt
+from codesign.walking import rollout as ro
+
+pytestmark = pytest.mark.slow
+
+
+def standing_setup(max_time=10.0):
+    from codesign.model.anthropometry import human_geometry
+    from codesign.model.human import build_human, upright_configuration
+
+    human = human_geometry()
+    model = build_human()
+    n = model.n
+    joints, rows = [], {}
+    for name, body in (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot")):
+        joints.append(imp.ActiveJoint(name, sg.constant(0.0), sg.constant(3000.0), sg.constant(60.0)))
+        rows[name] = tuple(imp.tree_joint_row(n, model.body_id(f"{body}_{s}")) for s in "rl")
+    ctrl = imp.compile_controller(imp.Controller(active=tuple(joints)), n, rows, {},
+                                  model.body_id("torso"))
+    settings = ro.RolloutSettings(max_time=max_time)
+    p = ro.make_params(model, ctrl, settings, human.hip_height, ev.SITES)
+    x0 = np.concatenate([upright_configuration(model, human), np.zeros(n)])
+    mode0, code = ro.initial_modes(x0, p, 0)
+    assert code == 0
+    return model, human, p, x0, mode0, settings
+
+
+def test_standing_ten_seconds_sticking_and_ground_reaction_equals_weight():
+    model, human, p, x0, mode0, settings = standing_setup()
+    r = ro.run(x0, mode0, p, settings)
+    assert r.status == "ok" and r.time == 10.0
+    assert list(r.mode) == [1] * model.n_contacts          # every foot point sticking
+    forces = np.zeros((model.n_contacts, 2))
+    ro.contact_forces(r.time, r.x, r.mode, p, forces)
+    weight = model.total_mass() * model.gravity
+    assert abs(forces[:, 0].sum() - weight) <= 1e-3 * weight  # flat ground: normal = vertical
+    assert np.all(forces[:, 0] > 0)
+    m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=ev.SITE_NAMES,
+                    total_mass=model.total_mass())
+    # statics: each hip carries half the torso's weight, each knee also its thigh
+    g = model.gravity
+    torso = model.mass[model.body_id("torso")]
+    thigh = model.mass[model.body_id("thigh_r")]
+    assert m["hip_r_force_rms"] == pytest.approx(torso * g / 2, rel=1e-4)
+    assert m["knee_l_force_peak"] == pytest.approx((torso / 2 + thigh) * g, rel=1e-4)
+    assert m["non_contact_time"] == 0.0 and m["stance_fraction"] == 1.0
+    assert abs(m["speed"]) < 1e-6 and m["assist_fraction"] == 0.0
+
+
+def test_typical_human_design_is_deterministic_and_records_its_end():
+    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2", "max_time": 2.0})
+    design = ev.typical_human_design(settings)
+    a = ev.evaluate(design, settings)
+    b = ev.evaluate(design, settings)
+    assert a.ok and a.metrics == b.metrics and (a.stage, a.stage_value) == (b.stage, b.stage_value)
+    assert 0.0 < a.metrics["time"] <= 2.0
+    assert (a.message == "") == (a.metrics["time"] == 2.0)
+
+
+@pytest.mark.integration
+def test_same_metrics_in_another_process():
+    settings = {"objectives": "table_4_2", "max_time": 1.0}
+    design = ev.typical_human_design(ev.WalkSettings.from_dict(settings))
+    here = ev.evaluate(design, settings).metrics
+    code = ("import json, sys; from codesign.walking import evaluate as ev; "
+            "d = ev.Design.from_json(json.loads(sys.argv[1])); "
+            "print(json.dumps(ev.evaluate(d, json.loads(sys.argv[2])).metrics))")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(design.to_json()),
+                          json.dumps(settings)], capture_output=True, text=True, check=True)
+    there = json.loads(out.stdout.strip().splitlines()[-1])
+    assert there == here       # JSON floats round-trip exactly (repr)
+
+
+def test_bad_designs_are_records_not_exceptions():
+    settings = ev.WalkSettings.from_dict({"max_time": 0.5})
+    rec = ev.evaluate(ev.Design({}), settings)          # no control parameters
+    assert not rec.ok and "missing parameter" in rec.message
+    rec = ev.evaluate(ev.Design({"x": 1.0}, topology=1, actuators=(9, 9)), settings)
+    assert not rec.ok and rec.message.startswith("design:")
