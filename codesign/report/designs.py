@@ -180,10 +180,12 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catal
              "time).")], []
 
 
-def _stick_segments(model, q: np.ndarray) -> list[np.ndarray]:
-    """Line segments (2 x 2 arrays, m) of the model at configuration q: every body joint to
-    its parent's joint, loop-closure points to their bodies' joints, contact points to
-    their body's joint (the massless floating-base bodies are skipped)."""
+def _stick_segments(model, q: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+    """Line segments (2 x 2 arrays, m) of the model at configuration q, each with a flag
+    "belongs to the wearable robot" (body name ``wr*``): every body joint to its parent's
+    joint, loop-closure and contact points to their body's joint, and each human body from
+    its joint to twice its CoM (the rod through its CoM: shows the torso, which has no
+    distal joint). Massless bodies (the floating base's intermediate bodies) are skipped."""
     from codesign.dynamics.kinematics import body_point_world, forward_kinematics
     from codesign.dynamics.model import make_workspace
 
@@ -191,25 +193,32 @@ def _stick_segments(model, q: np.ndarray) -> list[np.ndarray]:
     forward_kinematics(model.arrays, np.asarray(q, dtype=float), np.zeros(model.n), w)
     origin = w.pose[:, :2]
     point = np.zeros(2)
+    is_wr = [name.startswith("wr") for name in model.body_names]
     segments = []
     for body in range(model.n):
         parent = model.parent[body]
         if parent >= 0 and model.mass[parent] > 0 and model.mass[body] > 0:
-            segments.append(np.array([origin[parent], origin[body]]))
+            segments.append((np.array([origin[parent], origin[body]]), is_wr[body]))
     for body_arr, xz_arr in ((model.loop_body_a, model.loop_xz_a),
                              (model.loop_body_b, model.loop_xz_b),
                              (model.contact_body, model.contact_xz)):
         for body, xz in zip(body_arr, xz_arr):
             if body >= 0:
                 body_point_world(w, int(body), float(xz[0]), float(xz[1]), point)
-                segments.append(np.array([origin[body], point.copy()]))
+                segments.append((np.array([origin[body], point.copy()]), is_wr[body]))
+    for body in range(model.n):
+        if model.mass[body] > 0 and not is_wr[body] and np.hypot(*model.com_xz[body]) > 0.05:
+            body_point_world(w, body, 2.0 * model.com_xz[body, 0], 2.0 * model.com_xz[body, 1],
+                             point)
+            segments.append((np.array([origin[body], point.copy()]), False))
     return segments
 
 
-def _draw_stick(ax, segments, colour, alpha: float = 1.0) -> None:
-    for seg in segments:
-        ax.plot(seg[:, 0], seg[:, 1], color=colour, linewidth=1.5, alpha=alpha,
-                solid_capstyle="round")
+def _draw_stick(ax, segments, colour, wr_colour=None) -> None:
+    """Human segments thick, wearable-robot segments thin (in ``wr_colour`` if given)."""
+    for seg, wr in segments:
+        ax.plot(seg[:, 0], seg[:, 1], color=(wr_colour or colour) if wr else colour,
+                linewidth=1.0 if wr else 2.2, solid_capstyle="round")
 
 
 def gait_snapshots_figure(model, t: np.ndarray, states: np.ndarray, period: float,
@@ -218,8 +227,9 @@ def gait_snapshots_figure(model, t: np.ndarray, states: np.ndarray, period: floa
     position along the walk (x forward, z up, m); states [k, nx], q = states[:, :n]."""
     pick = np.searchsorted(t, np.linspace(max(t[0], t[-1] - period), t[-1], GAIT_FRAMES))
     frames = [_stick_segments(model, states[min(i, len(t) - 1), :model.n]) for i in pick]
-    xs = np.concatenate([np.concatenate(f)[:, 0] for f in frames])
-    fig = Figure(figsize=(min(14.0, 2.0 + 4.0 * (np.ptp(xs) + 0.6)), 3.6),
+    points = np.concatenate([seg for f in frames for seg, _ in f])
+    aspect = (np.ptp(points[:, 0]) + 0.4) / (np.ptp(points[:, 1]) + 0.3)
+    fig = Figure(figsize=(float(np.clip(1.0 + 3.4 * aspect, 4.0, 14.0)), 4.0),
                  layout="constrained")
     ax = fig.add_subplot()
     colours = matplotlib.colormaps["viridis"](np.linspace(0.0, 0.85, len(frames)))
@@ -227,7 +237,7 @@ def gait_snapshots_figure(model, t: np.ndarray, states: np.ndarray, period: floa
         _draw_stick(ax, segments, colour)
     ax.axhline(0.0, color="#777777", linewidth=1)
     ax.set_aspect("equal")
-    ax.set_xlabel("x [m] (colour: time, dark to light)", fontsize=8)
+    ax.set_xlabel("x [m] (colour: time, dark to light; thin: wearable robot)", fontsize=8)
     ax.set_ylabel("z [m]", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(title, fontsize=9)
@@ -246,8 +256,8 @@ def write_gait_gif(model, t: np.ndarray, states: np.ndarray, path: Path) -> None
 
     def draw(k):
         ax.clear()
-        _draw_stick(ax, frames[k], "#2c7fb8")
-        centre = float(np.mean(np.concatenate(frames[k])[:, 0]))
+        _draw_stick(ax, frames[k], "#444444", wr_colour="#2c7fb8")
+        centre = float(np.mean(np.concatenate([seg for seg, _ in frames[k]])[:, 0]))
         ax.axhline(0.0, color="#777777", linewidth=1)
         ax.set_xlim(centre - 1.0, centre + 1.0)
         ax.set_ylim(-0.05, 1.95)
