@@ -3,10 +3,11 @@
 The walking evaluation is too slow for a unit test, so the run uses a small synthetic
 problem registered (in this process only) as the co-design problem: its pools mirror the
 real catalog's subspaces (one group per (topology, actuator pair), in catalog order, with
-that topology's morphological parameters from MODEL, plus a pool of common parameters),
-and its metrics come from MODEL's real morphology and mass model (added mass, CoM,
-longest link), with a synthetic "power". Only the metrics are synthetic; the subspaces,
-parameters, optimizer, store, report and freeze are the real ones.
+that topology's morphological and control parameters, plus a pool of common parameters:
+WALK's own co-design space, ``codesign.walking.problem.codesign_space``), and its metrics
+come from MODEL's real morphology and mass model (added mass, CoM, longest link), with a
+synthetic "power". Only the metrics are synthetic; the subspaces, parameters, optimizer,
+store, report and freeze are the real ones.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from codesign.errors import UserError  # noqa: E402
 from codesign.model.morphology import build_morphology, mass_report, parameter_space  # noqa: E402
 from codesign.optimize import problems  # noqa: E402
 from codesign.optimize.fitness import Objective  # noqa: E402
-from codesign.optimize.space import Group, Parameter, Pool  # noqa: E402
 from codesign.report.build import build_report, layout_for  # noqa: E402
-from codesign.report.freeze import freeze_spec  # noqa: E402
+from codesign.report.freeze import freeze_spec, is_morphology  # noqa: E402
 from codesign.report.heatmap import UNVISITED_MARK, visit_counts, visit_heatmap  # noqa: E402
 from codesign.report.progress import ranked  # noqa: E402
 from codesign.report.rundata import CODESIGN_PROBLEM, load_run  # noqa: E402
@@ -34,41 +34,37 @@ from codesign.spec import parse_spec  # noqa: E402
 from codesign.topology.catalog import save_catalog  # noqa: E402
 from codesign.topology.enumerate import build_catalog  # noqa: E402
 from codesign.types import EvalRecord  # noqa: E402
+from codesign.walking.problem import (codesign_space, group_name,  # noqa: E402
+                                      parse_group_name, topology_prefix)
 
 CATALOG = build_catalog()
 SUBSPACES = CATALOG.subspaces()
-CONTROL = ("act1.K.v", "act2.K.v")
-
-
-def _group_name(tid: int, pair) -> str:
-    return f"t{tid}_a{pair[0]}_{pair[1]}"
+PARAMETERS, POOLS = codesign_space(CATALOG)  # WALK's co-design space: names, groups, bounds
+BOUNDS = {p.name: (p.low, p.high) for p in PARAMETERS}
 
 
 def _evaluate(params, context):
-    tid, pair = next((t, p) for _, t, p in SUBSPACES if _group_name(t, p) == context.subspace[0])
+    """MODEL's mass model of the decoded design; "power" grows with the normalised control
+    parameters (so the control part has something to optimize) and the topology id."""
+    tid, pair = parse_group_name(context.subspace[0])
     topology = CATALOG.topology(tid)
-    morph = {p.name: params[p.name] for p in parameter_space(topology)}
+    prefix = topology_prefix(tid)
+    morph = {p.name: params[prefix + p.name] for p in parameter_space(topology)}
     try:
         report = mass_report(build_morphology(topology, pair, morph))
     except UserError as exc:
         return EvalRecord.failed(str(exc))
-    power = 100.0 * (1.0 + params[CONTROL[0]] + params[CONTROL[1]]) + 5.0 * tid
-    return EvalRecord("ok", metrics={**report, "power_w": power})
+    control = [(v - BOUNDS[k][0]) / (BOUNDS[k][1] - BOUNDS[k][0]) for k, v in params.items()
+               if not is_morphology(k)]
+    power = 100.0 * (1.0 + float(np.mean(control))) + 5.0 * tid
+    return EvalRecord("ok", metrics={**report, "power": power})
 
 
 def _fake_problem() -> problems.Problem:
-    names = sorted({p.name for t in CATALOG.topologies for p in parameter_space(t)})
-    bounds = {p.name: (p.low, p.high) for t in CATALOG.topologies for p in parameter_space(t)}
-    parameters = tuple(Parameter(n, *bounds[n]) for n in names) + tuple(
-        Parameter(n, 0.0, 1.0) for n in CONTROL) + (Parameter("gait.frequency", 0.7, 1.1),)
-    design = Pool("design", tuple(
-        Group(_group_name(t, p), tuple(q.name for q in parameter_space(CATALOG.topology(t)))
-              + CONTROL) for _, t, p in SUBSPACES))
-    common = Pool("common", (Group("common", ("gait.frequency",)),))
     return problems.Problem(CODESIGN_PROBLEM, _evaluate, "synthetic co-design stand-in",
-                            parameters=parameters, pools=(design, common),
+                            parameters=PARAMETERS, pools=POOLS,
                             objectives=(Objective("longest_link_m", until=0.7),
-                                        Objective("power_w")))
+                                        Objective("power")))
 
 
 def _spec(catalog: Path, name: str = "codesign", extra: str = "") -> str:
@@ -138,7 +134,7 @@ def test_codesign_heatmap_is_topology_by_pair_with_database_counts(codesign_run)
 
 def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path, db_values):
     run, _, _ = codesign_run
-    out = build_report(run, tmp_path / "report")
+    out = build_report(run, tmp_path / "report", gait=False)  # rollout: tested by WALK
     assert (out / "morphologies.png").stat().st_size > 10_000
     html = (out / "index.html").read_text()
     assert "added mass [kg]" in html and "power [W]" in html and "topology" in html
@@ -177,8 +173,9 @@ def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, 
     # scenario 1: morphology fixed, control optimized; run it and check its database
     text, summary = freeze_spec(run, ["topology", "actuators", "morphology"], name="control")
     spec = parse_spec(text)
-    assert spec.freeze.pools == {"design": _group_name(tid, pair)}
-    morph = {p.name for p in parameter_space(CATALOG.topology(tid))}
+    assert spec.freeze.pools == {"subspace": group_name(tid, pair)}
+    prefix = topology_prefix(tid)
+    morph = {prefix + p.name for p in parameter_space(CATALOG.topology(tid))}
     assert spec.freeze.parameters == {k: solution[k] for k in morph}
     child = start_run(spec, results=tmp_path, progress=False).parent
     with sqlite3.connect(child / "run.sqlite") as con:
@@ -189,8 +186,9 @@ def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, 
     for name, value in rows:
         if name in morph:
             assert value == solution[name]
-    moved = {n for n, v in rows if n in CONTROL and v != solution[n]}
-    assert moved == set(CONTROL)
+    control = {n for n in solution if not is_morphology(n)}
+    moved = {n for n, v in rows if n in control and v != solution[n]}
+    assert control and moved == control  # every open (control) parameter was moved
 
     # scenario 3: one sub-chain (the joints of the last WR link) left open
     last_link = CATALOG.topology(tid).wr_links[-1]
@@ -199,7 +197,8 @@ def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, 
     text, _ = freeze_spec(run, ["topology", "actuators", "morphology"], open_parts=opened,
                           name="subchain")
     frozen = parse_spec(text).freeze.parameters
-    assert set(frozen) == {n for n in morph if int(n[1:].split("_")[0]) not in chain}
+    assert set(frozen) == {n for n in morph
+                           if int(n.removeprefix(prefix)[1:].split("_")[0]) not in chain}
     assert np.isfinite(list(frozen.values())).all()
 
 
