@@ -76,6 +76,17 @@ def constrained_solve(m, w, n_rows, tau, rel_tol):
     for i in range(n):
         qdd[i] = tau[i] - w.h[i]
     mass_solve(parent, w.L, qdd)  # unconstrained accelerations
+    return correct_to_rows(parent, w, n_rows, w.rows_rhs, qdd, rel_tol)
+
+
+@njit(cache=True)
+def correct_to_rows(parent, w, n_rows, target, x, rel_tol):
+    """x <- x + M^-1 G^T lam with (G M^-1 G^T) lam = target - G x, G = w.rows[:n_rows]:
+    the smallest change of x in the mass metric that gives G x = target (the common core
+    of the constrained accelerations, impacts and velocity projection). Needs w.L.
+    lam -> w.lam[:n_rows]; sets w.flags[0] (dropped rows), w.flags[1] (rank); returns
+    the number of dropped rows."""
+    n = x.shape[0]
     if n_rows == 0:
         w.flags[0] = 0
         w.flags[1] = 0
@@ -84,7 +95,7 @@ def constrained_solve(m, w, n_rows, tau, rel_tol):
     for s in range(n_rows):
         for i in range(n):
             Y[s, i] = w.rows[s, i]
-        ltinv_mul(parent, w.L, Y[s])
+        ltinv_mul(parent, w.L, Y[s])  # Y = L^-T G^T, so G M^-1 G^T = Y Y^T
     for s in range(n_rows):
         for t in range(s + 1):
             acc = 0.0
@@ -94,11 +105,10 @@ def constrained_solve(m, w, n_rows, tau, rel_tol):
             w.A[t, s] = acc
         acc = 0.0
         for i in range(n):
-            acc += w.rows[s, i] * qdd[i]
-        w.tmp_r[s] = w.rows_rhs[s] - acc
+            acc += w.rows[s, i] * x[i]
+        w.tmp_r[s] = target[s] - acc
     rank = pivoted_cholesky_solve(w.A, w.tmp_r, n_rows, w.lam, w.perm, w.tmp_r2, rel_tol)
-    # qdd += M^-1 K^T lambda = L^-1 (Y^T lambda)
-    corr = w.tmp_n
+    corr = w.tmp_n  # M^-1 G^T lam = L^-1 (Y^T lam)
     for i in range(n):
         acc = 0.0
         for s in range(n_rows):
@@ -106,7 +116,7 @@ def constrained_solve(m, w, n_rows, tau, rel_tol):
         corr[i] = acc
     linv_mul(parent, w.L, corr)
     for i in range(n):
-        qdd[i] += corr[i]
+        x[i] += corr[i]
     w.flags[0] = n_rows - rank
     w.flags[1] = rank
     return n_rows - rank
@@ -159,36 +169,12 @@ def constraint_impulse(m, w, n_rows, target, qd_minus, qd_plus, rel_tol):
     Writes qd_plus[n] and the impulses P to w.lam[:n_rows] (N s). Returns the number of
     dependent rows dropped (flagged in w.flags[0]).
     """
-    n = qd_minus.shape[0]
-    parent = m.parent
-    Y = w.rows_y
-    for s in range(n_rows):
-        for i in range(n):
-            Y[s, i] = w.rows[s, i]
-        ltinv_mul(parent, w.L, Y[s])
-    for s in range(n_rows):
-        for t in range(s + 1):
-            acc = 0.0
-            for i in range(n):
-                acc += Y[s, i] * Y[t, i]
-            w.A[s, t] = acc
-            w.A[t, s] = acc
-        acc = 0.0
-        for i in range(n):
-            acc += w.rows[s, i] * qd_minus[i]
-        w.tmp_r[s] = target[s] - acc
-    rank = pivoted_cholesky_solve(w.A, w.tmp_r, n_rows, w.lam, w.perm, w.tmp_r2, rel_tol)
-    for i in range(n):
-        acc = 0.0
-        for s in range(n_rows):
-            acc += Y[s, i] * w.lam[s]
-        w.tmp_n[i] = acc
-    linv_mul(parent, w.L, w.tmp_n)
-    for i in range(n):
-        qd_plus[i] = qd_minus[i] + w.tmp_n[i]
-    w.flags[0] = n_rows - rank
-    w.flags[1] = rank
-    return n_rows - rank
+    for i in range(qd_minus.shape[0]):
+        w.tmp_n2[i] = qd_minus[i]
+    dropped = correct_to_rows(m.parent, w, n_rows, target, w.tmp_n2, rel_tol)
+    for i in range(qd_minus.shape[0]):
+        qd_plus[i] = w.tmp_n2[i]
+    return dropped
 
 
 @njit(cache=True)
@@ -227,8 +213,7 @@ def project_positions(m, q, w, tol, max_iter, rel_tol):
             w.rows_rhs[s] = -w.phi[s]
         for i in range(n):
             w.qdd[i] = 0.0
-        # reuse the impulse solve: dq = M^-1 K^T P with K dq = -phi
-        constraint_impulse(m, w, r, w.rows_rhs, w.qdd, w.qdd, rel_tol)
+        correct_to_rows(m.parent, w, r, w.rows_rhs, w.qdd, rel_tol)  # K dq = -phi
         for i in range(n):
             q[i] += w.qdd[i]
     return err
