@@ -24,6 +24,7 @@ call forward_kinematics first for the state the others read):
   add_loop_torque(m, w, loop, tau, out), loop_angle(m, w, loop), loop_passive_torque
 - loops: loop_constraints(m, w, alpha, beta) -> rows; prepare_mass(m, w);
   constrained_solve(m, w, n_rows, tau, rel_tol) -> dropped rows;
+  correct_to_rows(parent, w, n_rows, target, x, rel_tol) -> dropped rows;
   forward_dynamics(m, q, qd, tau, w, alpha, beta, rel_tol) -> status;
   accelerations(m, w, tau, alpha, beta, rel_tol);
   constraint_impulse(m, w, n_rows, target, qd_minus, qd_plus, rel_tol) -> dropped rows;
