@@ -1,0 +1,113 @@
+"""Figures of a walking rollout (matplotlib, Agg): joint angles against the nominal gait,
+ground reaction forces, and a stick-figure animation. Inputs are the trajectory table of
+:func:`codesign.walking.command.trajectory_table` and the engine model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def gait_figure(table, model, frequency: float = 0.9, phase0: float = 0.0):
+    """Figure: right-leg hip / knee / ankle (anatomical degrees, flexion +) against time,
+    the nominal gait (Winter) at the controller's phase dashed; bottom: vertical ground
+    reaction force of each foot and their sum vs body weight."""
+    from codesign.model.gait import GAIT_JOINTS, SIGN, nominal_gait
+
+    gait = nominal_gait()
+    t = table["t_s"].to_numpy()
+    fig, axes = plt.subplots(4, 1, figsize=(8, 9), sharex=True)
+    nominal = gait.angles(frequency * t + phase0)
+    for k, joint in enumerate(GAIT_JOINTS):
+        body = {"hip": "thigh", "knee": "shank", "ankle": "foot"}[joint]
+        ax = axes[k]
+        for side, style in (("r", "-"), ("l", ":")):
+            q = table[f"q_{body}_{side}_rad"].to_numpy()
+            ax.plot(t, np.degrees(SIGN[k] * q), style, label=f"{joint} {side}")
+        ax.plot(t, np.degrees(SIGN[k] * nominal[:, k]), "k--", lw=1, label="nominal (right)")
+        ax.set_ylabel(f"{joint} (deg)")
+        ax.legend(loc="upper right", fontsize=7, ncol=3)
+    ax = axes[3]
+    total = np.zeros_like(t)
+    for side in ("r", "l"):
+        f = sum(table[c].to_numpy() for c in table.columns
+                if c.startswith("fn_") and c.endswith(f"_{side}_N"))
+        total = total + f
+        ax.plot(t, f, label=f"foot {side}")
+    ax.plot(t, total, "k", lw=1, label="sum")
+    ax.axhline(model.total_mass() * model.gravity, color="grey", ls="--", lw=1, label="body weight")
+    ax.set_ylabel("normal GRF (N)")
+    ax.set_xlabel("time (s)")
+    ax.legend(loc="upper right", fontsize=7, ncol=4)
+    fig.suptitle("Joint angles (anatomical, flexion +) and ground reaction forces")
+    fig.tight_layout()
+    return fig
+
+
+def _segments(model, q):
+    """Line segments (list of ((x0, z0), (x1, z1))) of the bodies at configuration q."""
+    from codesign.dynamics.kinematics import body_point_world, forward_kinematics
+    from codesign.dynamics.model import make_workspace
+
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, q, np.zeros(model.n), w)
+    pose = w.pose
+    segs = []
+    massless = model.mass == 0.0
+    for i in range(model.n):
+        p = model.parent[i]
+        if p >= 0 and not massless[p]:
+            segs.append((pose[p, :2].copy(), pose[i, :2].copy()))
+    torso = model.body_id("torso")
+    tip = np.zeros(2)
+    body_point_world(w, torso, 2 * model.com_xz[torso, 0], 2 * model.com_xz[torso, 1], tip)
+    segs.append((pose[torso, :2].copy(), tip.copy()))
+    for k in range(model.n_loops):
+        for body, xz in ((model.loop_body_a[k], model.loop_xz_a[k]), (model.loop_body_b[k], model.loop_xz_b[k])):
+            if body >= 0:
+                body_point_world(w, body, xz[0], xz[1], tip)
+                segs.append((pose[body, :2].copy(), tip.copy()))
+    feet = []
+    for c in range(model.n_contacts):
+        body_point_world(w, model.contact_body[c], model.contact_xz[c, 0], model.contact_xz[c, 1], tip)
+        feet.append(tip.copy())
+    return segs, np.array(feet)
+
+
+def stick_gif(table, model, path: Path, fps: int = 20) -> None:
+    """Stick-figure animation of the trajectory (written to ``path`` via a temp file)."""
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    qcols = [c for c in table.columns if c.startswith("q_")]
+    Q = table[qcols].to_numpy()
+    t = table["t_s"].to_numpy()
+    step = max(1, int(round((t[1] - t[0]) ** -1 / fps))) if len(t) > 1 else 1
+    frames = list(range(0, len(t), step))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.set_aspect("equal")
+
+    def draw(k):
+        ax.clear()
+        segs, feet = _segments(model, Q[k])
+        x_mid = Q[k, model.body_id("torso_x")]
+        ax.axhline(0.0, color="grey", lw=1)
+        for a, b in segs:
+            ax.plot([a[0], b[0]], [a[1], b[1]], "-o", color="C0", ms=2, lw=2)
+        ax.plot(feet[:, 0], feet[:, 1], "v", color="C3", ms=4)
+        ax.set_xlim(x_mid - 1.0, x_mid + 1.0)
+        ax.set_ylim(-0.05, 1.9)
+        ax.set_title(f"t = {t[k]:.2f} s")
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("z (m)")
+
+    anim = FuncAnimation(fig, draw, frames=frames)
+    tmp = path.with_name("." + path.stem + ".tmp.gif")
+    anim.save(tmp, writer=PillowWriter(fps=fps))
+    plt.close(fig)
+    os.replace(tmp, path)
