@@ -98,7 +98,8 @@ def rimless_guesses(model: HybridModel) -> list[np.ndarray]:
 # identity jump to mode 1), mode 1 only the heel-strike guard h (its jump returns to
 # mode 0). A heel strike is thus only possible once theta < 0, and within mode 1 a guard
 # fires only when falling from > 0 (a scuff that is still to come is an upward crossing
-# of h and only re-arms it). This also keeps the stride map well defined off the section
+# of h and only re-arms it). Inactive guards return -1 so that h, negative at the
+# mid-stance switch, does not fire there (hybrid's arming rule). This also keeps the stride map well defined off the section
 # (a finite-difference perturbation with h > 0 at the start cannot fire at once). The
 # mid-stance event has f+ = f- and an identity jump, so its saltation matrix is I.
 # p = [gamma]; mode[0] in {0, 1}
@@ -115,9 +116,9 @@ def simplest_flow(t, x, mode, p, xdot):
 
 @nb.njit(cache=True)
 def simplest_guards(t, x, mode, p, g):
-    one = 1.0 + 0.0 * x[0]  # same type as x (float or complex) for the conditionals
-    g[0] = x[0] if mode[0] == 0 else one  # mid-stance
-    g[1] = 2.0 * x[0] - x[2] if mode[0] == 1 else one  # heel strike
+    off = -1.0 + 0.0 * x[0]  # inactive: stays disarmed (same type as x, float or complex)
+    g[0] = x[0] if mode[0] == 0 else off  # mid-stance
+    g[1] = 2.0 * x[0] - x[2] if mode[0] == 1 else off  # heel strike
 
 
 @nb.njit(cache=True)
@@ -208,7 +209,8 @@ def simplest_guesses(model: HybridModel) -> list[np.ndarray]:
 # l0 - r (liftoff). The leg is swung to a FIXED touchdown angle theta_td from the
 # vertical during flight (Seyfarth et al. 2002's angle of attack 90 deg - theta_td, as in
 # thesis 2.5), not SimSect's "negative liftoff angle" rule, which makes every apex height
-# neutrally stable. Guard k is active in chart k (others return 1).
+# neutrally stable. Guard k is active in chart k; the others return -1 (disarmed: e.g.
+# an apex below the touchdown height never touches down, the runner falls).
 # x = [x, y, vx, vy, foot_x] (m, m/s); mode[0] = chart; p = [m, k, l0, g, theta_td]
 ASCENT, DESCENT, COMPRESSION, DECOMPRESSION = 0, 1, 2, 3
 
@@ -233,11 +235,11 @@ def slip_flow(t, x, mode, p, xdot):
 def slip_guards(t, x, mode, p, g):
     dx = x[0] - x[4]
     r = np.sqrt(dx * dx + x[1] * x[1])
-    one = 1.0 + 0.0 * x[0]  # same type as x (float or complex) for the conditionals
-    g[0] = x[3] if mode[0] == ASCENT else one
-    g[1] = x[1] - p[2] * np.cos(p[4]) if mode[0] == DESCENT else one
-    g[2] = -(dx * x[2] + x[1] * x[3]) / r if mode[0] == COMPRESSION else one
-    g[3] = p[2] - r if mode[0] == DECOMPRESSION else one
+    off = -1.0 + 0.0 * x[0]  # inactive: stays disarmed (same type as x, float or complex)
+    g[0] = x[3] if mode[0] == ASCENT else off
+    g[1] = x[1] - p[2] * np.cos(p[4]) if mode[0] == DESCENT else off
+    g[2] = -(dx * x[2] + x[1] * x[3]) / r if mode[0] == COMPRESSION else off
+    g[3] = p[2] - r if mode[0] == DECOMPRESSION else off
 
 
 @nb.njit(cache=True)

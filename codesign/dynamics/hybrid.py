@@ -11,7 +11,8 @@ njit functions passed as ARGUMENTS to the compiled :func:`integrate`:
 ``guards(t, x, mode, p, g) -> None``
     Writes g float64[ng]. Positive-inside: guard k *fires* when g[k] goes from > 0 to
     <= 0 (one direction only, SimSect's "boundary function" h - C > 0 inside a patch).
-    A guard that does not apply in the current mode should return a positive constant.
+    A guard that does not apply in the current mode returns a constant: +1 or -1
+    (see "Arming rule" for the difference).
 ``jump(t, x, mode, p, k) -> int``
     The transition of guard k, applied in place to x and mode. Returns 0 to continue or
     a nonzero code to terminate (a fall ...); the code is returned as ``user_code``.
@@ -39,7 +40,9 @@ Events
     root wins (ties: the lowest guard index). The state at the event is then recomputed
     by one step of the method itself from the step start to the event time (so it
     carries the method's own order, not the interpolant's), the jump is applied and the
-    integration restarts there. Fixed-step methods locate events the same way on their
+    integration restarts there (should round-off leave the guard > 0 at that state, the
+    dense-output state is used instead: a jump always sees its guard <= 0). Fixed-step
+    methods locate events the same way on their
     interpolants and then return to their grid t0 + i h with one partial step.
     Guards crossing and re-crossing within a single step are not seen (as in any
     sign-based event detection): bound ``h_max`` to resolve short excursions.
@@ -51,13 +54,16 @@ Arming rule (no refiring, no infinite loops)
     end of an accepted step, or, while the step ends with it still <= 0, on 16 interior
     points of the step's dense output (a short positive excursion such as a small
     bounce; DOPRI5 also shortens the step, down to max(event_tol, 1e-12) s, to find it).
-    Guards whose crossings were located within event_tol of the earliest one are
-    simultaneous: their jumps are all applied at that time, lowest index first, each
-    seeing the state the previous one left (whatever their value there: at ~0 its sign
-    is round-off, so a jump must itself check whether it still applies, e.g. whether a
-    contact still approaches). All other guards are re-evaluated right after a jump: > 0
-    arms them, <= 0 disarms them (a guard that becomes active in a new mode already
-    negative does not fire). Guards <= 0 at t0 start disarmed.
+    All other guards are re-evaluated right after a jump. One fires next, at the same
+    time (lowest index first, each jump seeing the state the previous one left), if its
+    crossing was located within event_tol of this event (simultaneous: at ~0 the sign of
+    its value is round-off, so a jump must itself check whether it still applies, e.g.
+    whether a contact still approaches), or if it was armed and the jump made it <= 0.
+    A disarmed guard that is > 0 is armed. Guards <= 0 at t0 start disarmed.
+    Mode-dependent guards: a guard that does not apply in the current mode returns a
+    constant. +1 keeps it armed, so it fires at once if it is <= 0 right after a jump
+    into a mode where it applies; -1 keeps it disarmed, so it must first be seen > 0 in
+    such a mode (e.g. a heel-strike guard that starts negative at mid-stance).
 
 Chattering guard
     More than ``max_transitions`` events within ``chatter_window`` seconds stops the run
@@ -581,11 +587,16 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
                 break
             continue
 
-        # ---- event: state at the event by one step of the method itself
+        # ---- event: state at the event by one step of the method itself; if round-off
+        # leaves the guard > 0 there, the dense-output state (where it is <= 0) is used,
+        # so a jump always sees its own guard <= 0
         h_evt = s_evt * h
         K_evt[0] = K[0]
         _step(method, flow, t, x, mode, p, h_evt, K_evt, x_evt, n_pos)
         n_flow += 6 if method == DOPRI5 else (3 if method == RK4 else 0)
+        guards(t + h_evt, x_evt, mode, p, g_tmp)
+        if g_tmp[k_evt] > 0.0:
+            _interpolate(method, x, x_new, K, h, s_evt, x_evt)
         t = t + h_evt
         x[:] = x_evt
         if method == DOPRI5:
@@ -640,15 +651,12 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
             for j in range(ng):
                 if j == k:
                     continue
-                if s_root[j] <= s_evt + event_tol / h:  # a crossing located in this step
+                if s_root[j] <= s_evt + event_tol / h or (armed[j] and g_old[j] <= 0.0):
                     if k_next < 0:
-                        k_next = j  # crossed at the same time (within event_tol): fires now
-                elif g_old[j] > 0.0:
-                    if not armed[j]:
-                        armed[j] = True
-                        pending[j] = False
-                else:
-                    armed[j] = False  # became <= 0 through the jump: must be seen > 0 first
+                        k_next = j  # crossed at the same time, or pushed through by the jump
+                elif g_old[j] > 0.0 and not armed[j]:
+                    armed[j] = True
+                    pending[j] = False
             k = k_next
         if done:
             break
