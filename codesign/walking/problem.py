@@ -25,7 +25,9 @@ when a particle migrates, thesis 3.2.1): a topology's parameters carry its prefi
   topology 1 and joint 3 of topology 2 are different joints in different places.
 
 The ankle (``ankle.*``) has no prefix: it is the human's ankle in every design. The gait
-frequency is fixed (``evaluation.gait_frequency``, default 0.9 Hz, thesis 4.1.2).
+frequency is not searched: WALK's 0.9 Hz (thesis 4.1.2; ``evaluation.optimize_frequency``
+is refused). The space is built from ``topologies/catalog.json`` (else the repository's
+copy); an ``evaluation.catalog`` must hold the same subspaces, or its candidates fail.
 
 ``HUMAN_GAIT`` ("human_gait", thesis 4.1.2): the unaugmented human, step impedance at hip,
 knee and ankle with a 4-point reference and shared step timing (Table 4.3, "step": 45
@@ -74,9 +76,6 @@ DEFAULT_CATALOG = Path("topologies/catalog.json")
 # the repository's copy, used when the working directory has no topologies/ (e.g. a worker
 # started elsewhere); the package is installed editable from the repository
 _REPOSITORY_CATALOG = Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
-HUMAN_JOINTS = ("hip", "knee", "ankle")
-TARGET_SPEED = 1.3          # m/s, thesis 4.1.2 (Winter's normal walking)
-GAIT_FREQUENCY = 0.9        # Hz, thesis 4.1.2
 
 _GROUP_RE = re.compile(r"^t(\d+)_a(\d+)-(\d+)$")
 
@@ -267,20 +266,18 @@ def human_gait_layout() -> ControlLayout:
     return human_layout(sg.STEP, reference_points=4)
 
 
-def human_gait_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The chapter-4 evaluation settings: step K/D and Table 4.2 stages unless the spec's
-    ``[evaluation]`` says otherwise (target 1.3 m/s and 0.9 Hz are WALK's defaults)."""
-    return {"human_control": "step", "objectives": "table_4_2", **settings}
-
-
 def evaluate_human(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human."""
+    """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human (its
+    defaults: 1.3 m/s target, 0.9 Hz; the record's own stages from Table 4.2)."""
+    if context.settings.get("human_control", "step") != "step":
+        return EvalRecord.failed("evaluation.human_control: this problem searches the step "
+                                 "layout of Table 4.3; expected \"step\"")
     for name, (low, high) in human_gait_layout().bounds().items():
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or not low <= value <= high:
             return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
-    return _walk(Design(dict(params)), human_gait_settings(context.settings))
+    return _walk(Design(dict(params)), {"objectives": "table_4_2", **context.settings})
 
 
 def warmup_human(settings: dict) -> None:

@@ -162,7 +162,10 @@ def test_bad_groups_and_settings_are_failed_records(problem, bounds):
                                              settings={"optimize_frequency": True}))
     assert record.status == "failed" and "optimize_frequency" in record.message
     record = pr.HUMAN_GAIT.evaluate({"hip.ref.y0": 0.1}, EvalContext())
-    assert record.status == "failed" and "missing" not in record.message and "hip.ref.dx0" in record.message
+    assert record.status == "failed" and "hip.ref.dx0" in record.message
+    mid = {p.name: 0.5 * (p.low + p.high) for p in pr.HUMAN_GAIT.parameters}
+    record = pr.HUMAN_GAIT.evaluate(mid, EvalContext(settings={"human_control": "ppoly"}))
+    assert record.status == "failed" and "human_control" in record.message
 
 
 def test_human_gait_space_is_table_4_3_step():
