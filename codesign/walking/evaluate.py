@@ -414,3 +414,39 @@ def typical_human_design(settings: WalkSettings | None = None, stiffness: float 
     layout = human_control_layout(settings)
     return Design(nominal_control_params(layout, lambda name, ph: gait.angles(ph)[:, index[name]],
                                          stiffness, damping))
+
+
+def typical_codesign_design(settings: WalkSettings | None = None, actuators=(1, 3),
+                            stiffness: float = 2000.0, damping: float = 30.0) -> Design:
+    """An anthropomorphic augmented design: catalog topology 1 (a four-bar around the hip
+    and one around the knee) with parallelogram joint positions (MODEL's screening
+    example), the actuated joints and the ankles tracking their angles along the nominal
+    gait (loop-closure IK at the reference knots) with constant impedance, passive joints
+    lightly damped. A "typical design" for benchmarks and tests, not an optimum."""
+    from codesign.model.anthropometry import human_geometry
+    from codesign.model.assemble import assemble
+    from codesign.model.gait import nominal_gait
+    from codesign.model.morphology import build_morphology
+    from codesign.screening.examples import params_from_positions, parallelogram_positions
+
+    settings = settings or WalkSettings()
+    human = human_geometry()
+    gait = nominal_gait()
+    topology = _catalog(settings.catalog).topology(1)
+    morph_params = params_from_positions(topology, human, parallelogram_positions(human))
+    aug = assemble(build_morphology(topology, actuators, morph_params, human))
+    model = aug.model
+    rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
+    wr_coords = [j.index for j in aug.wr_joints if not j.loop]
+
+    def angle_of(name, phases):
+        out = []
+        for ph in phases:
+            q, qd = gait_configuration(model, gait, 0.9, float(ph), human.hip_height)
+            q, _qd, _err = close_wr_loops(model, q, qd, wr_coords)
+            out.append(float(rows[name][0] @ q))
+        return np.array(out)
+
+    layout = wr_control_layout(topology, tuple(actuators), settings)
+    params = {**morph_params, **nominal_control_params(layout, angle_of, stiffness, damping)}
+    return Design(params, topology.id, tuple(actuators))
