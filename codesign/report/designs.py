@@ -140,16 +140,17 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
 
 
 GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
-GIF_FPS = 20           # animation frame rate (frames per second of simulated time)
-GIF_SECONDS = 3.0      # simulated time shown by the animation
+GAIT_SAMPLE_S = 0.01   # recording step of the re-simulation, s
 
 
 def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog
                          ) -> tuple[list[tuple[str, str]], list[str]]:
-    """Gait snapshots (``gait_snapshots.png``) and an animation (``gait.gif``) of the best
-    design, re-simulated with WALK's rollout (``codesign.walking.evaluate``) under the
-    run's evaluation settings (thesis appendix B)."""
+    """The best design re-simulated with WALK's rollout under the run's evaluation
+    settings (thesis appendix B): snapshots over its last gait cycle, WALK's stick-figure
+    animation and WALK's joint-angle / ground-force figure (``codesign simulate``'s)."""
     try:
+        from codesign.walking import figures as walk_figures
+        from codesign.walking.command import trajectory_table
         from codesign.walking.evaluate import WalkSettings, evaluate_detailed
         from codesign.walking.problem import GAIT_FREQUENCY, SUBSPACE_POOL, decode
     except ImportError as exc:
@@ -160,111 +161,56 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catal
         design = decode(group, _solution_params(data, best["eval"]), catalog)
         settings = WalkSettings.from_dict(dict(data.spec.evaluation))
         end = settings.rollout.max_time
-        times = np.linspace(0.0, end, int(round(end * GIF_FPS)) + 1)
-        record, _, rollout, setup = evaluate_detailed(design, settings, times)
+        times = np.arange(0.0, end + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
+        record, _, rollout, setup = evaluate_detailed(design, settings, times[times <= end])
         if rollout is None:
             return [], [f"Gait snapshots: the best design was not simulated ({record.message})."]
-        shown = rollout.record_times <= rollout.time
-        t, states = rollout.record_times[shown], rollout.records[shown]
-        frequency = float(data.spec.evaluation.get("gait_frequency", GAIT_FREQUENCY))
-        fig = gait_snapshots_figure(setup.model, t, states, 1.0 / frequency,
+        trajectory = trajectory_table(rollout, setup)
+        period = 1.0 / float(data.spec.evaluation.get("gait_frequency", GAIT_FREQUENCY))
+        fig = gait_snapshots_figure(setup.model, trajectory, period,
                                     f"eval {best['eval']}: {rollout.status}, "
-                                    f"{rollout.time:.2f} s simulated")
+                                    f"{rollout.time:.2f} s simulated", walk_figures._segments)
         fig.savefig(folder / "gait_snapshots.png", dpi=110)
-        write_gait_gif(setup.model, t, states, folder / "gait.gif")
+        walk_figures.stick_gif(trajectory, setup.model, folder / "gait.gif")
+        fig = walk_figures.gait_figure(trajectory, setup.model, float(setup.ctrl.timing[0]),
+                                       float(setup.ctrl.timing[1]))
+        fig.savefig(folder / "gait_angles.png", dpi=110)
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
-             "cycle (thesis appendix B), drawn at their positions along the walk."),
-            ("gait.gif", f"The best design walking (the first {GIF_SECONDS:.0f} s, real "
-             "time).")], []
+             "cycle (thesis appendix B), each at its position along the walk."),
+            ("gait.gif", "The best design walking (WALK's stick-figure animation)."),
+            ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
+             "the ground reaction forces (WALK's figure).")], []
 
 
-def _stick_segments(model, q: np.ndarray) -> list[tuple[np.ndarray, bool]]:
-    """Line segments (2 x 2 arrays, m) of the model at configuration q, each with a flag
-    "belongs to the wearable robot" (body name ``wr*``): every body joint to its parent's
-    joint, loop-closure and contact points to their body's joint, and each human body from
-    its joint to twice its CoM (the rod through its CoM: shows the torso, which has no
-    distal joint). Massless bodies (the floating base's intermediate bodies) are skipped."""
-    from codesign.dynamics.kinematics import body_point_world, forward_kinematics
-    from codesign.dynamics.model import make_workspace
-
-    w = make_workspace(model)
-    forward_kinematics(model.arrays, np.asarray(q, dtype=float), np.zeros(model.n), w)
-    origin = w.pose[:, :2]
-    point = np.zeros(2)
-    is_wr = [name.startswith("wr") for name in model.body_names]
-    segments = []
-    for body in range(model.n):
-        parent = model.parent[body]
-        if parent >= 0 and model.mass[parent] > 0 and model.mass[body] > 0:
-            segments.append((np.array([origin[parent], origin[body]]), is_wr[body]))
-    for body_arr, xz_arr in ((model.loop_body_a, model.loop_xz_a),
-                             (model.loop_body_b, model.loop_xz_b),
-                             (model.contact_body, model.contact_xz)):
-        for body, xz in zip(body_arr, xz_arr):
-            if body >= 0:
-                body_point_world(w, int(body), float(xz[0]), float(xz[1]), point)
-                segments.append((np.array([origin[body], point.copy()]), is_wr[body]))
-    for body in range(model.n):
-        if model.mass[body] > 0 and not is_wr[body] and np.hypot(*model.com_xz[body]) > 0.05:
-            body_point_world(w, body, 2.0 * model.com_xz[body, 0], 2.0 * model.com_xz[body, 1],
-                             point)
-            segments.append((np.array([origin[body], point.copy()]), False))
-    return segments
-
-
-def _draw_stick(ax, segments, colour, wr_colour=None) -> None:
-    """Human segments thick, wearable-robot segments thin (in ``wr_colour`` if given)."""
-    for seg, wr in segments:
-        ax.plot(seg[:, 0], seg[:, 1], color=(wr_colour or colour) if wr else colour,
-                linewidth=1.0 if wr else 2.2, solid_capstyle="round")
-
-
-def gait_snapshots_figure(model, t: np.ndarray, states: np.ndarray, period: float,
-                          title: str) -> Figure:
-    """GAIT_FRAMES stick figures over the last gait period before t[-1], each at its own
-    position along the walk (x forward, z up, m); states [k, nx], q = states[:, :n]."""
+def gait_snapshots_figure(model, trajectory: pd.DataFrame, period: float, title: str,
+                          segments_of) -> Figure:
+    """GAIT_FRAMES stick figures over the last gait period of the trajectory (WALK's
+    ``trajectory_table``: t_s and q_* columns in body order), each at its own position
+    along the walk (x forward, z up, m). segments_of(model, q) -> (segments, feet) is
+    WALK's stick-figure geometry."""
+    t = trajectory["t_s"].to_numpy()
+    q = trajectory[[c for c in trajectory.columns if c.startswith("q_")]].to_numpy()
     pick = np.searchsorted(t, np.linspace(max(t[0], t[-1] - period), t[-1], GAIT_FRAMES))
-    frames = [_stick_segments(model, states[min(i, len(t) - 1), :model.n]) for i in pick]
-    points = np.concatenate([seg for f in frames for seg, _ in f])
+    frames = [segments_of(model, q[min(i, len(t) - 1)])[0] for i in pick]
+    points = np.array([p for f in frames for seg in f for p in seg])
     aspect = (np.ptp(points[:, 0]) + 0.4) / (np.ptp(points[:, 1]) + 0.3)
     fig = Figure(figsize=(float(np.clip(1.0 + 3.4 * aspect, 4.0, 14.0)), 4.0),
                  layout="constrained")
     ax = fig.add_subplot()
     colours = matplotlib.colormaps["viridis"](np.linspace(0.0, 0.85, len(frames)))
     for segments, colour in zip(frames, colours):
-        _draw_stick(ax, segments, colour)
+        for a, b in segments:
+            ax.plot([a[0], b[0]], [a[1], b[1]], color=colour, linewidth=1.8,
+                    solid_capstyle="round")
     ax.axhline(0.0, color="#777777", linewidth=1)
     ax.set_aspect("equal")
-    ax.set_xlabel("x [m] (colour: time, dark to light; thin: wearable robot)", fontsize=8)
+    ax.set_xlabel("x [m] (colour: time, dark to light)", fontsize=8)
     ax.set_ylabel("z [m]", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(title, fontsize=9)
     return fig
-
-
-def write_gait_gif(model, t: np.ndarray, states: np.ndarray, path: Path) -> None:
-    """An animated GIF of the stick figure over the first GIF_SECONDS (Pillow writer),
-    camera following the walker."""
-    from matplotlib.animation import FuncAnimation, PillowWriter
-
-    shown = t <= t[0] + GIF_SECONDS
-    frames = [_stick_segments(model, q[:model.n]) for q in states[shown]]
-    fig = Figure(figsize=(4.0, 4.0), layout="constrained")
-    ax = fig.add_subplot()
-
-    def draw(k):
-        ax.clear()
-        _draw_stick(ax, frames[k], "#444444", wr_colour="#2c7fb8")
-        centre = float(np.mean(np.concatenate([seg for seg, _ in frames[k]])[:, 0]))
-        ax.axhline(0.0, color="#777777", linewidth=1)
-        ax.set_xlim(centre - 1.0, centre + 1.0)
-        ax.set_ylim(-0.05, 1.95)
-        ax.set_aspect("equal")
-        ax.set_title(f"t = {t[shown][k]:.2f} s", fontsize=9)
-
-    FuncAnimation(fig, draw, frames=len(frames)).save(path, writer=PillowWriter(fps=GIF_FPS))
 
 
 def screening_counts(data: RunData):

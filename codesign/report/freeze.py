@@ -242,8 +242,7 @@ def freeze_spec(run: str | Path, keep: list[str], *, open_parts: list[str] = (),
         child_space = _validate(text, child_name)
     summary = {"parent": data.name, "solution": chosen.eval, "subspace": chosen.subspace_id,
                "frozen_pools": pools, "frozen_parameters": len(params),
-               "open_parameters": int(sum(n not in child_space.frozen_parameters
-                                          for n in child_space.names)),
+               "open_parameters": int((child_space.active.any(axis=0)).sum()),
                "subspaces": child_space.n_subspaces}
     return text, summary
 
@@ -255,7 +254,32 @@ def _with_header(document: dict, data: RunData, chosen: Solution, keep, open_par
              + (f"; re-opened: {', '.join(open_parts)}" if open_parts else "")
              + (f"; warm start from the {warm_start} best matching evaluations" if warm_start
                 else "") + "."]
-    return "\n".join(lines) + "\n" + tomli_w.dumps(document)
+    return "\n".join(lines) + "\n" + compact_toml(document)
+
+
+# a multi-line array whose element lines hold scalars or flat one-line arrays
+_ARRAY_BLOCK = re.compile(r"\[\n((?:[ \t]*[^\n\[\]]*(?:\[[^\n\[\]]*\])?[^\n\[\]]*,\n)+)[ \t]*\]")
+
+
+def _one_line_array(match: re.Match) -> str:
+    """An array block on one line, or one element per line when that exceeds 96 chars."""
+    items = [line.strip().rstrip(",") for line in match.group(1).splitlines()]
+    line = "[" + ", ".join(items) + "]"
+    return line if len(line) <= 96 else "[\n" + "".join(f"    {i},\n" for i in items) + "]"
+
+
+def compact_toml(document: dict) -> str:
+    """TOML of ``document`` (tomli-w) with short arrays on one line ([0.1, 0.5],
+    [["subspace.t02_a1-2"], ...]); the compact text is used only if it parses back to
+    the same document, else tomli-w's own layout."""
+    text = tomli_w.dumps(document)
+    compact = text
+    while True:
+        joined = _ARRAY_BLOCK.sub(_one_line_array, compact)
+        if joined == compact:
+            break
+        compact = joined
+    return compact if tomllib.loads(compact) == document else text
 
 
 def _validate(text: str, name: str):
