@@ -8,7 +8,11 @@ CODESIGN := $(VENV)/bin/codesign
 STAMP := $(VENV)/.installed-stamp
 SPEC ?= pipelines/demo.toml
 
-.PHONY: run test topologies screen optimize report freeze sweep bench clean venv
+.PHONY: run test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv
+
+CATALOG := topologies/catalog.json
+DEMO := results/demo
+SCREEN_SAMPLES ?= 50
 
 # (Re)install whenever pyproject.toml changes; editable so the numba cache sits in the tree.
 $(STAMP): pyproject.toml
@@ -19,31 +23,48 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-## run: the main job on the embedded defaults (grows with the pipeline)
-run: $(STAMP) topologies
-	@echo "catalog: topologies/catalog.json  table: topologies/README.md  figure: topologies/topologies.png"
+## run: the main job — catalog (if missing), screening, the demo co-design run, its report.
+## A finished demo run is reused (`make clean` or `rm -r results/demo` to start over);
+## an interrupted one is resumed.
+run: $(STAMP) $(CATALOG)
+	$(CODESIGN) screen --samples $(SCREEN_SAMPLES) --out results/screen
+	if [ -f $(DEMO)/run.sqlite ]; then $(CODESIGN) resume $(DEMO); \
+	else $(CODESIGN) optimize pipelines/demo.toml --name demo; fi
+	$(CODESIGN) report $(DEMO)
+	@echo "report: $(DEMO)/report/index.html (summary: $(DEMO)/report/summary.md)"
 
 ## test: the whole test suite
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-## topologies: stage 1, the topology and actuator-pair catalog
+## topologies: stage 1, regenerate the topology and actuator-pair catalog
 topologies: $(STAMP)
 	$(CODESIGN) topologies --out topologies
 
+$(CATALOG): | $(STAMP)
+	$(CODESIGN) topologies --out topologies
+
 ## screen: stage 3, singularity screening of sampled morphologies in every subspace
-screen: $(STAMP)
-	$(CODESIGN) screen
+screen: $(STAMP) $(CATALOG)
+	$(CODESIGN) screen --out results/screen
 
 ## optimize: stage 5 on a local Dask cluster (SPEC=pipelines/NAME.toml)
-optimize: $(STAMP)
+optimize: $(STAMP) $(CATALOG)
 	$(CODESIGN) optimize $(SPEC)
 
+## resume: continue an interrupted run (RUN=results/NAME)
+resume: $(STAMP)
+	$(CODESIGN) resume $(RUN)
+
+## runs: list the runs with status, best and lineage
+runs: $(STAMP)
+	$(CODESIGN) runs
+
 ## sweep: stage 5 on a cluster: SCHEDULER=tcp://host:8786 or CLUSTER=slurm|pbs
-sweep: $(STAMP)
+sweep: $(STAMP) $(CATALOG)
 	$(CODESIGN) optimize $(SPEC) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(CLUSTER),--cluster $(CLUSTER))
 
-## report: figures and HTML for a run (RUN=results/<name>)
+## report: figures and HTML for a run (RUN=results/NAME)
 report: $(STAMP)
 	$(CODESIGN) report $(RUN)
 
@@ -51,11 +72,19 @@ report: $(STAMP)
 freeze: $(STAMP)
 	$(CODESIGN) freeze $(RUN) --keep $(KEEP) -o $(OUT)
 
+## simulate: replay one design (DESIGN=file.json, or RUN=results/NAME for its best)
+simulate: $(STAMP)
+	$(CODESIGN) simulate $(if $(DESIGN),$(DESIGN),--run $(RUN) --best)
+
+## analyze: limit-cycle analysis of the simplest walker, with its figure
+analyze: $(STAMP)
+	$(CODESIGN) analyze walker simplest --figure results/analysis/limit_cycle.png
+
 ## bench: every benchmark, side by side with its peers
 bench: $(STAMP)
 	$(CODESIGN) bench all
 
-## clean: remove generated results and the virtual environment
+## clean: remove generated results, caches and the virtual environment
 clean:
-	rm -rf $(VENV) results/*/ .pytest_cache .hypothesis
+	rm -rf $(VENV) results/*/ .pytest_cache .hypothesis codesign/dynamics/_specialized
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
