@@ -26,7 +26,8 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
 from codesign.report.progress import first_satisfied, progress_figure, progress_table, ranked
-from codesign.report.rundata import CODESIGN_PROBLEM, RunData, load_run, load_run_catalog
+from codesign.report.rundata import (CODESIGN_PROBLEM, RunData, load_run, load_run_catalog,
+                                     run_catalog_path)
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
 
 DPI = 110
@@ -43,6 +44,7 @@ class Layout:
     flow_label: Callable[[object], str]
     describe: Callable[[int], dict[str, str]]
     catalog: object | None = None
+    catalog_path: Path | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -53,7 +55,8 @@ def layout_for(data: RunData, catalog_path: Path | None = None) -> Layout:
     notes = []
     if data.spec.problem == CODESIGN_PROBLEM:
         try:
-            return _catalog_layout(load_run_catalog(data, catalog_path))
+            path = run_catalog_path(data, catalog_path)
+            return _catalog_layout(load_run_catalog(data, path), path)
         except UserError as exc:
             notes.append(f"Topology catalog unavailable ({exc}); generic layout used.")
     groups = data.subspace_groups
@@ -69,13 +72,13 @@ def layout_for(data: RunData, catalog_path: Path | None = None) -> Layout:
                   flow_label=lambda c: f"{grid.column_title} = {grid.column_labels[c]}")
 
 
-def _catalog_layout(catalog) -> Layout:
+def _catalog_layout(catalog, path: Path) -> Layout:
     subspaces = {sid: (tid, pair) for sid, tid, pair in catalog.subspaces()}
     return Layout(grid_from_catalog(catalog), flow_key=lambda s: subspaces[s][0],
                   flow_label=lambda t: f"topology {t}",
                   describe=lambda s: {"topology": str(subspaces[s][0]),
                                       "actuators": "-".join(map(str, subspaces[s][1]))},
-                  catalog=catalog)
+                  catalog=catalog, catalog_path=path)
 
 
 def _save(fig: Figure, folder: Path, name: str) -> str:
@@ -238,7 +241,7 @@ def _solutions(best_table: pd.DataFrame, folder: Path) -> Section:
 def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path,
              gait: bool) -> Section:
     figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog,
-                                                 gait=gait)
+                                                 layout.catalog_path, gait=gait)
     return Section("designs", "Best designs (thesis Fig. 5.9, appendix B)", figures=figures,
                    notes=notes)
 

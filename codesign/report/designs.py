@@ -99,8 +99,9 @@ def morphology_figure(data: RunData, table: pd.DataFrame, catalog) -> Figure:
     return fig
 
 
-def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalog, *,
-                        gait: bool = True) -> tuple[list[tuple[str, str]], list[str]]:
+def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalog,
+                        catalog_path: Path | None = None, *, gait: bool = True
+                        ) -> tuple[list[tuple[str, str]], list[str]]:
     """(figures as (file, caption), notes) for the best designs of a co-design run
     (``catalog`` is its topology catalog; None: not a co-design run). ``gait``:
     re-simulate the best design for gait snapshots and an animation."""
@@ -135,7 +136,7 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
         notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
     if not gait:
         return figures, notes + ["Gait snapshots skipped (--no-gait)."]
-    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog)
+    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog, catalog_path)
     return figures + gait_figures, notes + gait_notes
 
 
@@ -143,7 +144,8 @@ GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
 GAIT_SAMPLE_S = 0.01   # recording step of the re-simulation, s
 
 
-def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog
+def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog,
+                         catalog_path: Path | None = None
                          ) -> tuple[list[tuple[str, str]], list[str]]:
     """The best design re-simulated with WALK's rollout under the run's evaluation
     settings (thesis appendix B): snapshots over its last gait cycle, WALK's stick-figure
@@ -152,21 +154,24 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catal
         from codesign.walking import figures as walk_figures
         from codesign.walking.command import trajectory_table
         from codesign.walking.evaluate import WalkSettings, evaluate_detailed
-        from codesign.walking.problem import GAIT_FREQUENCY, SUBSPACE_POOL, decode
+        from codesign.walking.problem import SUBSPACE_POOL, decode
     except ImportError as exc:
         return [], [f"Gait snapshots: the walking simulation is not available ({exc})."]
     try:
         best = table.iloc[0]
         group = data.subspace_groups[int(best["subspace"])][SUBSPACE_POOL]
         design = decode(group, _solution_params(data, best["eval"]), catalog)
-        settings = WalkSettings.from_dict(dict(data.spec.evaluation))
+        evaluation = dict(data.spec.evaluation)
+        if catalog_path is not None:
+            evaluation["catalog"] = str(catalog_path)
+        settings = WalkSettings.from_dict(evaluation)
         end = settings.rollout.max_time
         times = np.arange(0.0, end + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
         record, _, rollout, setup = evaluate_detailed(design, settings, times[times <= end])
         if rollout is None:
             return [], [f"Gait snapshots: the best design was not simulated ({record.message})."]
         trajectory = trajectory_table(rollout, setup)
-        period = 1.0 / float(data.spec.evaluation.get("gait_frequency", GAIT_FREQUENCY))
+        period = 1.0 / float(setup.ctrl.timing[0])  # the controller's gait frequency, Hz
         fig = gait_snapshots_figure(setup.model, trajectory, period,
                                     f"eval {best['eval']}: {rollout.status}, "
                                     f"{rollout.time:.2f} s simulated", walk_figures._segments)

@@ -124,9 +124,18 @@ def load_run(run: str | Path) -> RunData:
                    subspace_groups=groups, database=path, folder=path.parent)
 
 
-def load_run_catalog(data: RunData, path: str | Path | None = None):
+def run_catalog_path(data: RunData, path: str | Path | None = None) -> Path:
     """The topology catalog of a co-design run: ``path``, else the spec's
-    ``evaluation.catalog``, else ``topologies/catalog.json`` (UserError if unreadable)."""
+    ``evaluation.catalog``, else ``topologies/catalog.json`` of the working directory,
+    else the repository's copy (as the co-design problem itself resolves it)."""
+    chosen = Path(path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
+    if chosen == DEFAULT_CATALOG and not chosen.exists():
+        return Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
+    return chosen
+
+
+def load_run_catalog(data: RunData, path: str | Path | None = None):
+    """The run's :class:`~codesign.topology.catalog.Catalog` (UserError if unreadable)."""
     from codesign.topology.catalog import load_catalog
 
-    return load_catalog(path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
+    return load_catalog(run_catalog_path(data, path))
