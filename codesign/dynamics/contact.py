@@ -29,8 +29,9 @@ Flow (constrained dynamics, thesis eq. 2.73-2.75 and 2.90)
 
     k = -J̇q̇ - 2 D (K q̇) - P^2 phi (Baumgarte drift stabilisation with gains D, P in 1/s;
     phi = loop residual or contact height; the tangential rows have no position term).
-    lambda = argmin |lambda| of (K M^-1 F) lambda = k - K M^-1 (tau - C): the minimum-norm
-    least-squares solution (SVD), so a redundant set (a body standing on two sticking
+    lambda solves (K M^-1 F) lambda = k - K M^-1 (tau - C): by pivoted Cholesky when the
+    rows are independent and no contact slips (the common case), else as the
+    minimum-norm least-squares solution (SVD), so a redundant set (a body standing on two sticking
     points has two equal tangential rows) neither fails nor picks an arbitrary split: the
     statically indeterminate friction is shared evenly. Rank loss is counted in the
     workspace's ``stats``.
@@ -86,7 +87,7 @@ from numba import njit
 
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import add_point_jacobian, forward_kinematics, point_kinematics
-from codesign.dynamics.linalg import ltl_factor, mass_solve
+from codesign.dynamics.linalg import ltl_factor, mass_solve, pivoted_cholesky_solve
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
@@ -326,6 +327,7 @@ def _solve_selection(cw, sel, nl, mu):
     idx = np.empty(R, np.int64)
     sec = np.full(R, -1, np.int64)
     coef = np.zeros(R)
+    slipping = False
     r = 0
     for k in range(nl):
         idx[r] = k
@@ -340,6 +342,7 @@ def _solve_selection(cw, sel, nl, mu):
         else:
             sec[r] = nl + c + i
             coef[r] = -mu if sel[i] == SLIP_POS else mu
+            slipping = True
         r += 1
     cw.lam[:] = 0.0
     deficiency = 0
@@ -354,7 +357,16 @@ def _solve_selection(cw, sel, nl, mu):
                 if sec[j] >= 0:
                     v += coef[j] * cw.G[ra, sec[j]]
                 A[a, j] = v
-        sol, _res, rank, _sv = np.linalg.lstsq(A, b, 1e-10)
+        sol = np.empty(r)
+        rank = -1
+        if not slipping:
+            # symmetric positive (semi)definite: pivoted Cholesky; its solution is the
+            # unique one when the rows are independent
+            Af = A.copy()
+            rank = pivoted_cholesky_solve(Af, b, r, sol, np.empty(r, np.int64), np.empty(r), 1e-10)
+        if rank != r:
+            # redundant rows or slip columns: minimum-norm least squares (SVD)
+            sol, _res, rank, _sv = np.linalg.lstsq(A, b, 1e-10)
         deficiency = r - rank
         for j in range(r):
             cw.lam[idx[j]] += sol[j]

@@ -35,10 +35,10 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import hybrid
-from codesign.dynamics.contact import (CONTACT_MODEL, INACTIVE, MODE_NAMES, NOT_FINITE, SOFT, STICK,
-                                       TERMINATION_MESSAGES, cached, guard_applies, hard_dynamics,
-                                       jump_impact, make_contact_workspace, make_settings,
-                                       read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, NOT_FINITE,
+                                       SOFT, STICK, TERMINATION_MESSAGES, cached, guard_applies,
+                                       hard_dynamics, jump_impact, make_contact_workspace,
+                                       make_settings, read_forces, resolve_modes, write_guards)
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics.model import Model, make_workspace
 from codesign.errors import UserError
@@ -131,9 +131,11 @@ def contact_forces(t, x, mode, p, out):
 
 
 @njit(cache=True)
-def no_control(t, x, mode, params, tau):
-    """A controller applying no force (tau stays zero)."""
-    return
+def constant_forces(t, x, mode, params, tau):
+    """The default controller: constant generalized forces tau[j] = params[j] (N m / N)
+    for j < len(params); none with an empty params."""
+    for j in range(min(tau.shape[0], params.shape[0])):
+        tau[j] = params[j]
 
 
 @njit
@@ -142,8 +144,9 @@ def run(p, x0, mode0, resolve_initial, t0, t_end, record_times, settings):
     contact forces at the record times.
 
     Returns ``integrate``'s tuple (see hybrid.integrate) followed by forces
-    float64[nr, c, 2] (NaN where not recorded) and the initial modes int64[c]. If the initial modes cannot be resolved
-    the run stops at t0 with status TERMINATED and that code.
+    float64[nr, c, 2] (NaN where not recorded) and the initial modes int64[c]. If the
+    initial modes cannot be resolved the run stops at t0 with status TERMINATED and that
+    code.
     """
     c = mode0.shape[0]
     mode = mode0.copy()
@@ -178,8 +181,8 @@ class ContactSimResult:
     forces float64[nr, c, 2] (normal, tangential ground force on the body, N). Rows
     after an early stop are NaN / -1. Events that changed the state or a mode:
     event_t (s), event_contact (index), event_kind (str: touchdown, release, stick-slip,
-    slip-stop), event_mode_after int64[ne, c], event_x_after float64[ne, 2n]. t_final, x_final, mode_final: where the
-    run ended. stats: impacts, mode resolutions, rank-deficient solves, LCP candidates
+    slip-stop), event_mode_after int64[ne, c], event_x_after float64[ne, 2n]. t_final,
+    x_final, mode_final: where the run ended. stats: impacts, mode resolutions, rank-deficient solves, LCP candidates
     tried; n_steps, n_rejected, n_flow_evals: integrator counters.
     """
 
@@ -209,10 +212,12 @@ class ContactSimResult:
         return self.status >= 0
 
 
-def make_params(model: Model, settings: np.ndarray | None = None, controller=no_control,
+def make_params(model: Model, settings: np.ndarray | None = None, controller=constant_forces,
                 controller_params=None) -> tuple:
     """The ``p`` tuple of the system for ``model`` (fresh workspaces)."""
     s = make_settings() if settings is None else np.ascontiguousarray(settings, dtype=np.float64)
+    if s.shape != (N_SETTINGS,):
+        raise UserError(f"settings: shape {s.shape}; expected ({N_SETTINGS},) from contact.make_settings")
     cp = np.zeros(0) if controller_params is None else controller_params
     return (model.arrays, make_workspace(model), make_contact_workspace(model), s, controller, cp)
 
@@ -241,12 +246,14 @@ def _applied_events(ev_k, ev_xb, ev_xa, ev_ma, mode0):
 
 
 def simulate(model: Model, q0, qd0=None, t_end: float = 1.0, *, settings: np.ndarray | None = None,
-             controller=no_control, controller_params=None, record_times=None, mode0=None,
+             controller=constant_forces, controller_params=None, record_times=None, mode0=None,
              t0: float = 0.0, method: str = "dopri5", **integrator) -> ContactSimResult:
     """Simulate ``model`` from (q0, qd0) at t0 to t_end (s) with ground contacts and loops.
 
     settings: ``contact.make_settings(...)`` (default: hard contact, mu = 1, flat ground
-    at z = 0). controller / controller_params: see the module docstring. record_times:
+    at z = 0). controller / controller_params: see the module docstring; the default
+    applies constant generalized forces ``controller_params`` (float64[<= n], none if
+    omitted). Every distinct controller function costs one compilation per process. record_times:
     sorted sample times (default: 101 evenly spaced). mode0: initial contact modes int[c]
     (default: resolved from the state: points on the ground and not separating are put
     in a consistent stick/slip/off combination). method and ``integrator`` keywords:

@@ -148,6 +148,25 @@ def test_block_on_too_steep_slope_slides_with_coulomb_acceleration():
     np.testing.assert_allclose(res.q[:, 1] - q0[1], -s * np.sin(slope), atol=1e-9)
 
 
+@pytest.mark.parametrize("push", [0.6, 1.5])
+def test_block_pushed_by_controller_force_sticks_or_slides_by_coulomb(push):
+    """The controller hook: a constant horizontal force push * mu m g on the block."""
+    mu, mass = 0.5, 2.0
+    model, q0 = block_on_ground(mass=mass)
+    force = push * mu * mass * G
+    res = simulate(model, q0, t_end=0.5, settings=make_settings(mu=mu), **TIGHT,
+                   controller_params=np.array([force, 0.0, 0.0]))
+    assert res.success, res.message
+    if push < 1:   # static friction holds it: the ground's tangential force is -F
+        assert np.all(res.modes == STICK)
+        np.testing.assert_allclose(res.forces[:, :, 1].sum(axis=1), -force, rtol=1e-9)
+        np.testing.assert_allclose(res.q[-1], q0, atol=1e-9)
+    else:          # it slides with a = (F - mu m g) / m from the start
+        assert np.all(res.modes == SLIP_POS) and len(res.event_t) == 0   # resolved at t0
+        a = (force - mu * mass * G) / mass
+        np.testing.assert_allclose(res.q[:, 0] - q0[0], 0.5 * a * res.t**2, atol=1e-9)
+
+
 def ball(mass=1.0):
     b = ModelBuilder(gravity=G)
     b.add_floating_base("ball", mass, (0.0, 0.0), 1e-3)
