@@ -256,7 +256,6 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         from codesign.model.assemble import assemble
         from codesign.model.morphology import build_morphology, mass_report
         from codesign.screening.screen import screen
-        from codesign.topology.catalog import load_catalog
 
         topology = _catalog(settings.catalog).topology(design.topology)
         morph = build_morphology(topology, design.actuators, _morphology_params(topology, design.params),
