@@ -48,6 +48,7 @@ from codesign.dynamics import hybrid as hy
 from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
 from codesign.dynamics.kinematics import body_point_world, center_of_mass, forward_kinematics
 from codesign.dynamics.model import Model, make_workspace
+from codesign.dynamics.specialize import specialize
 from codesign.walking import metrics as mt
 
 # user codes of walk_observe (the integrator reports them as TERMINATED)
@@ -347,17 +348,15 @@ def walk_observe(t, x, mode, p):
     return 0
 
 
-@njit
 def integrate(x0, mode0, t_end, p, record_times, settings):
-    """The whole rollout, compiled: HYBRID's integrator on the walking system.
+    """The whole rollout, compiled: HYBRID's integrator specialized to the walking system.
 
-    Not cached on disk: the integrator takes the system's functions as first-class
-    function values, which numba cannot cache (their addresses are per process), so each
-    process compiles this once (reported by ``codesign bench evaluate``); every callee is
-    cached."""
+    :func:`codesign.dynamics.specialize.specialize` binds ``walk_flow``/``walk_guards``/
+    ``walk_jump``/``walk_observe`` as static calls, so the whole rollout is cached on disk:
+    a new process (a Dask worker, a CLI call) loads it instead of compiling it again."""
     terminal = np.zeros(2 * mode0.shape[0], dtype=np.int64)
-    return hy.integrate(walk_flow, walk_guards, walk_jump, walk_observe, x0, mode0, 0.0, t_end,
-                        p, record_times, terminal, settings)
+    rollout = specialize(walk_flow, walk_guards, walk_jump, walk_observe)
+    return rollout(x0, mode0, 0.0, t_end, p, record_times, terminal, settings)
 
 
 # --------------------------------------------------------------------------- python set-up
