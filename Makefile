@@ -68,13 +68,13 @@ sweep: $(STAMP) $(CATALOG)
 report: $(STAMP)
 	$(CODESIGN) report $(RUN)
 
-## freeze: a new spec with parts of a design fixed (RUN=..., KEEP=morphology, OUT=pipelines/x.toml)
+## freeze: a new spec with parts of a design fixed (RUN=..., KEEP=morphology, [OPEN='param:j5_*'], OUT=pipelines/x.toml)
 freeze: $(STAMP)
-	$(CODESIGN) freeze $(RUN) --keep $(KEEP) -o $(OUT)
+	$(CODESIGN) freeze $(RUN) --keep $(KEEP) $(if $(OPEN),--open $(OPEN)) -o $(OUT)
 
-## simulate: replay one design (DESIGN=file.json, or RUN=results/NAME for its best)
+## simulate: replay one design (DESIGN=file.json), or the unaugmented human without DESIGN
 simulate: $(STAMP)
-	$(CODESIGN) simulate $(if $(DESIGN),$(DESIGN),--run $(RUN) --best)
+	$(CODESIGN) simulate $(if $(DESIGN),$(DESIGN),--human)
 
 ## analyze: limit-cycle analysis of the simplest walker, with its figure
 analyze: $(STAMP)
