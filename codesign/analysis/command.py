@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from codesign.errors import UserError
+from codesign.io import save_figure_atomic
 
 HELP = "limit-cycle analysis of classic walkers: fixed points, exact return-map Jacobians, Floquet multipliers"
 
@@ -129,16 +128,7 @@ def _write_figure(fig, path: str) -> None:
     if target.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise UserError(f"--figure: {path}; expected a .png, .pdf or .svg path")
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=target.suffix, delete=False) as tmp:
-        tmp_path = Path(tmp.name)
-    try:
-        fig.savefig(tmp_path, dpi=130)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_path, 0o666 & ~umask)  # NamedTemporaryFile creates it 0600
-        os.replace(tmp_path, target)
-    finally:
-        tmp_path.unlink(missing_ok=True)
+    save_figure_atomic(fig, target, dpi=130)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -25,13 +25,12 @@ constraints are different physics, so it is left out there).
 from __future__ import annotations
 
 import argparse
-import csv
-import os
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from codesign.io import write_csv_atomic
 
 DESCRIPTION = "N-link chain (thesis 2.7.4), 30 s at 1 ms, Euler + RK4: engine vs MuJoCo vs Pinocchio"
 
@@ -189,12 +188,7 @@ def _pinocchio_loop_rollout(model, t_end: float, q0: np.ndarray):
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
+    write_csv_atomic(path, rows)
 
 
 def run(args) -> int:

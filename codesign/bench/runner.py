@@ -20,11 +20,11 @@ with the two workers for the two cores; the sleep case isolates what Dask itself
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import time
 from pathlib import Path
 
+from codesign.io import write_csv_atomic
 from codesign.optimize.fitness import Objective
 from codesign.optimize.mmpso import MMPSO
 from codesign.optimize.problems import get_problem
@@ -145,12 +145,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(getattr(args, "out", "results/bench"))
     out.mkdir(parents=True, exist_ok=True)
     path = out / "runner.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    with tmp.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
+    write_csv_atomic(path, rows)
     print(f"{PARTICLES} evaluations per iteration, {os.cpu_count()} cores; wrote {path}")
     print(f"{'eval':>7} {'kind':>5} {'executor':>8} {'workers':>7} {'iter [s]':>9} "
           f"{'overhead/eval':>14} {'overhead':>9} {'vs serial':>9} {'eff 1->2':>9}")

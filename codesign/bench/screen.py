@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     from codesign.model.morphology import build_morphology, sample_parameters
     from codesign.screening.examples import TWO_FOUR_BARS, parallelogram_positions, params_from_positions
     from codesign.screening.screen import ScreenSettings, gait_targets, screen, screen_mechanism
-    from codesign.topology.catalog import write_text_atomic
+    from codesign.io import write_text_atomic
 
     settings = ScreenSettings()
     gait = nominal_gait()

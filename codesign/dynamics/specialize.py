@@ -38,7 +38,6 @@ import importlib.util
 import inspect
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Callable
@@ -46,6 +45,7 @@ from typing import Callable
 import numba
 
 from codesign.dynamics import hybrid
+from codesign.io import write_text_atomic
 
 SYSTEM_FUNCTIONS = ("flow", "guards", "jump", "observe")
 
@@ -71,7 +71,7 @@ def specialize(flow: Callable, guards: Callable, jump: Callable, observe: Callab
         path = _cache_dir() / f"{key}.py"
         source = _module_source(imports)
         if not path.exists() or path.read_text() != source:
-            _write_atomic(path, source)
+            write_text_atomic(path, source)
         _LOADED[key] = _import_file(key, path)
     return _LOADED[key].integrate
 
@@ -168,13 +168,6 @@ def _cache_dir() -> Path:
         except OSError:
             continue
     raise RuntimeError("no writable folder for generated integrators; set CODESIGN_CACHE_DIR")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 def _import_file(name: str, path: Path) -> ModuleType:

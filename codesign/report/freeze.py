@@ -293,7 +293,7 @@ def _validate(text: str, name: str):
 
 def write_spec_atomic(text: str, path: Path, *, force: bool = False) -> None:
     """Write through a temporary file and a rename; refuse to overwrite unless ``force``."""
-    from codesign.topology.catalog import write_text_atomic
+    from codesign.io import write_text_atomic
 
     if path.exists() and not force:
         raise UserError(f"{path}: already exists; expected a new spec path (or --force)")

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     (args.out / "pass_rates.csv").unlink(missing_ok=True)  # written last, once the sweep is complete
     rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True)
     from codesign.screening.figures import morphology_figure, pass_rate_heatmap, save_figure
-    from codesign.topology.catalog import write_text_atomic
+    from codesign.io import write_text_atomic
 
     save_figure(pass_rate_heatmap(rows, catalog), args.out / "pass_rates.png")
     best = [r["best"] for r in rows if r["best"] is not None]
@@ -250,7 +250,7 @@ def screen_catalog(catalog: Catalog, samples: int, seed: int, settings: ScreenSe
 
 def write_rows_csv(rows: list[dict], path: Path) -> None:
     """Write the per-subspace table atomically."""
-    from codesign.topology.catalog import write_text_atomic
+    from codesign.io import write_text_atomic
 
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n", extrasaction="ignore")

@@ -29,7 +29,7 @@ from codesign.topology.catalog import Catalog  # noqa: E402
 
 def save_figure(fig: Figure, path: Path | str, dpi: int = 120) -> None:
     """Save a figure as PNG through a temporary file and a rename."""
-    from codesign.topology.catalog import write_text_atomic
+    from codesign.io import write_text_atomic
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from codesign.errors import UserError
+from codesign.io import write_text_atomic
 
 HUMAN_LINKS: tuple[str, ...] = ("torso", "thigh", "shank")
 HUMAN_JOINT_NAMES: tuple[str, ...] = ("hip", "knee")
@@ -209,22 +209,6 @@ def dumps_catalog_json(document: dict[str, Any]) -> str:
         return "[\n" + ",\n".join(body) + "\n" + indent + "]"
 
     return dump(document, "") + "\n"
-
-
-def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> None:
-    """Write a file through a temporary file in the same folder and a rename, so a reader
-    never sees a half-written file."""
-    path = Path(path)
-    data = text.encode() if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the output is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_catalog(catalog: Catalog, path: str | os.PathLike) -> None:

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from codesign.errors import UserError
-from codesign.topology.catalog import Catalog, CatalogSettings, save_catalog, write_text_atomic
+from codesign.io import write_text_atomic
+from codesign.topology.catalog import Catalog, CatalogSettings, save_catalog
 
 HELP = "enumerate wearable-robot topologies and their actuator pairs (stage 1)"
 PROGRESS_ABOVE = 100_000  # show a progress bar when more joint sets than this are examined
