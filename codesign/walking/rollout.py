@@ -8,7 +8,9 @@ guards, jump) integrated by HYBRID's compiled integrator, with
 * :func:`walk_jump`: the contact jump, plus touch-down bookkeeping for the step length,
 * :func:`walk_observe`: after every accepted step and every jump -- stop on a fall (hip
   height below ``min_hip_height`` of the standing value, or torso pitch beyond
-  ``max_pitch_deg``), on constraint drift (a loop-closure residual or the height of an
+  ``max_pitch_deg``), on an invalid gait (no foot on the ground for longer than
+  ``max_airborne_time``, or the hip thrown more than ``max_hip_rise`` above its standing
+  height -- walking has no flight phase), on constraint drift (a loop-closure residual or the height of an
   active contact beyond ``max_drift``, or any contact point deeper than ``max_drift``
   under the ground -- e.g. a released point whose touch-down guard stayed disarmed) or a
   non-finite state; otherwise accumulate the
@@ -28,7 +30,7 @@ consistent with the contacts, and the contact modes are chosen by CONTACT's exac
 active-set search.
 
 Status (``Rollout.status``): ``ok`` (reached max_time), ``fall_height``, ``fall_pitch``,
-``drift``, ``chattering``, ``contact`` (no consistent contact mode / too many touching
+``airborne``, ``thrown_up``, ``drift``, ``chattering``, ``contact`` (no consistent contact mode / too many touching
 points), ``integrator`` (step underflow, max steps, non-finite), ``initial_state``.
 """
 
@@ -55,9 +57,11 @@ from codesign.walking import metrics as mt
 FALL_HEIGHT = 41
 FALL_PITCH = 42
 DRIFT = 43
+AIRBORNE = 44
+THROWN_UP = 45
 
 # walk settings vector
-WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT = 0, 1, 2, 3
+WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT, WS_MAX_Z, WS_MAX_AIRBORNE = 0, 1, 2, 3, 4, 5
 # walk index vector
 WI_BASE_X, WI_BASE_Z, WI_PITCH = 0, 1, 2
 
@@ -69,7 +73,9 @@ WalkParams = namedtuple(
         "joint_rate",    # float64[na] scratch: active joint rates
         "tau",           # float64[n] scratch: generalized control forces (observe)
         "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
-        "ws",            # float64[4]: min hip height (m), max |pitch - upright| (rad), max drift (m), upright pitch
+        "ws",            # float64[6]: min hip height (m), max |pitch - upright| (rad), max drift (m),
+                         # upright pitch (rad), max hip height (m), max time without foot contact (s)
+        "last_contact",  # float64[1] scratch: last time (s) a foot touched the ground
         "wi",            # int64[3]: base x, base z, pitch coordinates
         "contact_foot",  # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
         "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
@@ -99,6 +105,14 @@ class RolloutSettings:
     min_hip_height: float = 0.6     # fraction of the standing hip height
     max_pitch_deg: float = 60.0     # torso pitch from upright
     max_drift: float = 1e-3         # m
+    # Walking has no flight phase: one foot is always on the ground (double support ~20 %
+    # of a stride, swing ~40 %; a stride at 0.9 Hz lasts 1.1 s). 0.25 s without any foot
+    # contact is a quarter of a stride, far beyond the few ms a plastic touch-down bounce
+    # or a sliding toe release leaves both feet free; it is a tumble or a jump.
+    max_airborne_time: float = 0.25  # s
+    # With straight legs the standing hip height is the highest a walking hip reaches
+    # (inverted pendulum over a straight stance leg; heel rise at push-off adds ~5 cm).
+    max_hip_rise: float = 0.15      # m above the standing hip height: being thrown up
     max_transitions: int = 200      # chattering: events within chatter_window
     chatter_window: float = 1e-2    # s
     max_steps: int = 2_000_000
@@ -324,6 +338,8 @@ def walk_observe(t, x, mode, p):
         return FALL_HEIGHT
     if abs(x[cp.wi[WI_PITCH]] - cp.ws[WS_UPRIGHT]) > cp.ws[WS_MAX_PITCH]:
         return FALL_PITCH
+    if x[cp.wi[WI_BASE_Z]] > cp.ws[WS_MAX_Z]:
+        return THROWN_UP
     if not evaluate(t, x, mode, p):
         return ct.NOT_FINITE
     nl = 2 * m.loop_body_a.shape[0]
@@ -335,12 +351,16 @@ def walk_observe(t, x, mode, p):
         if (mode[i] != ct.INACTIVE and abs(h) > cp.ws[WS_MAX_DRIFT]) or h < -cp.ws[WS_MAX_DRIFT]:
             return DRIFT   # an active point off the ground, or any point under it
     center_of_mass(m, w, cp.com)
-    ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
     feet = np.zeros(2)
     if s[ct.CONTACT_MODEL] == ct.SOFT:
         _soft_foot_contacts(m, cw, cp.contact_foot, feet)
     else:
         _foot_contacts(mode, cp.contact_foot, feet)
+    if feet[0] > 0.0 or feet[1] > 0.0:
+        cp.last_contact[0] = t
+    elif t - cp.last_contact[0] > cp.ws[WS_MAX_AIRBORNE]:
+        return AIRBORNE
+    ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
     if cp.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
@@ -372,7 +392,9 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
         ctrl=ctrl, joint_tau=np.zeros(na), joint_rate=np.zeros(na), tau=np.zeros(n),
         acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
         ws=np.array([settings.min_hip_height * standing_hip_height,
-                     math.radians(settings.max_pitch_deg), settings.max_drift, upright_pitch]),
+                     math.radians(settings.max_pitch_deg), settings.max_drift, upright_pitch,
+                     standing_hip_height + settings.max_hip_rise, settings.max_airborne_time]),
+        last_contact=np.zeros(1),
         wi=np.array([model.body_id("torso_x"), model.body_id("torso_z"), model.body_id("torso")],
                     dtype=np.int64),
         contact_foot=foot,
@@ -454,7 +476,9 @@ def _status(status: int, user_code: int, t: float, s) -> tuple[str, str]:
     if status == hy.TERMINATED:
         names = {FALL_HEIGHT: ("fall_height", "hip below the fall height"),
                  FALL_PITCH: ("fall_pitch", "torso pitch beyond the fall limit"),
-                 DRIFT: ("drift", "constraint drift beyond max_drift")}
+                 DRIFT: ("drift", "constraint drift beyond max_drift"),
+                 AIRBORNE: ("airborne", "no foot on the ground for longer than max_airborne_time"),
+                 THROWN_UP: ("thrown_up", "hip thrown above max_hip_rise over its standing height")}
         if user_code in names:
             name, text = names[user_code]
             return name, f"{text} at t = {t:.3f} s"

@@ -18,7 +18,7 @@ from codesign.walking import rollout as ro
 pytestmark = pytest.mark.slow
 
 
-def standing_setup(max_time=10.0):
+def standing_setup(max_time=10.0, **overrides):
     from codesign.model.anthropometry import human_geometry
     from codesign.model.human import build_human, upright_configuration
 
@@ -31,7 +31,7 @@ def standing_setup(max_time=10.0):
         rows[name] = tuple(imp.tree_joint_row(n, model.body_id(f"{body}_{s}")) for s in "rl")
     ctrl = imp.compile_controller(imp.Controller(active=tuple(joints)), n, rows, {},
                                   model.body_id("torso"))
-    settings = ro.RolloutSettings(max_time=max_time)
+    settings = ro.RolloutSettings(max_time=max_time, **overrides)
     p = ro.make_params(model, ctrl, settings, human.hip_height, ev.SITES)
     x0 = np.concatenate([upright_configuration(model, human), np.zeros(n)])
     mode0, code = ro.initial_modes(x0, p, 0)
@@ -59,6 +59,52 @@ def test_standing_ten_seconds_sticking_and_ground_reaction_equals_weight():
     assert m["knee_l_force_peak"] == pytest.approx((torso / 2 + thigh) * g, rel=1e-4)
     assert m["non_contact_time"] == 0.0 and m["stance_fraction"] == 1.0
     assert abs(m["speed"]) < 1e-6 and m["assist_fraction"] == 0.0
+
+
+def airborne_start(rise, vz, max_time, **overrides):
+    """The standing human lifted ``rise`` m off the ground with upward base velocity ``vz``
+    (m/s), every contact inactive: a ballistic body until a foot touches down."""
+    model, human, p, x0, _, settings = standing_setup(max_time, **overrides)
+    iz = model.body_id("torso_z")
+    x0 = x0.copy()
+    x0[iz] += rise
+    x0[model.n + iz] = vz
+    return model, human, p, x0, np.zeros(model.n_contacts, dtype=np.int64), settings
+
+
+@pytest.mark.parametrize("drop, airborne", [(0.03, False), (0.10, True)])
+def test_dropped_human_is_airborne_only_if_free_fall_outlasts_the_limit(drop, airborne):
+    # free fall from `drop` m lasts sqrt(2 drop / g): 0.078 s (lands, then stands: ok)
+    # and 0.143 s (still in the air at the 0.1-s limit: stops there, in free fall)
+    limit = 0.1
+    model, human, p, x0, mode0, settings = airborne_start(drop, 0.0, 0.2, max_airborne_time=limit)
+    g = model.gravity
+    assert (math.sqrt(2 * drop / g) > limit) == airborne
+    r = ro.run(x0, mode0, p, settings)
+    if not airborne:
+        assert r.status == "ok" and r.time == 0.2
+        assert p[4].last_contact[0] == 0.2          # on the ground at the end
+        return
+    assert r.status == "airborne" and "max_airborne_time" in r.message
+    assert limit < r.time <= limit + settings.h_max   # first accepted step past the limit
+    iz = model.body_id("torso_z")
+    assert r.x[iz] == pytest.approx(x0[iz] - 0.5 * g * r.time ** 2, abs=1e-9)
+    assert r.x[model.n + iz] == pytest.approx(-g * r.time, abs=1e-9)
+
+
+def test_human_launched_upward_stops_when_thrown_above_the_hip_bound():
+    # ballistic hip: z(t) = z0 + v t - g t^2 / 2 reaches hip_height + max_hip_rise at
+    # t* = (v - sqrt(v^2 - 2 g (bound - z0))) / g
+    v = 3.0
+    model, human, p, x0, mode0, settings = airborne_start(1e-3, v, 1.0)
+    g, iz = model.gravity, model.body_id("torso_z")
+    rise = human.hip_height + settings.max_hip_rise - x0[iz]
+    t_star = (v - math.sqrt(v * v - 2 * g * rise)) / g
+    assert t_star < settings.max_airborne_time
+    r = ro.run(x0, mode0, p, settings)
+    assert r.status == "thrown_up" and "max_hip_rise" in r.message
+    assert t_star <= r.time <= t_star + settings.h_max
+    assert r.x[iz] == pytest.approx(x0[iz] + v * r.time - 0.5 * g * r.time ** 2, abs=1e-9)
 
 
 def test_typical_human_design_is_deterministic_and_records_its_end():
