@@ -264,12 +264,29 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
     return "\n".join(lines) + "\n"
 
 
+REPORT_MARKERS = ("index.html", "summary.md")
+
+
+def _check_replaceable(out: Path) -> None:
+    """The report replaces ``out`` as a whole: refuse a file, or a non-empty folder that is
+    not an earlier report (``-o results`` would otherwise delete every run in it)."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise UserError(f"{out}: is a file; expected a report folder (new or an earlier report)")
+    if any(out.iterdir()) and not all((out / name).is_file() for name in REPORT_MARKERS):
+        raise UserError(f"{out}: a non-empty folder that is not an earlier report (no "
+                        f"{' / '.join(REPORT_MARKERS)}); expected a new folder or an earlier report, since "
+                        "the report replaces it whole")
+
+
 def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
                  catalog_path: Path | None = None, gait: bool = True) -> Path:
     """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
     re-simulate the best co-design solution for gait snapshots and an animation."""
     data = load_run(run)
     out = Path(out) if out is not None else data.folder / "report"
+    _check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)

@@ -90,8 +90,8 @@ def resolve_database(run: str | Path) -> Path:
     """The database of RUN: a run folder (``results/<name>``), its ``run.sqlite``, or a
     bare run name looked up as ``results/<name>``."""
     path = Path(run)
-    candidates = [path] if path.suffix in (".sqlite", ".db") else [
-        path / DATABASE_NAME, Path("results") / path / DATABASE_NAME]
+    candidates = [path] if path.suffix in (".sqlite", ".db") else list(dict.fromkeys(
+        [path / DATABASE_NAME, Path("results") / path / DATABASE_NAME]))  # one entry if absolute
     for c in candidates:
         if c.is_file():
             return c

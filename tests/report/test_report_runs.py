@@ -178,6 +178,26 @@ def test_report_renders_in_a_fresh_process_and_links_resolve(parent_run, tmp_pat
     assert not list(tmp_path.glob(".report*"))  # staging folder renamed away
 
 
+def test_report_never_replaces_a_folder_that_is_not_a_report(parent_run, tmp_path):
+    """The report replaces its folder whole; ``-o`` naming a folder of other files must be
+    refused (it used to be renamed away and deleted), an earlier report is replaced."""
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("keep")
+    with pytest.raises(UserError, match="not an earlier report"):
+        build_report(parent_run, foreign, gait=False)
+    assert (foreign / "thesis.tex").read_text() == "keep"
+    a_file = tmp_path / "a.txt"
+    a_file.write_text("keep")
+    with pytest.raises(UserError, match="is a file"):
+        build_report(parent_run, a_file, gait=False)
+    out = tmp_path / "report"
+    build_report(parent_run, out, gait=False)
+    (out / "stale.txt").write_text("from an earlier report")
+    build_report(parent_run, out, gait=False)
+    assert (out / "index.html").is_file() and not (out / "stale.txt").exists()
+
+
 def test_report_of_a_run_in_progress(tmp_path):
     """A reader while the driver is mid-run, inside an uncommitted write (WAL)."""
     from codesign.optimize.driver import new_optimizer, resolve_problem
