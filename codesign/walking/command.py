@@ -3,6 +3,9 @@
     codesign simulate design.json [--out DIR] [--max-time S] [--settings JSON]
     codesign simulate --human [--stiffness K] [--damping D]   (the unaugmented human
                                                               tracking the nominal gait)
+    codesign simulate --run RUN --best | --eval ITERATION:PARTICLE
+                                  (replay a candidate of a run: its spec's problem and
+                                  [evaluation] settings; --settings/--max-time override)
 
 Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named columns, SI
 units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
@@ -28,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
     parser.add_argument("--human", action="store_true",
                         help="the unaugmented human tracking the nominal gait (no design file)")
+    parser.add_argument("--run", default=None,
+                        help="run folder (results/<name>) or run.sqlite to replay a candidate from")
+    parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
+    parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
+                        help="--run: the evaluation of this particle at this iteration")
     parser.add_argument("--stiffness", type=float, default=2000.0, help="--human: N m/rad")
     parser.add_argument("--damping", type=float, default=30.0, help="--human: N m s/rad")
     parser.add_argument("--out", default="results/simulate", help="output folder")
@@ -40,23 +48,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from codesign.walking import evaluate as ev
 
+    design, settings_doc = (stored_candidate(args.run, args.best, args.eval)
+                            if args.run is not None else (None, {}))
     try:
-        settings_doc = json.loads(args.settings)
+        overrides = json.loads(args.settings)
     except json.JSONDecodeError:
         raise UserError(f"--settings: {args.settings!r}; expected a JSON object") from None
-    if not isinstance(settings_doc, dict):
+    if not isinstance(overrides, dict):
         raise UserError("--settings: expected a JSON object")
+    settings_doc.update(overrides)
     if args.max_time is not None:
         settings_doc["max_time"] = args.max_time
     if not args.sample > 0:
         raise UserError(f"--sample: {args.sample}; expected a step > 0 s")
-    if args.human == bool(args.design):
-        raise UserError("design: give a design JSON file or --human (exactly one)")
+    if args.human + bool(args.design) + (args.run is not None) != 1:
+        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     if args.human:
         settings_doc.setdefault("objectives", "table_4_2")
     settings = ev.WalkSettings.from_dict(settings_doc)
-    design = (ev.typical_human_design(settings, args.stiffness, args.damping) if args.human
-              else ev.load_design(args.design))
+    if args.human:
+        design = ev.typical_human_design(settings, args.stiffness, args.damping)
+    elif design is None:
+        design = ev.load_design(args.design)
     t_end = settings.rollout.max_time
     times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
     times = times[times <= t_end]
@@ -84,6 +97,68 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
           f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def stored_candidate(run: str, best: bool, which: str | None):
+    """(Design, evaluation settings dict) of one evaluation of a stored run: ``best`` (the
+    report's ranking: ok first, most stages, smallest stage value, then earliest) or
+    ``which`` = "ITERATION:PARTICLE". The run's spec gives the problem and its
+    ``[evaluation]`` table. UserError on a bad run, a bad or unknown evaluation, or a
+    problem that is not a walking one."""
+    from codesign.report.progress import ranked
+    from codesign.spec import parse_spec
+    from codesign.store import open_run
+    from codesign.walking import evaluate as ev
+    from codesign.walking import problem as pb
+
+    if best == (which is not None):
+        raise UserError("--run: give --best or --eval ITERATION:PARTICLE (exactly one)")
+    with open_run(run, readonly=True) as store:
+        runs = store.runs()
+        if runs.empty:
+            raise UserError(f"--run {run}: the database holds no run; expected a started run")
+        row = runs.sort_values("run_id").iloc[-1]
+        run_id = int(row["run_id"])
+        evaluations = store.evaluations(run_id)
+        params = store.params(run_id)
+        subspaces = store.subspaces(run_id)
+    spec = parse_spec(str(row["spec_toml"]), f"{run} (stored spec)")
+    if evaluations.empty:
+        raise UserError(f"--run {run}: no evaluations stored yet; expected a run with evaluations")
+    if best:
+        chosen = ranked(evaluations).iloc[0]
+    else:
+        try:
+            iteration, particle = (int(v) for v in which.split(":"))
+        except ValueError:
+            raise UserError(f"--eval: {which!r}; expected ITERATION:PARTICLE (two integers)") from None
+        hit = evaluations[(evaluations["iteration"] == iteration) & (evaluations["particle"] == particle)]
+        if hit.empty:
+            raise UserError(f"--eval: {which}: no such evaluation in {run}; expected iteration in "
+                            f"[{evaluations['iteration'].min()}, {evaluations['iteration'].max()}] "
+                            f"and particle in [0, {evaluations['particle'].max()}]")
+        chosen = hit.iloc[0]
+    key = (params["iteration"] == chosen["iteration"]) & (params["particle"] == chosen["particle"])
+    values = {str(n): float(v) for n, v in zip(params.loc[key, "name"], params.loc[key, "value"])}
+    settings = dict(spec.evaluation)
+    if spec.problem == "exo_codesign":
+        groups = subspaces.loc[subspaces["subspace_id"] == chosen["subspace_id"], "groups_json"]
+        if groups.empty:
+            raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
+        settings["catalog"] = str(pb.catalog_path(settings))
+        try:
+            design = pb.decode(json.loads(groups.iloc[0])[0], values, pb.get_catalog(settings))
+        except ValueError as exc:
+            raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
+    elif spec.problem == "human_gait":
+        settings.setdefault("objectives", "table_4_2")
+        design = ev.Design(values)
+    else:
+        raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
+                        f"(exo_codesign or human_gait)")
+    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} "
+          f"(stored: {chosen['status']}, stage {int(chosen['stage'])}, value {chosen['stage_value']:.6g})")
+    return design, settings
 
 
 def trajectory_table(rollout, setup):

@@ -23,3 +23,64 @@ def test_simulate_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["simulate", "--human", "--settings", '{"max_tim": 1}', "--out", str(out)]) == 2
     assert "evaluation.max_tim" in capsys.readouterr().err
     assert not out.exists()
+
+
+def _tiny_human_gait_run(tmp_path):
+    """A real 2-particle, 2-iteration human-gait run with 0.3-s evaluations."""
+    from codesign.optimize.driver import start_run
+    from codesign.spec import parse_spec
+
+    spec = """
+name = "tiny"
+seed = 3
+[problem]
+name = "human_gait"
+[optimizer]
+particles = 2
+iterations = 2
+[evaluation]
+max_time = 0.3
+[execution]
+mode = "serial"
+"""
+    return start_run(parse_spec(spec), results=tmp_path, progress=False).parent
+
+
+def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
+    import pytest
+    from codesign.store import open_run
+
+    run = _tiny_human_gait_run(tmp_path / "runs")
+    with open_run(run, readonly=True) as store:
+        evaluations = store.evaluations()
+        metrics = store.metrics(wide=True)
+    for flag, which in ((["--best"], None), (["--eval", "1:1"], (1, 1))):
+        out = tmp_path / ("best" if which is None else "eval")
+        assert main(["simulate", "--run", str(run), *flag, "--out", str(out), "--sample", "0.05"]) == 0
+        record = json.loads((out / "record.json").read_text())
+        if which is None:   # the best: most stages, then smallest stage value
+            ok = evaluations[evaluations["status"] == "ok"]
+            top = ok.sort_values(["stage", "stage_value"], ascending=[False, True]).iloc[0]
+            which = (int(top["iteration"]), int(top["particle"]))
+        row = evaluations[(evaluations["iteration"] == which[0]) & (evaluations["particle"] == which[1])].iloc[0]
+        stored = metrics[(metrics["iteration"] == which[0]) & (metrics["particle"] == which[1])].iloc[0]
+        assert record["status"] == row["status"] and record["stage"] == row["stage"]
+        names = [k for k, v in record["metrics"].items() if k in stored and v == v]
+        assert "time" in names and len(names) >= 5
+        for name in names:
+            assert record["metrics"][name] == stored[name]      # bit-identical replay
+        assert stored["time_fraction"] == record["metrics"]["time"] / 0.3   # the problem's stage 1
+        assert record["metrics"]["time"] <= 0.3
+        assert (out / "trajectory.csv").is_file() and (out / "gait.png").is_file()
+        assert (out / "stick.gif").is_file()
+    capsys.readouterr()
+    bad = tmp_path / "bad"
+    for args, text in ((["--eval", "9:0"], "no such evaluation"), (["--eval", "x"], "ITERATION:PARTICLE"),
+                       ([], "exactly one"), (["--best", "--eval", "0:0"], "exactly one")):
+        assert main(["simulate", "--run", str(run), *args, "--out", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert text in err and len(err.strip().splitlines()) == 1
+    assert main(["simulate", "--run", str(tmp_path / "nowhere"), "--best", "--out", str(bad)]) == 2
+    assert "no such run database" in capsys.readouterr().err
+    assert not bad.exists()
+    _ = pytest
