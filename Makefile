@@ -72,9 +72,10 @@ report: $(STAMP)
 freeze: $(STAMP)
 	$(CODESIGN) freeze $(RUN) --keep $(KEEP) $(if $(OPEN),--open $(OPEN)) -o $(OUT)
 
-## simulate: replay one design (DESIGN=file.json), or the unaugmented human without DESIGN
+## simulate: replay a design: DESIGN=file.json, or RUN=results/NAME [EVAL=ITERATION:PARTICLE]
+## (its best without EVAL), or the unaugmented human with neither
 simulate: $(STAMP)
-	$(CODESIGN) simulate $(if $(DESIGN),$(DESIGN),--human)
+	$(CODESIGN) simulate $(if $(DESIGN),$(DESIGN),$(if $(RUN),--run $(RUN) $(if $(EVAL),--eval $(EVAL),--best),--human))
 
 ## analyze: limit-cycle analysis of the simplest walker, with its figure
 analyze: $(STAMP)
