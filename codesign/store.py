@@ -325,9 +325,27 @@ class SQLiteRunStore(RunStore):
         return table.reset_index()
 
 
+RUN_FILE = "run.sqlite"
+
+
+def find_run_database(run: str | Path) -> Path:
+    """The database file of RUN as the commands accept it: the file itself, a run folder
+    (``results/<name>``) or a bare run name looked up as ``results/<name>``."""
+    path = Path(run)
+    if path.is_file():
+        return path
+    candidates = list(dict.fromkeys([path / RUN_FILE, Path("results") / path / RUN_FILE]))
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise UserError(f"{run}: no run found (looked for {', '.join(map(str, candidates))}); expected "
+                    f"a run folder results/<name> made by `codesign optimize`, its {RUN_FILE}, "
+                    "or a run name")
+
+
 def open_run(path: str | Path, readonly: bool = False) -> SQLiteRunStore:
     """The store of a run given its folder (results/<name>) or its run.sqlite file."""
     path = Path(path)
     if path.is_dir():
-        path = path / "run.sqlite"
+        path = path / RUN_FILE
     return SQLiteRunStore(path, readonly=readonly)

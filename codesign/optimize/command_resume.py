@@ -18,9 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from codesign.optimize.driver import _run_path
+    from codesign.store import find_run_database
 
-    path = _run_path(args.run)
+    path = find_run_database(args.run)
     with open_run(path, readonly=True) as store:
         runs = store.runs()
     spec = parse_spec(runs.iloc[-1]["spec_toml"], source=f"{path}:spec_toml") if len(runs) else None

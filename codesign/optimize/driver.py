@@ -19,9 +19,7 @@ from codesign.errors import UserError
 from codesign.optimize.command_runs import driver_alive
 from codesign.optimize.mmpso import MMPSO
 from codesign.spec import ExecutionSpec, Spec, build_space, parse_spec
-from codesign.store import SQLiteRunStore, open_run
-
-RUN_FILE = "run.sqlite"
+from codesign.store import RUN_FILE, SQLiteRunStore, find_run_database, open_run
 
 
 def resolve_problem(spec: Spec):
@@ -80,7 +78,7 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
 def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress: bool = True,
                overrides: dict | None = None) -> Path:
     """Continue a stored run from its last complete iteration."""
-    store = open_run(_run_path(run))
+    store = open_run(find_run_database(run))
     runs = store.runs()
     if runs.empty:
         raise UserError(f"{store.path}: holds no run; expected a database made by `codesign optimize`")
@@ -106,16 +104,6 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
         store.set_status(int(row["run_id"]), "running")
         _drive(store, int(row["run_id"]), optimizer, executor, progress)
     return store.path
-
-
-def _run_path(run: str | Path) -> Path:
-    path = Path(run)
-    for candidate in (path, Path("results") / path):
-        if candidate.is_dir() and (candidate / RUN_FILE).is_file():
-            return candidate / RUN_FILE
-        if candidate.is_file():
-            return candidate
-    raise UserError(f"{run}: no run found; expected a run folder results/<name>, its {RUN_FILE}, or a run name")
 
 
 def _executor(spec: Spec, execution: ExecutionSpec | None):

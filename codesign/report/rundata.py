@@ -16,9 +16,8 @@ import pandas as pd
 
 from codesign.errors import UserError
 from codesign.spec import Spec, parse_spec
-from codesign.store import open_run
+from codesign.store import find_run_database, open_run
 
-DATABASE_NAME = "run.sqlite"
 CODESIGN_PROBLEM = "exo_codesign"  # registered by the walking stage
 DEFAULT_CATALOG = Path("topologies/catalog.json")
 
@@ -86,22 +85,9 @@ class RunData:
         return wide.reindex(index)
 
 
-def resolve_database(run: str | Path) -> Path:
-    """The database of RUN: a run folder (``results/<name>``), its ``run.sqlite``, or a
-    bare run name looked up as ``results/<name>``."""
-    path = Path(run)
-    candidates = [path] if path.suffix in (".sqlite", ".db") else list(dict.fromkeys(
-        [path / DATABASE_NAME, Path("results") / path / DATABASE_NAME]))  # one entry if absolute
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise UserError(f"{run}: no run database found (looked for {', '.join(map(str, candidates))}); "
-                    "expected a run folder results/<name> made by `codesign optimize`")
-
-
 def load_run(run: str | Path) -> RunData:
     """Read the (newest) run of a run database through OPT's store, read-only."""
-    path = resolve_database(run)
+    path = find_run_database(run)
     with open_run(path, readonly=True) as store, store.snapshot():
         # one read transaction: every frame sees the same committed iterations
         runs = store.runs()
