@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+from pathlib import Path
+
+from codesign.errors import UserError
 
 HELP = "run a benchmark (engine, runner, evaluate, screen, all) and compare with peers"
 
@@ -37,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     names = sorted(available()) if args.name == "all" else [args.name]
+    try:  # before minutes of measuring, not after
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out: {args.out}: cannot create the folder ({exc.strerror}); "
+                        "expected a writable folder for the CSV files") from None
     status = 0
     for name in names:
         module = importlib.import_module(BENCHMARKS[name])
