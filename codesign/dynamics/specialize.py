@@ -22,9 +22,11 @@ numba caches. :func:`specialize` therefore rewrites the integrator once per syst
    terminal, settings)`` — the signature of :func:`hybrid.integrate` without the four
    system functions, with the same return tuple.
 
-The module's file name is a hash of ``hybrid.py``, the source files defining the system's
-functions and the numba version, so editing any of them gives a new module and a fresh
-compilation (numba itself checks only a function's own file). Generated files live in
+The module's file name is a hash of every source file of the ``codesign`` package
+(``hybrid.py``, the system's functions and everything they call: numba links callees from
+other modules into the cached machine code, yet checks only a function's own file), of
+the system functions' names and of the numba version, so editing any of them gives a new
+module and a fresh compilation. Generated files live in
 ``$CODESIGN_CACHE_DIR`` if set, else in ``codesign/dynamics/_specialized/`` (git-ignored),
 else in ``~/.cache/codesign/specialized``. Writing is atomic, so processes generating the
 same module at once (Dask workers) are safe.
@@ -33,6 +35,7 @@ same module at once (Dask workers) are safe.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -90,10 +93,24 @@ def _import_path(name: str, fn: Callable) -> tuple[str, str]:
     return module, qualname
 
 
+@functools.lru_cache(maxsize=None)
+def _package_sources_digest() -> bytes:
+    """SHA-256 over the ``codesign`` package's .py files (path and bytes, sorted): the
+    system functions call engine, contact and controller code in other modules."""
+    root = Path(inspect.getfile(hybrid)).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        if "_specialized" in path.parts:
+            continue
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
 def _module_key(imports: dict[str, tuple[str, str]]) -> str:
     digest = hashlib.sha256()
     digest.update(numba.__version__.encode())
-    digest.update(Path(inspect.getfile(hybrid)).read_bytes())
+    digest.update(_package_sources_digest())
     for name in SYSTEM_FUNCTIONS:
         module, attribute = imports[name]
         digest.update(f"{name}={module}:{attribute}".encode())
