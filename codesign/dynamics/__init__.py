@@ -34,7 +34,21 @@ call forward_kinematics first for the state the others read):
   add_loop_forces(m, w, lam, loop_tau, f_ext); add_point_force(f_ext, body, x, z, fx, fz)
 - flows: multibody_flow(t, x, mode, p, xdot) with p = flow_params(model, ...);
   mechanical_energy(m, w, q, qd) -> (kinetic, potential)
-- rollout: tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v)
+- rollout: tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v);
+  closed_loop_rollout(m, w, tau, q, qd, h, n_steps, method, alpha, beta, rel_tol, k_q, k_v)
+  (fixed-step, in place; return 0, or 1 + the step at which the state stopped being finite)
+
+Hybrid systems and contacts (separate modules, not re-exported here):
+
+- hybrid: integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times,
+  terminal, settings) (compiled); settings(method, **kw); solve_hybrid(system, x0, mode0,
+  t_span, p, ...) -> result with status/message (as solve_ivp)
+- specialize: specialize(flow, guards, jump, observe) -> integrate without the four
+  function arguments, cacheable on disk
+- contact, contact_soft: hard (impulsive, Coulomb) and soft (penalty) contact dynamics;
+  make_settings(model="hard"|"soft", mu, restitution, ...)
+- contact_sim: simulate(model, q0, qd0, t_end, ...) for a model with contacts and loops,
+  make_params(model, settings, controller), mode_names(modes)
 - peers (tests/benchmarks): to_pinocchio(model) -> (pin.Model, order), to_mjcf(model, dt, integrator)
 """
 
