@@ -49,3 +49,16 @@ def test_closed_loop_rollout_keeps_energy_and_closure():
     loop_constraints(m, w, 0.0, 0.0)
     assert abs(e1 - e0) / abs(e0) < 1e-8
     assert np.abs(w.phi[:2]).max() < 1e-9
+
+
+@pytest.mark.parametrize("method", [SYMPLECTIC_EULER, RK4])
+def test_rollout_stops_at_the_first_non_finite_state(method):
+    """An infinite torque makes the state non-finite in the first step: the rollout
+    reports step 1 (0-based step 0), whichever coordinate went first."""
+    model = E.serial_chain(6, branches=3)
+    q, qd = np.linspace(0.2, 0.7, 6), np.zeros(6)
+    tau = np.zeros(6)
+    tau[3] = np.inf
+    status = tree_rollout(model.arrays, make_workspace(model), tau, q, qd, 1e-3, 50, method,
+                          np.zeros((5, 6)), np.zeros((5, 6)))
+    assert status == 1
