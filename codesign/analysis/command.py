@@ -122,25 +122,30 @@ def format_report(out: dict) -> str:
     return "\n".join(lines)
 
 
-def _write_figure(fig, path: str) -> None:
-    """Write atomically: a temporary file in the same folder, then rename."""
+def _figure_path(path: str) -> Path:
+    """The --figure path checked (suffix, folder created) before any computation."""
     target = Path(path)
     if target.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise UserError(f"--figure: {path}; expected a .png, .pdf or .svg path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    save_figure_atomic(fig, target, dpi=130)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--figure: {path}: cannot create its folder ({exc.strerror}); "
+                        "expected a writable path") from None
+    return target
 
 
 def run(args: argparse.Namespace) -> int:
     from codesign.analysis import returnmap
 
+    figure_path = _figure_path(args.figure) if args.figure else None
     model, section, starts, tol = _setup(args.model, args.slope, args.guess, args.warmup, args.rtol)
     gaits = _gaits(args.model, model, section, starts, tol, args.warmup)
     out = returnmap.gaits_to_json(model, section, gaits, tol)
     if args.figure:
         from codesign.analysis.figure import limit_cycle_figure
 
-        _write_figure(limit_cycle_figure(model, section, gaits, tol), args.figure)
+        save_figure_atomic(limit_cycle_figure(model, section, gaits, tol), figure_path, dpi=130)
     if args.json:
         print(json.dumps(out, indent=2))
     else:
