@@ -267,4 +267,21 @@ def run(args) -> int:
     out = Path(getattr(args, "out", "results/bench")) / "engine.csv"
     _write_csv(out, rows)
     print(f"wrote {out}")
+    _contact_event_cost(Path(getattr(args, "out", "results/bench")), 200 if args.quick else 2000)
     return 0
+
+
+def _contact_event_cost(folder: Path, repeats: int) -> None:
+    """One hard-contact event (impulse with the extended Jacobian, active-set search,
+    new modes) next to one flow evaluation of the same model: the event's price in flows."""
+    from codesign.dynamics.contact_sim import bench_contact_event
+
+    rows = bench_contact_event(repeats=repeats)
+    print(f"one contact event vs one flow evaluation (mean of {repeats}, compile excluded)")
+    print(f"{'case':<50}{'event (us)':>12}{'flow (us)':>12}{'event/flow':>12}")
+    for row in rows:
+        print(f"{row['case']:<50}{row['event_s'] * 1e6:>12.1f}{row['flow_s'] * 1e6:>12.1f}"
+              f"{row['ratio']:>12.2f}")
+    out = folder / "engine_contact_event.csv"
+    _write_csv(out, rows)
+    print(f"wrote {out}")
