@@ -651,7 +651,10 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
             for j in range(ng):
                 if j == k:
                     continue
-                if s_root[j] <= s_evt + event_tol / h or (armed[j] and g_old[j] <= 0.0):
+                # s_root 2.0 = no crossing located in this step: never "simultaneous", even
+                # when the step is so short (h <= event_tol) that event_tol / h exceeds 1
+                located = s_root[j] <= 1.0 and s_root[j] <= s_evt + event_tol / h
+                if located or (armed[j] and g_old[j] <= 0.0):
                     if k_next < 0:
                         k_next = j  # crossed at the same time, or pushed through by the jump
                 elif g_old[j] > 0.0 and not armed[j]:

@@ -188,6 +188,22 @@ def test_simultaneous_crossings_fire_at_the_same_time_in_index_order():
     assert list(res.mode) == [2, 2]
 
 
+def test_a_step_shorter_than_event_tol_fires_only_guards_that_crossed():
+    # h = 1e-12 s < event_tol = 1e-10 s: event_tol / h = 100 step fractions, so a guard
+    # with no crossing in the step (its root slot still "none") must not count as
+    # simultaneous. Guard 1 (height -1 m) is never reached; before the fix it fired, then
+    # the ground guard again, and so on at one instant until CHATTERING.
+    z0, v0, e = 2e-11, -1.0, 0.8
+    res = H.solve_hybrid(BALL, [z0, v0], [0, 0], (0.0, 4e-11), (G, e, -1.0, 0.0), method="rk4",
+                         h=1e-12, event_tol=1e-10)
+    assert res.success, res.message
+    assert list(res.events.guard) == [0]
+    assert list(res.mode) == [1, 0]
+    t_hit = z0 / -v0   # gravity changes it by ~G t^2 / 2 ~ 1e-21 m: negligible
+    assert abs(res.events.t[0] - t_hit) <= 1e-12
+    assert abs(res.x[1] - e * (-v0)) <= 1e-9
+
+
 def test_zeno_ball_stops_with_chattering():
     z0, e = 1.0, 0.5
     res = H.solve_hybrid(BALL, [z0, 0.0], [0, 0], (0.0, 10.0), (G, e, -1.0, 0.0), rtol=1e-12, atol=1e-12,
