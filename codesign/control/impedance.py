@@ -255,3 +255,42 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
     ta, active = assist_torque(q[ia], v[ia], c.assist_params)
     tau[ia] += ta
     return ta, active
+
+
+@njit(cache=True)
+def _add_outer(M: np.ndarray, row: np.ndarray, scale: float) -> None:
+    """M += scale row row^T, touching only the nonzero entries of row."""
+    n = row.shape[0]
+    for i in range(n):
+        ri = row[i]
+        if ri == 0.0:
+            continue
+        for k in range(n):
+            if row[k] != 0.0:
+                M[i, k] += scale * ri * row[k]
+
+
+@njit(cache=True)
+def control_gains(t: float, c, assist_active: bool, stiffness: np.ndarray,
+                  damping: np.ndarray) -> None:
+    """The Jacobians of :func:`control_torques` at time t: stiffness = -d tau / d q and
+    damping = -d tau / d qd (float64[n, n], overwritten; symmetric positive
+    semi-definite), i.e. sum_j K_j row_j row_j^T and sum_j D_j row_j row_j^T over the
+    active and passive joints, plus the assist's K and D on the pitch when it is active.
+    A time-stepping integrator treats these terms implicitly."""
+    stiffness[:, :] = 0.0
+    damping[:, :] = 0.0
+    for j in range(c.act_rows.shape[0]):
+        phase = gait_phase(t, c.timing, c.act_offset[j])
+        s = c.act_signal[j]
+        k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
+        d = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[2], phase)
+        _add_outer(stiffness, c.act_rows[j], k)
+        _add_outer(damping, c.act_rows[j], d)
+    for j in range(c.pas_rows.shape[0]):
+        _add_outer(stiffness, c.pas_rows[j], c.pas_params[j, 0])
+        _add_outer(damping, c.pas_rows[j], c.pas_params[j, 2])
+    ia = c.assist_index[0]
+    if ia >= 0 and assist_active:
+        stiffness[ia, ia] += c.assist_params[0]
+        damping[ia, ia] += c.assist_params[1]

@@ -226,7 +226,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
 
 
 @njit(cache=True)
-def _loop_rows(m, w, K, bias, vel, pos):
+def loop_rows(m, w, K, bias, vel, pos):
     """Rows 0..2m-1 from the engine's loop_constraints: K, bias J̇q̇, vel phidot, pos phi."""
     nl = loop_constraints(m, w, 0.0, 0.0)
     for r in range(nl):
@@ -237,7 +237,7 @@ def _loop_rows(m, w, K, bias, vel, pos):
 
 
 @njit(cache=True)
-def _contact_rows(m, w, s, K, bias, vel, pos, r0):
+def contact_rows(m, w, s, K, bias, vel, pos, r0):
     """Rows r0 + i (normal) and r0 + c + i (tangent) of contact i: n.J, t.J; pos = height
     h for the normal row, 0 for the tangent; vel and bias likewise projected."""
     c = m.contact_body.shape[0]
@@ -275,8 +275,8 @@ def _prepare(m, w, cw, s, x, rows_bias_is_velocity):
     qd = x[n:]
     forward_kinematics(m, q, qd, w)
     nl = 2 * m.loop_body_a.shape[0]
-    _loop_rows(m, w, cw.K, cw.bias, cw.vel, cw.pos)
-    _contact_rows(m, w, s, cw.K, cw.bias, cw.vel, cw.pos, nl)
+    loop_rows(m, w, cw.K, cw.bias, cw.vel, cw.pos)
+    contact_rows(m, w, s, cw.K, cw.bias, cw.vel, cw.pos, nl)
     if rows_bias_is_velocity:
         cw.bias[:] = cw.vel
     mass_matrix(m, w)

@@ -167,7 +167,6 @@ def trajectory_table(rollout, setup):
     import pandas as pd
 
     from codesign.dynamics.model import REVOLUTE
-    from codesign.walking import rollout as ro
 
     model = setup.model
     n = model.n
@@ -180,11 +179,7 @@ def trajectory_table(rollout, setup):
         unit = "rad" if model.joint_type[i] == REVOLUTE else "m"
         cols[f"q_{name}_{unit}"] = X[:, i]
         cols[f"qd_{name}_{unit}_s"] = X[:, n + i]
-    forces = np.zeros((len(t), model.n_contacts, 2))
-    buf = np.zeros((model.n_contacts, 2))
-    for k in range(len(t)):
-        ro.contact_forces(t[k], X[k].copy(), M[k].copy(), setup.p, buf)
-        forces[k] = buf
+    forces = rollout.record_forces[ok]
     for c, name in enumerate(model.contact_names):
         cols[f"mode_{name}"] = M[:, c]
         cols[f"fn_{name}_N"] = forces[:, c, 0]

@@ -124,10 +124,13 @@ class WalkSettings:
                                     f"{'string' if kind is str else 'finite number >= 0'}")
                 kw[key] = value
         rollout = ro.RolloutSettings(**kw)
-        if rollout.contact_model not in ("hard", "soft"):
-            raise UserError(f"evaluation.contact_model: {rollout.contact_model!r}; expected hard or soft")
+        if rollout.contact_model not in ro.CONTACT_MODELS:
+            raise UserError(f"evaluation.contact_model: {rollout.contact_model!r}; expected one of "
+                            f"{', '.join(ro.CONTACT_MODELS)}")
         if not rollout.max_time > 0:
             raise UserError("evaluation.max_time: expected a duration > 0 s")
+        if not 0 < rollout.h <= 0.01:
+            raise UserError(f"evaluation.h: {rollout.h!r}; expected a time step in (0, 0.01] s")
         human_control = d.get("human_control", "step")
         if human_control not in sg.KIND_NAMES:
             raise UserError(f"evaluation.human_control: {human_control!r}; expected one of {list(sg.KIND_NAMES)}")

@@ -1,0 +1,534 @@
+"""Hard contacts by time stepping: one velocity-level step of the planar model (compiled).
+
+The event-driven hard-contact model (:mod:`codesign.dynamics.contact` with
+:mod:`codesign.dynamics.hybrid`) is exact between events, but a walking biped breaks it:
+four foot points with Coulomb friction meet Painleve configurations (no consistent
+contact mode at the acceleration level), Zeno touch-downs and thousands of events per
+simulated second. Time stepping (Moreau 1988, Jean 1999; Stewart & Trinkle 1996; the
+book of Acary & Brogliato 2008, ch. 10) integrates the same hard contacts -- unilateral,
+no penetration stiffness, plastic impacts, Coulomb friction -- with impulses over a step
+instead of forces at an instant. The impulse problem is posed on a positive definite
+Delassus matrix, so it has a solution in every configuration; impacts, sticking,
+slipping and release come out of the same equations; a step costs the same whatever
+happens in it. The price is first-order accuracy in h (the test suite bounds the error
+against the event-driven model and analytic solutions).
+
+One step of length h (s) from (q, v) at time t, with generalized forces tau(q, v) of the
+caller (controller) and the model's passive elements::
+
+    M~     = M(q) + h D + h^2 K                                  (n x n)
+    v_free = v + M~^-1 h (tau + tau_passive - C(q, v) - g(q) - h K v)
+    v+     = v_free + M~^-1 J^T P                                 (P: impulses, N s)
+    q+     = q + h v+                                            (semi-implicit Euler)
+
+K, D (n x n, symmetric positive semi-definite) are the caller's stiffness and damping
+matrices of the linear part of tau (tau = ... - K q - D v) plus those of the model's
+tree-joint springs, dampers and ligaments (:func:`passive_gains`): treating them
+implicitly (linearly implicit Euler, as "stable PD control", Tan, Liu & Turk 2011) keeps
+a stiff impedance on a light foot (and the toe spring: 122 N m/rad on ~1e-5 kg m^2,
+h sqrt(k/I) ~ 3 at h = 1 ms) stable. Everything else (gravity, Coriolis, loop-joint
+springs) is explicit.
+
+Rows J (R = 2 m + 2 c): the loop closures (2 per loop, world x and z of point_a - point_b,
+:func:`codesign.dynamics.loops.loop_constraints`), then the contact normals n.J_i and
+tangents t.J_i of CONTACT (:func:`codesign.dynamics.contact.contact_rows`; ground line
+with slope and height from CONTACT's settings). Conditions on v+:
+
+* loops: J_l v+ = -c_loop phi / h (equality; c_loop = 1 closes the linearized residual
+  in one step);
+* contact i with gap g_i (m, its height above the ground line):
+  u_n = n.J_i v+ >= b_i with b_i = -g_i / h if g_i >= 0 (the point reaches the ground at
+  most at the end of the step, to first order) and b_i = -c_pen g_i / h if it is below
+  the ground (a fraction c_pen of a penetration is pushed out per step);
+  P_n >= 0 and P_n (u_n - b_i) = 0;
+  |P_t| <= mu P_n; u_t = n.J_i... tangent velocity: u_t = 0 if |P_t| < mu P_n, otherwise
+  P_t = -mu P_n sign(u_t) (maximal dissipation).
+
+Solution: the loop rows are eliminated exactly (Schur complement of G_ll = J_l M~^-1
+J_l^T, Cholesky with a relative regularisation of 1e-12 for redundant rows), leaving the
+contact problem u = r + W P on the loop-constrained Delassus matrix W (2c x 2c), solved
+by projected block Gauss-Seidel (one 2 x 2 Coulomb problem per point, solved exactly:
+stick, slip +, slip - or free), warm-started from the previous step's impulses, until
+the largest impulse change is below ``pgs_tol`` times the largest impulse.
+
+Forces for the caller: contact forces P_c / h (N, normal and tangent), loop forces
+P_l / h (N, force on point a; -lambda on b), the acceleration (v+ - v) / h.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from codesign.dynamics import contact as ct
+from codesign.dynamics.crba import mass_matrix
+from codesign.dynamics.kinematics import forward_kinematics
+from codesign.dynamics.passive import add_passive_forces
+from codesign.dynamics.rnea import bias_forces
+
+# step settings vector
+H = 0              # step length, s
+LOOP_CORRECTION = 1  # fraction of a loop-closure residual removed per step
+PENETRATION_CORRECTION = 2  # fraction of a penetration pushed out per step
+PGS_TOL = 3        # relative impulse change that ends the Gauss-Seidel sweeps
+PGS_MAX_SWEEPS = 4
+REGULARIZATION = 5  # relative increase of the Delassus diagonal (unique impulses)
+N_STEP_SETTINGS = 6
+
+# step statistics (int64)
+STAT_STEPS = 0
+STAT_SWEEPS = 1
+STAT_UNCONVERGED = 2   # steps whose contact problem hit PGS_MAX_SWEEPS
+N_STEP_STATS = 3
+
+# contact modes reported per point (same codes as CONTACT)
+INACTIVE = ct.INACTIVE
+STICK = ct.STICK
+SLIP_POS = ct.SLIP_POS
+SLIP_NEG = ct.SLIP_NEG
+
+STEP_OK = 0
+STEP_MASS_NOT_PD = 1
+STEP_NOT_FINITE = 2
+
+StepWorkspace = namedtuple(
+    "StepWorkspace",
+    [
+        "Mt",       # [n, n] M + h D + h^2 K, then its Cholesky factor (lower)
+        "f",        # [n] h (tau + passive - C - g - h K v)
+        "v_free",   # [n]
+        "K",        # [R, n] rows: loops (2m), normals (c), tangents (c)
+        "bias",     # [R] scratch (J-dot q-dot of the rows, unused)
+        "vel",      # [R] row velocities at v
+        "pos",      # [R] loop residuals (m), contact heights (m), 0 for tangents
+        "Y",        # [R, n] rows of M~^-1 J^T (row r = M~^-1 J_r^T)
+        "G",        # [R, R] J M~^-1 J^T
+        "Gl",       # [2m, 2m] Cholesky factor of the loop block (regularised)
+        "Z",        # [2m, 2c + 1] G_ll^-1 [G_lc, b_l]
+        "W",        # [2c, 2c] loop-constrained Delassus matrix of the contacts
+        "r",        # [2c] contact row velocities before contact impulses
+        "lower",    # [c] lower bound on each normal velocity
+        "P",        # [2c] contact impulses (normals, tangents), N s; warm start
+        "Pl",       # [2m] loop impulses, N s
+        "force",    # [c, 2] contact forces (normal, tangent), N, of the last step
+        "loop_force",  # [2m] loop forces on point a (world x, z), N, of the last step
+        "mode",     # int64[c] contact mode of each point in the last step (guess of the next)
+        "A",        # [2c, 2c] scratch of the exact active-set solve
+        "b",        # [2c]
+        "cols",     # int64[2c]
+        "qdd",      # [n] (v+ - v) / h of the last step
+        "tmp",      # [n]
+        "stats",    # int64[N_STEP_STATS]
+    ],
+)
+
+
+def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
+                  penetration_correction: float = 0.2, pgs_tol: float = 1e-8,
+                  pgs_max_sweeps: int = 100, regularization: float = 1e-6) -> np.ndarray:
+    """float64[N_STEP_SETTINGS] of :func:`step` (h in s)."""
+    s = np.zeros(N_STEP_SETTINGS)
+    s[H] = h
+    s[LOOP_CORRECTION] = loop_correction
+    s[PENETRATION_CORRECTION] = penetration_correction
+    s[PGS_TOL] = pgs_tol
+    s[PGS_MAX_SWEEPS] = pgs_max_sweeps
+    s[REGULARIZATION] = regularization
+    return s
+
+
+def make_step_workspace(model) -> StepWorkspace:
+    """Scratch arrays of :func:`step` for ``model`` (nothing is allocated per step)."""
+    n, nl, c = model.n, 2 * model.n_loops, model.n_contacts
+    R = nl + 2 * c
+    z = np.zeros
+    return StepWorkspace(
+        Mt=z((n, n)), f=z(n), v_free=z(n), K=z((R, n)), bias=z(R), vel=z(R), pos=z(R),
+        Y=z((R, n)), G=z((R, R)), Gl=z((nl, nl)), Z=z((nl, 2 * c + 1)), W=z((2 * c, 2 * c)),
+        r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
+        mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
+        cols=np.zeros(2 * c, dtype=np.int64), qdd=z(n), tmp=z(n),
+        stats=np.zeros(N_STEP_STATS, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- dense algebra
+@njit(cache=True)
+def cholesky(A, n, eps):
+    """In place: the lower triangle of A[:n, :n] becomes L with A + eps diag... = L L^T.
+    ``eps`` (>= 0) is added to every pivot (regularisation). Returns False if a pivot is
+    not positive."""
+    for j in range(n):
+        d = A[j, j] + eps
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0:
+            return False
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    return True
+
+
+@njit(cache=True)
+def cholesky_solve(L, n, b):
+    """In place b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * b[k]
+        b[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * b[k]
+        b[i] = s / L[i, i]
+
+
+# --------------------------------------------------------------------------- contact problem
+@njit(cache=True)
+def _point_impulse(a, b, d, un0, ut0, mu):
+    """Exact 2 x 2 Coulomb problem of one point: impulses (Pn, Pt) with
+    u_n = un0 + a Pn + b Pt >= 0, Pn >= 0, Pn u_n = 0, |Pt| <= mu Pn, stick or maximal
+    dissipation, for the positive definite block [[a, b], [b, d]]."""
+    if un0 >= 0.0:
+        return 0.0, 0.0          # separating without an impulse
+    det = a * d - b * b
+    if det > 1e-300 * (a * d + 1.0):
+        pn = (-un0 * d + ut0 * b) / det
+        pt = (-ut0 * a + un0 * b) / det
+        if pn >= 0.0 and abs(pt) <= mu * pn:
+            return pn, pt
+    for s in (1.0, -1.0):        # slipping with u_t of sign s: Pt = -s mu Pn
+        den = a - s * mu * b
+        if den > 0.0:
+            pn = -un0 / den
+            if pn >= 0.0 and s * (ut0 + b * pn - d * s * mu * pn) >= 0.0:
+                return pn, -s * mu * pn
+    pn = -un0 / a                # frictionless fallback (not reached for det > 0)
+    return pn, 0.0
+
+
+@njit(cache=True)
+def gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps):
+    """Projected block Gauss-Seidel on u = r + W P (contacts' normals 0..c-1, tangents
+    c..2c-1) with u_n >= lower; P is the warm start and the result. Returns the number of
+    sweeps (max_sweeps + 1 if it did not converge)."""
+    for sweep in range(max_sweeps):
+        change = 0.0
+        scale = 1e-300
+        for i in range(c):
+            ni = i
+            ti = c + i
+            un = r[ni] - lower[i]
+            ut = r[ti]
+            for j in range(2 * c):
+                un += W[ni, j] * P[j]
+                ut += W[ti, j] * P[j]
+            a = W[ni, ni]
+            b = W[ni, ti]
+            d = W[ti, ti]
+            un0 = un - a * P[ni] - b * P[ti]
+            ut0 = ut - b * P[ni] - d * P[ti]
+            pn, pt = _point_impulse(a, b, d, un0, ut0, mu)
+            change = max(change, abs(pn - P[ni]), abs(pt - P[ti]))
+            P[ni] = pn
+            P[ti] = pt
+            scale = max(scale, abs(pn), abs(pt))
+        if change <= tol * scale:
+            return sweep + 1
+    return max_sweeps + 1
+
+
+@njit(cache=True)
+def lu_solve(A, b, k):
+    """In place: b[:k] <- A[:k, :k]^-1 b[:k] by Gaussian elimination with partial pivoting
+    (A is overwritten). Returns False if A is singular to working precision."""
+    for j in range(k):
+        p = j
+        for i in range(j + 1, k):
+            if abs(A[i, j]) > abs(A[p, j]):
+                p = i
+        if not abs(A[p, j]) > 1e-300:
+            return False
+        if p != j:
+            for col in range(k):
+                tmp = A[j, col]
+                A[j, col] = A[p, col]
+                A[p, col] = tmp
+            tmp = b[j]
+            b[j] = b[p]
+            b[p] = tmp
+        for i in range(j + 1, k):
+            f = A[i, j] / A[j, j]
+            if f != 0.0:
+                for col in range(j, k):
+                    A[i, col] -= f * A[j, col]
+                b[i] -= f * b[j]
+    for i in range(k - 1, -1, -1):
+        acc = b[i]
+        for col in range(i + 1, k):
+            acc -= A[i, col] * b[col]
+        b[i] = acc / A[i, i]
+    return True
+
+
+@njit(cache=True)
+def _slip_sign(mode_i):
+    """+1 for a point slipping forward (u_t > 0, P_t = -mu P_n), -1 backward."""
+    return 1.0 if mode_i == SLIP_POS else -1.0
+
+
+@njit(cache=True)
+def solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
+    """Exact solution of the contact problem for the contact modes ``mode`` (INACTIVE:
+    P = 0; STICK: u_n = lower, u_t = 0; SLIP_POS / SLIP_NEG: u_n = lower and
+    P_t = -/+ mu P_n): one dense linear solve. Writes P; returns True if the solution
+    satisfies every condition of the modes (P_n >= 0, the friction cone, slip directions,
+    u_n >= lower at inactive points), i.e. solves the complementarity problem."""
+    k = 0
+    for i in range(c):            # equations and unknowns: normals of loaded points, tangents of stuck ones
+        if mode[i] != INACTIVE:
+            cols[k] = i
+            k += 1
+    for i in range(c):
+        if mode[i] == STICK:
+            cols[k] = c + i
+            k += 1
+    for e in range(k):
+        re = cols[e]
+        for u in range(k):
+            ru = cols[u]
+            a = W[re, ru]
+            if ru < c and mode[ru] != STICK:      # slipping: P_t folded into P_n
+                a -= _slip_sign(mode[ru]) * mu * W[re, c + ru]
+            A[e, u] = a
+        b[e] = (lower[re] if re < c else 0.0) - r[re]
+    if not lu_solve(A, b, k):
+        return False
+    for j in range(2 * c):
+        P[j] = 0.0
+    for u in range(k):
+        P[cols[u]] = b[u]
+    for i in range(c):
+        if mode[i] == SLIP_POS or mode[i] == SLIP_NEG:
+            P[c + i] = -_slip_sign(mode[i]) * mu * P[i]
+    # check the conditions (velocities with the tolerance of the solve)
+    pscale = 1e-12
+    for j in range(2 * c):
+        pscale = max(pscale, abs(P[j]))
+    for i in range(c):
+        if mode[i] == INACTIVE:
+            un = r[i]
+            for j in range(2 * c):
+                un += W[i, j] * P[j]
+            if un < lower[i] - 1e-9 * (1.0 + abs(lower[i])):
+                return False
+            continue
+        if P[i] < -1e-12 * pscale:
+            return False
+        if mode[i] == STICK:
+            if abs(P[c + i]) > mu * P[i] + 1e-12 * pscale:
+                return False
+        else:
+            ut = r[c + i]
+            for j in range(2 * c):
+                ut += W[c + i, j] * P[j]
+            if _slip_sign(mode[i]) * ut < -1e-9:
+                return False
+    return True
+
+
+@njit(cache=True)
+def modes_of(P, mu, c, mode):
+    """Contact modes of impulses P: INACTIVE without normal impulse, STICK inside the
+    friction cone, SLIP_POS / SLIP_NEG on it (P_t = -mu P_n: slipping forward)."""
+    for i in range(c):
+        pn = P[i]
+        pt = P[c + i]
+        if pn <= 0.0:
+            mode[i] = INACTIVE
+        elif abs(pt) < mu * pn * (1.0 - 1e-9):
+            mode[i] = STICK
+        else:
+            mode[i] = SLIP_POS if pt < 0.0 else SLIP_NEG
+
+
+@njit(cache=True)
+def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols):
+    """The contact problem u = r + W P (module docstring). Guess the modes (the last
+    step's; a free point that would sink sticks) and solve exactly; if a condition fails,
+    run Gauss-Seidel from the last impulses, take its modes and solve exactly again (up
+    to three rounds); if no exact solve succeeds, keep Gauss-Seidel's impulses.
+    mode: int64[c], in: last step's modes, out: the modes of P. Returns the Gauss-Seidel
+    sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a problem that
+    Gauss-Seidel did not converge on and no exact solve fixed)."""
+    for i in range(c):
+        if mode[i] == INACTIVE and r[i] < lower[i]:
+            mode[i] = STICK
+    P_last = P.copy()
+    if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
+        return 0
+    sweeps = 0
+    P[:] = P_last
+    for _ in range(3):
+        used = gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps)
+        sweeps += min(used, max_sweeps)
+        modes_of(P, mu, c, mode)
+        P_last[:] = P
+        if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
+            return sweeps
+        P[:] = P_last
+        if used <= max_sweeps:
+            return sweeps
+    return max_sweeps + 1
+
+
+# --------------------------------------------------------------------------- the step
+@njit(cache=True)
+def passive_gains(m, i, qi):
+    """(stiffness N m/rad, damping N m s/rad) of tree joint i's passive element at angle qi:
+    -d tau/d q and -d tau/d qd of :func:`codesign.dynamics.passive.joint_passive_torque`
+    (spring and damper; the ligament's power law differentiated where it is engaged)."""
+    k = m.spring_k[i]
+    d = m.damping[i]
+    if m.ligament_k[i] != 0.0:
+        pen = m.ligament_side[i] * (qi - m.ligament_limit[i])
+        if pen > 0.0:
+            e = m.ligament_exponent[i]
+            k += m.ligament_k[i] * e * pen ** (e - 1.0)
+            d += m.ligament_damping[i]
+    return k, d
+
+
+@njit(cache=True)
+def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
+    """Advance (q, v) by one step of ss[H] seconds in place (module docstring).
+
+    m: model arrays; w: engine workspace; sw: StepWorkspace; cs: CONTACT settings (mu,
+    slope, ground height); ss: step settings; q, v: float64[n]; tau: float64[n] applied
+    generalized forces at (t, q, v) (the model's passive forces are added here);
+    Kimp, Dimp: float64[n, n] the implicit stiffness and damping of tau. Writes
+    sw.force, sw.loop_force, sw.mode, sw.qdd. Returns STEP_OK or an error code."""
+    n = q.shape[0]
+    h = ss[H]
+    nl = 2 * m.loop_body_a.shape[0]
+    c = m.contact_body.shape[0]
+    R = nl + 2 * c
+    forward_kinematics(m, q, v, w)
+    mass_matrix(m, w)
+    bias_forces(m, w)
+    f = sw.f
+    for i in range(n):
+        f[i] = tau[i]
+    add_passive_forces(m, w, q, v, f)
+    Mt = sw.Mt
+    for i in range(n):
+        kv = 0.0
+        for j in range(n):
+            kv += Kimp[i, j] * v[j]
+            Mt[i, j] = w.M[i, j] + h * Dimp[i, j] + h * h * Kimp[i, j]
+        f[i] = h * (f[i] - w.h[i] - h * kv)
+    for i in range(n):   # the model's tree-joint springs, dampers and ligaments, implicitly
+        k, d = passive_gains(m, i, q[i])
+        Mt[i, i] += h * d + h * h * k
+        f[i] -= h * h * k * v[i]
+    if not cholesky(Mt, n, 0.0):
+        return STEP_MASS_NOT_PD
+    vf = sw.v_free
+    for i in range(n):
+        vf[i] = f[i]
+    cholesky_solve(Mt, n, vf)
+    for i in range(n):
+        vf[i] += v[i]
+    # rows, Y = M~^-1 J^T, G = J Y
+    ct.loop_rows(m, w, sw.K, sw.bias, sw.vel, sw.pos)
+    ct.contact_rows(m, w, cs, sw.K, sw.bias, sw.vel, sw.pos, nl)
+    for r in range(R):
+        for i in range(n):
+            sw.Y[r, i] = sw.K[r, i]
+        cholesky_solve(Mt, n, sw.Y[r])
+    for a in range(R):
+        for b in range(a + 1):
+            g = 0.0
+            for i in range(n):
+                g += sw.K[a, i] * sw.Y[b, i]
+            sw.G[a, b] = g
+            sw.G[b, a] = g
+    # loop block: Z = G_ll^-1 [G_lc, b_l] with b_l = target - J_l v_free
+    if nl > 0:
+        gmax = 0.0
+        for a in range(nl):
+            for b in range(nl):
+                sw.Gl[a, b] = sw.G[a, b]
+            gmax = max(gmax, sw.G[a, a])
+        if not cholesky(sw.Gl, nl, 1e-12 * gmax):
+            return STEP_NOT_FINITE
+        col = sw.tmp
+        for k in range(2 * c + 1):
+            for a in range(nl):
+                if k < 2 * c:
+                    col[a] = sw.G[a, nl + k]
+                else:
+                    jv = 0.0
+                    for i in range(n):
+                        jv += sw.K[a, i] * vf[i]
+                    col[a] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
+            cholesky_solve(sw.Gl, nl, col[:nl])
+            for a in range(nl):
+                sw.Z[a, k] = col[a]
+    # contact problem u = r + W P on the loop-constrained metric
+    for a in range(2 * c):
+        ra = nl + a
+        jv = 0.0
+        for i in range(n):
+            jv += sw.K[ra, i] * vf[i]
+        for l in range(nl):
+            jv += sw.G[ra, l] * sw.Z[l, 2 * c]
+        sw.r[a] = jv
+        for b in range(2 * c):
+            wab = sw.G[ra, nl + b]
+            for l in range(nl):
+                wab -= sw.G[ra, l] * sw.Z[l, b]
+            sw.W[a, b] = wab
+    for a in range(2 * c):
+        sw.W[a, a] *= 1.0 + ss[REGULARIZATION]
+    for i in range(c):
+        g = sw.pos[nl + i]
+        sw.lower[i] = -g / h if g >= 0.0 else -ss[PENETRATION_CORRECTION] * g / h
+    mu = cs[ct.MU]
+    sweeps = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.P, sw.mode, c, ss[PGS_TOL],
+                            int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols)
+    sw.stats[STAT_STEPS] += 1
+    sw.stats[STAT_SWEEPS] += sweeps
+    if sweeps > ss[PGS_MAX_SWEEPS]:
+        sw.stats[STAT_UNCONVERGED] += 1
+    # loop impulses and the new state
+    for l in range(nl):
+        pl = sw.Z[l, 2 * c]
+        for b in range(2 * c):
+            pl -= sw.Z[l, b] * sw.P[b]
+        sw.Pl[l] = pl
+        sw.loop_force[l] = pl / h
+    for i in range(n):
+        vn = vf[i]
+        for l in range(nl):
+            vn += sw.Y[l, i] * sw.Pl[l]
+        for b in range(2 * c):
+            vn += sw.Y[nl + b, i] * sw.P[b]
+        sw.qdd[i] = (vn - v[i]) / h
+        v[i] = vn
+        q[i] += h * vn
+    for i in range(c):
+        sw.force[i, 0] = sw.P[i] / h
+        sw.force[i, 1] = sw.P[c + i] / h
+    for i in range(n):
+        if not (np.isfinite(q[i]) and np.isfinite(v[i])):
+            return STEP_NOT_FINITE
+    return STEP_OK
