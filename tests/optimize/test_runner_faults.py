@@ -178,3 +178,40 @@ def test_sigkilled_driver_resumes_to_the_same_database(tmp_path, dask_cluster):
     codesign("resume", tmp_path / "killed", "--scheduler", dask_cluster["address"], "--quiet")
     assert_same_run(tmp_path / "reference/run.sqlite", db)
     assert "finished" in codesign("runs", "--results", tmp_path).stdout
+
+
+CODESIGN = """
+seed = {seed}
+[problem]
+name = "exo_codesign"
+[optimizer]
+algorithm = "mmpso"
+particles = 6
+iterations = 3
+[optimizer.migration]
+exploration = 0.3
+local = 0.1
+global = 0.1
+[evaluation]
+max_time = 0.5
+"""
+
+
+def test_codesign_same_seed_identical_other_seed_different_but_valid(tmp_path):
+    # make run's promise on the real problem, small: serial and two-worker runs of one
+    # seed are the same database; another seed differs, and both are valid runs
+    dbs = {}
+    for name, seed, workers in (("a", 3, 0), ("b", 3, 2), ("c", 4, 0)):
+        spec = tmp_path / f"{name}.toml"
+        spec.write_text(CODESIGN.format(seed=seed))
+        codesign("optimize", spec, "--name", name, "--workers", workers, "--quiet", "--results", tmp_path)
+        dbs[name] = tmp_path / name / "run.sqlite"
+    assert_same_run(dbs["a"], dbs["b"])
+    read = "SELECT subspace_id, stage, stage_value, status FROM evaluations ORDER BY iteration, particle"
+    with sqlite3.connect(dbs["a"]) as ca, sqlite3.connect(dbs["c"]) as cc:
+        left, right = ca.execute(read).fetchall(), cc.execute(read).fetchall()
+        assert len(left) == len(right) == 18 and left != right
+        for con in (ca, cc):
+            assert con.execute("SELECT status FROM runs").fetchone()[0] == "finished"
+            statuses = {r[0] for r in con.execute("SELECT status FROM evaluations")}
+            assert statuses <= {"ok"}, statuses   # every candidate gave a record, none failed
