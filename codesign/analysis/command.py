@@ -1,32 +1,57 @@
-"""`codesign analyze walker rimless|simplest|slip`: gaits, exact return-map Jacobians, stability.
+"""`codesign analyze walker|gait`: limit cycles of classic walkers and of walking designs.
 
-Prints, per period-one gait, the fixed point on the model's Poincaré section, the stride
-period, the exact Jacobian (variational equation + saltation matrices) next to the
-central finite-difference one, both sets of eigenvalues (Floquet multipliers) and the
-stable / unstable verdict. ``--json`` prints the object documented in
+``codesign analyze walker rimless|simplest|slip`` prints, per period-one gait, the fixed
+point on the model's Poincaré section, the stride period, the exact Jacobian
+(variational equation + saltation matrices) next to the central finite-difference one,
+both sets of eigenvalues (Floquet multipliers) and the stable / unstable verdict.
+``--json`` prints the object documented in
 :func:`codesign.analysis.returnmap.gaits_to_json` instead (keys ``fixed_points``,
 ``eigenvalues``, ``eigenvalues_fd``, ``gaits`` ...).
+
+``codesign analyze gait design.json | --human | --run RUN --best|--eval IT:P`` settles a
+design's walking rollout and prints the Floquet multipliers of its stroboscopic (gait
+period) map (:mod:`codesign.analysis.gait_stability`): the periodicity residual, the
+multipliers by decreasing modulus, their accuracy and the verdict. It writes the JSON of
+:meth:`codesign.analysis.gait_stability.GaitStability.to_json` plus ``design`` and
+``source`` to ``--out`` (default ``results/analysis/gait.json``); ``--json`` prints it
+instead of the report. Designs and a run's candidates are loaded by the loaders of
+``codesign simulate`` (:mod:`codesign.walking.command`), with the same options.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from codesign.errors import UserError
-from codesign.io import save_figure_atomic
+from codesign.io import save_figure_atomic, write_text_atomic
 
-HELP = "limit-cycle analysis of classic walkers: fixed points, exact return-map Jacobians, Floquet multipliers"
+HELP = ("limit-cycle analysis: classic walkers (exact return-map Jacobians) and walking designs "
+        "(Floquet multipliers of the gait-period map)")
 
 MODELS = ("rimless", "simplest", "slip")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=["walker"], help="what to analyse")
+    sub = parser.add_subparsers(dest="kind", metavar="KIND", parser_class=type(parser))
+    sub.required = True
+    walker = sub.add_parser("walker", help="classic walkers: fixed points, exact Jacobians, multipliers",
+                            description="limit-cycle analysis of classic walkers: fixed points, exact "
+                                        "return-map Jacobians, Floquet multipliers")
+    _walker_arguments(walker)
+    gait = sub.add_parser("gait", help="a walking design: Floquet multipliers of its gait-period map",
+                          description="Floquet multipliers of a walking design's stroboscopic "
+                                      "(gait-period) map, by central differences of the stepping rollout")
+    _gait_arguments(gait)
+
+
+def _walker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", choices=MODELS, help="rimless wheel, simplest walker (Garcia 1998) or SLIP runner")
     parser.add_argument("--slope", type=float, default=None,
                         help="ramp slope in rad (rimless: 0.2, simplest: 0.009; not for slip)")
@@ -38,6 +63,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--figure", default=None, metavar="PATH",
                         help="also write the limit-cycle figure (phase plane + multipliers), e.g. "
                              "results/analysis/limit_cycle.png")
+
+
+def _gait_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
+    parser.add_argument("--human", action="store_true",
+                        help="the unaugmented human tracking the nominal gait (no design file)")
+    parser.add_argument("--stiffness", type=float, default=2000.0, help="--human: N m/rad")
+    parser.add_argument("--damping", type=float, default=30.0, help="--human: N m s/rad")
+    parser.add_argument("--run", default=None,
+                        help="run folder (results/<name>) or run.sqlite to take a candidate from")
+    parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
+    parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
+                        help="--run: the evaluation of this particle at this iteration")
+    parser.add_argument("--settings", default="{}",
+                        help="JSON object of evaluation settings (e.g. '{\"max_time\": 20}')")
+    parser.add_argument("--max-time", type=float, default=None,
+                        help="seconds of the evaluation (default 10): the settling takes all whole "
+                             "gait periods of it but the map's own")
+    parser.add_argument("--settle", type=int, default=None, metavar="K",
+                        help="settle K gait periods instead (x* = x(K T))")
+    parser.add_argument("--periods", type=int, default=1, metavar="M",
+                        help="the map covers M gait periods (a period-M gait); default 1")
+    parser.add_argument("--eps", type=float, default=None,
+                        help="central-difference step in the reduced coordinates (default 1e-6)")
+    parser.add_argument("--periodic-tol", type=float, default=None,
+                        help="largest periodicity residual of a periodic gait (default 1e-3)")
+    parser.add_argument("--out", default="results/analysis/gait.json", help="JSON output path")
+    parser.add_argument("--json", action="store_true", help="print the JSON object instead of the report")
 
 
 def _parse_guess(text: str, n: int, names) -> np.ndarray:
@@ -136,6 +189,12 @@ def _figure_path(path: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.kind == "gait":
+        return run_gait(args)
+    return run_walker(args)
+
+
+def run_walker(args: argparse.Namespace) -> int:
     from codesign.analysis import returnmap
 
     figure_path = _figure_path(args.figure) if args.figure else None
@@ -152,4 +211,116 @@ def run(args: argparse.Namespace) -> int:
         print(format_report(out))
         if args.figure:
             print(f"\nfigure: {args.figure}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- analyze gait
+def gait_candidate(args: argparse.Namespace):
+    """(Design, WalkSettings, source text) from the gait command's options: a design JSON,
+    --human or a run's candidate (the loaders of ``codesign simulate``), with --settings
+    and --max-time over the run's [evaluation] table. UserError on a bad combination."""
+    from codesign.walking import evaluate as ev
+    from codesign.walking.command import stored_candidate
+
+    if args.human + bool(args.design) + (args.run is not None) != 1:
+        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
+    if args.run is None and (args.best or args.eval is not None):
+        raise UserError("--best/--eval: they pick a candidate of --run; expected --run RUN too")
+    try:
+        overrides = json.loads(args.settings)
+    except json.JSONDecodeError:
+        raise UserError(f"--settings: {args.settings!r}; expected a JSON object") from None
+    if not isinstance(overrides, dict):
+        raise UserError("--settings: expected a JSON object")
+    design, settings_doc, source = None, {}, ""
+    if args.run is not None:
+        with contextlib.redirect_stdout(sys.stderr):   # its "replaying ..." line
+            design, settings_doc = stored_candidate(args.run, args.best, args.eval)
+        source = f"{args.run} " + ("best" if args.best else f"evaluation {args.eval}")
+    elif args.human:
+        settings_doc["objectives"] = "table_4_2"
+        source = f"human (stiffness {args.stiffness:g} N m/rad, damping {args.damping:g} N m s/rad)"
+    else:
+        source = str(args.design)
+    settings_doc.update(overrides)
+    if args.max_time is not None:
+        if not (math.isfinite(args.max_time) and args.max_time > 0):
+            raise UserError(f"--max-time: {args.max_time}; expected a duration > 0 s")
+        settings_doc["max_time"] = args.max_time
+    settings = ev.WalkSettings.from_dict(settings_doc)
+    if args.human:
+        design = ev.typical_human_design(settings, args.stiffness, args.damping)
+    elif design is None:
+        design = ev.load_design(args.design)
+    return design, settings, source
+
+
+def analyze_gait(args: argparse.Namespace) -> dict:
+    """The JSON object of ``codesign analyze gait`` (GaitStability.to_json plus ``design``
+    and ``source``)."""
+    from codesign.analysis import gait_stability as gs
+
+    design, settings, source = gait_candidate(args)
+    kw = {"periods_settle": args.settle, "periods": args.periods}
+    if args.eps is not None:
+        kw["eps"] = args.eps
+    if args.periodic_tol is not None:
+        kw["periodic_tol"] = args.periodic_tol
+    result = gs.floquet(design, settings, **kw)
+    return {"source": source, "design": design.to_json(), **result.to_json()}
+
+
+def format_gait_report(out: dict) -> str:
+    """The human-readable report of :func:`analyze_gait`'s dictionary."""
+    lines = [f"design: {out['source']}"]
+    if out["status"] == "not_simulated":
+        lines.append(f"NOT SIMULATED: {out['message']}")
+        return "\n".join(lines)
+    lines.append(f"gait {out['frequency_hz']:.6g} Hz (T = {out['period_s']:.6g} s); map over "
+                 f"{out['periods']} period(s) with step h' = {1e3 * out['h_s']:.6g} ms; settled "
+                 f"{out['settle_periods']} periods (x* at t = {out['t0_s']:.4f} s)")
+    if out["status"] == "fell":
+        lines.append(f"FELL: {out['message']}")
+        return "\n".join(lines)
+    loaded = ", ".join(out["loaded_contacts"]) or "none"
+    lines.append(f"contacts loaded at x*: {loaded} (sticking: {', '.join(out['sticking_contacts']) or 'none'}); "
+                 f"loops: {out['n_loops']}; {len(out['state_names'])} reduced coordinates "
+                 f"(dependent: {', '.join(out['dependent_coordinates']) or 'none'})")
+    periodic = out["residual"] <= out["periodic_tol"]
+    lines.append(f"periodicity residual max |z(P(x*)) - z(x*)| = {out['residual']:.3e} "
+                 f"(tolerance {out['periodic_tol']:g}: {'periodic' if periodic else 'NOT PERIODIC'})")
+    if out["status"] == "perturbation_fell":
+        lines.append(f"NO JACOBIAN: {out['message']}")
+        return "\n".join(lines)
+    nd = out["newton_distance"]
+    lines.append(f"linear distance to the fixed point max |(J - I)^-1 r| = "
+                 f"{nd:.3e}" if nd is not None else "linear distance to the fixed point: J - I singular")
+    sc = out["step_change"]
+    lines.append(f"Floquet multipliers (central differences, eps = {out['eps']:g}; change with 2 eps: "
+                 f"{sc:.2e}; chart leak {out['chart_leak']:.2e}; unconverged contact solves in the "
+                 f"period: {out['unconverged_steps']}):" if sc is not None else
+                 f"Floquet multipliers (central differences, eps = {out['eps']:g}):")
+    for (re, im), mod in zip(out["eigenvalues"], out["moduli"]):
+        lines.append(f"    {re: .6f} {im:+.6f}i   |lambda| = {mod:.6f}")
+    lines.append(f"verdict: {out['verdict'].upper()} (max |lambda| = {out['max_modulus']:.6f})")
+    return "\n".join(lines)
+
+
+def run_gait(args: argparse.Namespace) -> int:
+    out_path = Path(args.out)
+    if out_path.suffix.lower() != ".json":
+        raise UserError(f"--out: {args.out}; expected a .json path")
+    out = analyze_gait(args)
+    text = json.dumps(out, indent=1)
+    try:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out: {args.out}: cannot create its folder ({exc.strerror}); "
+                        "expected a writable path") from None
+    write_text_atomic(out_path, text + "\n")
+    if args.json:
+        print(text)
+    else:
+        print(format_gait_report(out))
+        print(f"wrote {out_path}")
     return 0

@@ -239,9 +239,14 @@ def observe(t, x, p, assist_active):
 
 
 @njit(cache=True)
-def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force):
-    """The whole rollout from x (float64[2n], updated in place) at t = 0 to t_end (s).
+def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
+    """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
 
+    Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
+    t0 continues a gait from a state taken at that time, e.g. a stride map); the airborne
+    clock restarts at t0 (cp.state[0] = t0) and the contact solver's warm start (sw.P,
+    sw.mode) is used as found, so a caller replaying from a state sets both. Metric
+    samples accumulate into cp.acc as usual (its window starts at max_time / 2).
     Records x, the contact modes and forces at the first step start at or after each of
     record_times (sorted). Returns (code, time reached s, steps)."""
     m, w, sw, cs, ss, cp = p
@@ -250,11 +255,12 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force):
     q = x[:n]
     v = x[n:]
     h = ss[ts.H]
-    n_steps = int(math.floor(t_end / h + 0.5))
+    n_steps = int(math.floor((t_end - t0) / h + 0.5))
+    cp.state[0] = t0
     k_rec = 0
     prev_mode = sw.mode.copy()
     for k in range(n_steps):
-        t = k * h
+        t = t0 + k * h
         while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
             rec_x[k_rec] = x
             for i in range(c):
@@ -276,7 +282,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force):
         code = observe(t, x, p, active)
         if code != OK:
             return code, t + h, k + 1
-    t = n_steps * h
+    t = t0 + n_steps * h
     while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
         rec_x[k_rec] = x
         for i in range(c):
@@ -379,10 +385,13 @@ def initial_modes(x0: np.ndarray, p: tuple, strike: int) -> tuple[np.ndarray, in
 
 
 def run(x0: np.ndarray, mode0: np.ndarray, p: tuple, settings: RolloutSettings,
-        record_times: np.ndarray | None = None) -> Rollout:
+        record_times: np.ndarray | None = None, t0: float = 0.0) -> Rollout:
     """Simulate from (x0, mode0) to settings.max_time (compiled); never raises for a
-    failing design (the status says what happened)."""
+    failing design (the status says what happened). ``t0`` (s, stepping model only): the
+    time of x0 on the controller's clock (:func:`walk`); max_time stays the end time."""
     if settings.contact_model != "hard":
+        if t0 != 0.0:
+            raise ValueError(f"t0 = {t0}: a start time needs the stepping model (contact_model 'hard')")
         from codesign.walking import rollout_event
 
         return rollout_event.run(x0, mode0, p, settings, record_times)
@@ -393,7 +402,7 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: tuple, settings: RolloutSettings,
     rec_mode = np.zeros((rt.shape[0], c), dtype=np.int64)
     rec_force = np.full((rt.shape[0], c, 2), np.nan)
     x = np.array(x0, dtype=np.float64)
-    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force)
+    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, float(t0))
     code, t = int(code), float(t)
     sw, cp = p[2], p[5]
     if code == OK:
