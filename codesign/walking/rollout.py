@@ -16,8 +16,9 @@ whole rollout is one compiled loop of
    constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
    deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
    metric sample (:mod:`codesign.walking.metrics`) at the step's start with the step's
-   mean forces, and a foot touch-down (a foot with no loaded point before the step and
-   one after) for the step length.
+   mean forces (interaction forces: those of the continuous phases, :func:`impact_step`
+   holds the last value through a touch-down impact), and a foot touch-down (a foot
+   with no loaded point before the step and one after) for the step length.
 
 The event-driven model of the thesis's simulator (exact contact-mode switching at
 located events, ``"hard_event"``) and a soft penalty model (``"soft"``) run the same
@@ -188,6 +189,19 @@ def interaction_forces(m, w, sw, cs, cp):
 
 
 @njit(cache=True)
+def impact_step(sw, nl, c, h, g):
+    """True if the last step contained a touch-down impact: a point that approached the
+    ground faster than 2 g h at the step's start and carries an impulse. Its mean force
+    over the step is impulse / h, which grows without bound as h -> 0 (a rigid impact
+    is an impulse): the interaction-force metrics skip such steps and keep the forces of
+    the continuous phases, as the event-driven model's multipliers do."""
+    for i in range(c):
+        if sw.mode[i] != ts.INACTIVE and sw.vel[nl + i] < -2.0 * g * h:
+            return True
+    return False
+
+
+@njit(cache=True)
 def observe(t, x, p, assist_active):
     """Checks and one metric sample after the step from time t (module docstring).
     Returns OK or a termination code."""
@@ -231,8 +245,8 @@ def observe(t, x, p, assist_active):
                     mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
                     break
     center_of_mass(m, w, cp.com)
-    if cp.site_body.shape[0] > 0:
-        interaction_forces(m, w, sw, cs, cp)
+    if cp.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
+        interaction_forces(m, w, sw, cs, cp)   # an impact step holds the last value
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
                          cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     return OK
