@@ -109,7 +109,10 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
 def _executor(spec: Spec, execution: ExecutionSpec | None):
     from codesign.runner import make_executor
 
-    objectives = spec.objectives or resolve_problem(spec).objectives
+    problem = resolve_problem(spec)
+    if problem.check is not None:     # bad [evaluation] input: one line, before any worker
+        problem.check(dict(spec.evaluation))
+    objectives = spec.objectives or problem.objectives
     return make_executor(spec.problem, spec.evaluation, objectives, execution or spec.execution)
 
 

@@ -2,7 +2,8 @@
 
 A problem is a pure function ``evaluate(params, context) -> EvalRecord`` plus, optionally,
 its default search space (parameters and pools), default lexicographic objectives and a
-``warmup(settings)`` hook run once per worker (compile numba kernels there).
+``warmup(settings)`` hook run once per worker (compile numba kernels there) and a
+``check(settings)`` hook run on the driver before the run (bad input -> UserError).
 
 Registering a problem (e.g. the co-design problem, by the walking issue): either add an
 entry ``"name": "package.module:ATTRIBUTE"`` to :data:`PROBLEMS` (imported lazily, on the
@@ -37,6 +38,9 @@ class Problem:
     objectives: tuple[Objective, ...] = ()
     warmup: Callable[[dict], None] | None = None
     valid: Callable[[tuple[str, ...]], bool] | None = None   # optional subspace rule
+    # optional check of the spec's [evaluation] table, run on the driver before a run
+    # starts or resumes; raises codesign.errors.UserError (one line) for bad input
+    check: Callable[[dict], None] | None = None
 
 
 # name -> "module:attribute" (lazy), filled further by register_problem
@@ -48,6 +52,7 @@ PROBLEMS: dict[str, str] = {
     # the co-design problem (walking issue); resolved only once that module exists
     "exo_codesign": "codesign.walking.problem:PROBLEM",
     "human_gait": "codesign.walking.problem:HUMAN_GAIT",
+    "anthropomorphic_baseline": "codesign.walking.problem:ANTHROPOMORPHIC_BASELINE",
 }
 _REGISTERED: dict[str, Problem] = {}
 

@@ -5,7 +5,8 @@
                                                               tracking the nominal gait)
     codesign simulate --run RUN --best | --eval ITERATION:PARTICLE
                                   (replay a candidate of a run: its spec's problem and
-                                  [evaluation] settings; --settings/--max-time override)
+                                  [evaluation] settings; --settings/--max-time override;
+                                  an anthropomorphic_baseline run on its lumped model)
 
 Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named columns, SI
 units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
@@ -65,6 +66,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     if args.human:
         settings_doc.setdefault("objectives", "table_4_2")
+    baseline = None
+    if any(key.startswith("baseline_") for key in settings_doc):   # anthropomorphic_baseline
+        from codesign.walking import baseline as bl
+
+        baseline = bl.resolve_baseline(settings_doc)
+        settings_doc = bl.walk_settings_dict(settings_doc)
     settings = ev.WalkSettings.from_dict(settings_doc)
     if args.human:
         design = ev.typical_human_design(settings, args.stiffness, args.damping)
@@ -73,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
     t_end = settings.rollout.max_time
     times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
     times = times[times <= t_end]
-    record, timings, rollout, setup = ev.evaluate_detailed(design, settings, times)
+    record, timings, rollout, setup = ev.evaluate_detailed(
+        design, settings, times, human_model=None if baseline is None else baseline.model)
+    if baseline is not None:
+        record = bl.with_baseline_metrics(record, baseline, settings)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary = {"status": record.status, "message": record.message, "stage": record.stage,
@@ -146,16 +156,20 @@ def stored_candidate(run: str, best: bool, which: str | None):
         if groups.empty:
             raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
         settings["catalog"] = str(pb.catalog_path(settings))
+        pools = json.loads(groups.iloc[0])      # {pool: group} (the run's space.describe())
+        group = pools.get(pb.SUBSPACE_POOL, "") if isinstance(pools, dict) else pools[0]
         try:
-            design = pb.decode(json.loads(groups.iloc[0])[0], values, pb.get_catalog(settings))
+            design = pb.decode(group, values, pb.get_catalog(settings))
         except ValueError as exc:
             raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
     elif spec.problem == "human_gait":
         settings.setdefault("objectives", "table_4_2")
         design = ev.Design(values)
+    elif spec.problem == "anthropomorphic_baseline":   # its baseline_* settings pick the model
+        design = ev.Design(values)
     else:
         raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
-                        f"(exo_codesign or human_gait)")
+                        f"(exo_codesign, human_gait or anthropomorphic_baseline)")
     print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} "
           f"(stored: {chosen['status']}, stage {int(chosen['stage'])}, value {chosen['stage_value']:.6g})")
     return design, settings

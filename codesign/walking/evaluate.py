@@ -237,9 +237,14 @@ def close_wr_loops(model, q, qd, wr_coords, steps: int = 12, tol: float = 1e-10)
     return cur, qd, float(err)
 
 
-def build_setup(design: Design, settings: WalkSettings, screen_first: bool = True):
+def build_setup(design: Design, settings: WalkSettings, screen_first: bool = True,
+                human_model=None):
     """(Setup or None, EvalRecord of a design that is not simulated or None, seconds spent
-    in screening). Raises UserError for malformed parameters (evaluate catches it)."""
+    in screening). Raises UserError for malformed parameters (evaluate catches it).
+
+    ``human_model``: for the unaugmented human (``design.topology is None``), an engine
+    Model used instead of ``build_human()`` -- the same bodies, joints and contacts with
+    other masses (the anthropomorphic baseline, :mod:`codesign.walking.baseline`)."""
     from codesign.model.anthropometry import human_geometry
     from codesign.model.gait import nominal_gait
     from codesign.model.human import build_human
@@ -248,7 +253,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     gait = nominal_gait()
     screen_s = 0.0
     if design.topology is None:
-        model = build_human()
+        model = build_human() if human_model is None else human_model
         layout = human_control_layout(settings)
         active_rows = _human_rows(model)
         passive_rows: dict = {}
@@ -330,12 +335,13 @@ def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
     return {**m, **setup.design_metrics}
 
 
-def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None):
-    """(EvalRecord, timings {screen_s, setup_s, rollout_s}, Rollout or None, Setup or None)."""
+def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):
+    """(EvalRecord, timings {screen_s, setup_s, rollout_s}, Rollout or None, Setup or None).
+    ``human_model``: see :func:`build_setup`."""
     t0 = time.perf_counter()
     timings = {"screen_s": 0.0, "setup_s": 0.0, "rollout_s": 0.0}
     try:
-        setup, early, timings["screen_s"] = build_setup(design, settings)
+        setup, early, timings["screen_s"] = build_setup(design, settings, human_model=human_model)
     except (UserError, KeyError, ValueError) as exc:
         text = str(exc) if not isinstance(exc, KeyError) else f"missing parameter {exc.args[0]}"
         return (EvalRecord.failed(f"design: {text}", wall_s=time.perf_counter() - t0), timings,

@@ -33,6 +33,10 @@ copy); an ``evaluation.catalog`` must hold the same subspaces, or its candidates
 knee and ankle with a 4-point reference and shared step timing (Table 4.3, "step": 45
 parameters), plain PSO, Table 4.2 objectives, 1.3 m/s at 0.9 Hz.
 
+``ANTHROPOMORPHIC_BASELINE`` ("anthropomorphic_baseline", thesis 5.6): the human-gait space
+on the human carrying a co-design design's added mass lumped on its segments
+(``evaluation.baseline_of``), Table 5.3 objectives; see :mod:`codesign.walking.baseline`.
+
 Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
 ``time_fraction`` = time survived / ``max_time`` (until >= 1): the same order for a fixed
 ``max_time``, and it stays right when a spec changes ``evaluation.max_time`` (a stage on
@@ -265,17 +269,26 @@ def human_gait_layout() -> ControlLayout:
     return human_layout(sg.STEP, reference_points=4)
 
 
+def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
+    """A failed record naming the first parameter of :func:`human_gait_layout` that is
+    missing, not a finite number or outside its bounds; None when all are fine."""
+    for name, (low, high) in human_gait_layout().bounds().items():
+        value = params.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or not low <= value <= high:
+            return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
+    return None
+
+
 def evaluate_human(params: dict[str, float], context: EvalContext) -> EvalRecord:
     """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human (its
     defaults: 1.3 m/s target, 0.9 Hz; the record's own stages from Table 4.2)."""
     if context.settings.get("human_control", "step") != "step":
         return EvalRecord.failed("evaluation.human_control: this problem searches the step "
                                  "layout of Table 4.3; expected \"step\"")
-    for name, (low, high) in human_gait_layout().bounds().items():
-        value = params.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or not low <= value <= high:
-            return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
+    bad = human_params_error(params)
+    if bad is not None:
+        return bad
     return _walk(Design(dict(params)), {"objectives": "table_4_2", **context.settings})
 
 
@@ -294,10 +307,17 @@ def _human_gait_problem() -> Problem:
                    parameters=parameters, objectives=stages, warmup=warmup_human)
 
 
+def _baseline_problem() -> Problem:
+    from codesign.walking.baseline import baseline_problem
+
+    return baseline_problem()
+
+
 # PROBLEM needs the catalog: built on first access (PEP 562), so importing this module
 # never fails on a machine without topologies/ yet.
 _BUILT: dict[str, Problem] = {}
-_BUILDERS = {"PROBLEM": _codesign_problem, "HUMAN_GAIT": _human_gait_problem}
+_BUILDERS = {"PROBLEM": _codesign_problem, "HUMAN_GAIT": _human_gait_problem,
+             "ANTHROPOMORPHIC_BASELINE": _baseline_problem}
 
 
 def __getattr__(name: str) -> Problem:
