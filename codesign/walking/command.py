@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
 
@@ -96,6 +97,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"not simulated; wrote {out / 'record.json'}")
         return 0
     table = trajectory_table(rollout, setup)
+    agreement = gait_agreement(table, setup, t_end)
+    summary["nominal_gait"] = agreement
+    _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
+    print("against the nominal gait (second half, both legs): "
+          + ", ".join(f"{j} r = {agreement[f'{j}_corr']:.3f} (RMS {math.degrees(agreement[f'{j}_rms_rad']):.1f} deg)"
+                      for j in ("hip", "knee", "ankle")))
     tmp = out / ".trajectory.csv.tmp"
     table.to_csv(tmp, index=False, float_format="%.9g")
     os.replace(tmp, out / "trajectory.csv")
@@ -107,6 +114,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
           f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def gait_agreement(table, setup, t_end: float) -> dict[str, float]:
+    """:func:`codesign.walking.metrics.nominal_gait_agreement` of a trajectory table over
+    the second half of the rollout (the metrics' window)."""
+    from codesign.model.gait import nominal_gait
+    from codesign.walking.metrics import nominal_gait_agreement
+
+    bodies = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
+    angles = {f"{j}_{s}": table[f"q_{b}_{s}_rad"].to_numpy() for j, b in bodies.items() for s in "rl"}
+    return nominal_gait_agreement(table["t_s"].to_numpy(), angles, nominal_gait(),
+                                  float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]), 0.5 * t_end)
 
 
 def stored_candidate(run: str, best: bool, which: str | None):

@@ -201,3 +201,29 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
         out[f"{name}_force_peak"] = float(np.abs(f[:, k]).max())
         out[f"{name}_force_rms"] = math.sqrt(np.trapezoid(f[:, k] ** 2, tw) / T)
     return {k: float(v) for k, v in out.items()}
+
+
+def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,
+                           frequency: float, phase0: float, t_start: float) -> dict[str, float]:
+    """How natural a simulated gait is: per joint, the Pearson correlation and the RMS
+    difference (rad) between the simulated angle and Winter's nominal angle at the
+    controller's phase, over t >= t_start, both legs pooled (the left leg against the
+    nominal half a period later).
+
+    t: float64[k] s; angles: ``{"<joint>_<r|l>": float64[k]}`` engine angles (rad) for
+    joint in hip, knee, ankle; nominal: :class:`codesign.model.gait.NominalGait`.
+    Returns ``{"<joint>_corr": r, "<joint>_rms_rad": e}``; NaN without samples."""
+    from codesign.model.gait import GAIT_JOINTS
+
+    keep = t >= t_start
+    out: dict[str, float] = {}
+    for k, joint in enumerate(GAIT_JOINTS):
+        sim, ref = [], []
+        for side, offset in (("r", 0.0), ("l", 0.5)):
+            sim.append(angles[f"{joint}_{side}"][keep])
+            ref.append(nominal.angles(frequency * t[keep] + phase0 + offset)[:, k])
+        a, b = np.concatenate(sim), np.concatenate(ref)
+        ok = a.size > 1 and np.std(a) > 0 and np.std(b) > 0
+        out[f"{joint}_corr"] = float(np.corrcoef(a, b)[0, 1]) if ok else math.nan
+        out[f"{joint}_rms_rad"] = float(np.sqrt(np.mean((a - b) ** 2))) if a.size else math.nan
+    return out

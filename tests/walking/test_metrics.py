@@ -92,3 +92,25 @@ def test_empty_window_gives_nan_not_error():
     mt.accumulate_sample(acc, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(0))
     m = mt.finalize(acc, time=1.0, n_joints=1)
     assert m["time"] == 1.0 and math.isnan(m["speed"]) and math.isnan(m["power"])
+
+
+def test_nominal_gait_agreement_known_answers():
+    from codesign.model.gait import nominal_gait
+
+    gait = nominal_gait()
+    f, phi0 = 0.9, 0.3
+    t = np.arange(0.0, 10.0, 0.01)
+    right = gait.angles(f * t + phi0)
+    left = gait.angles(f * t + phi0 + 0.5)
+    angles = {}
+    for k, joint in enumerate(("hip", "knee", "ankle")):
+        angles[f"{joint}_r"] = right[:, k] + 0.1        # offset: r stays 1, RMS = offset
+        angles[f"{joint}_l"] = left[:, k] + 0.1
+    out = mt.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
+    for joint in ("hip", "knee", "ankle"):
+        assert out[f"{joint}_corr"] == pytest.approx(1.0, abs=1e-12)
+        assert out[f"{joint}_rms_rad"] == pytest.approx(0.1, abs=1e-12)
+    # the left leg driven in phase with the right (no half-period shift): no longer equal
+    angles["knee_l"] = right[:, 1]
+    shifted = mt.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
+    assert shifted["knee_corr"] < 0.9 and shifted["knee_rms_rad"] > 0.1
