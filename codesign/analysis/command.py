@@ -83,6 +83,8 @@ def _gait_arguments(parser: argparse.ArgumentParser) -> None:
                              "gait periods of it but the map's own")
     parser.add_argument("--settle", type=int, default=None, metavar="K",
                         help="settle K gait periods instead (x* = x(K T))")
+    parser.add_argument("--section-phase", type=float, default=0.0, metavar="F",
+                        help="section at F periods after x(K T), F in [0, 1) (default 0)")
     parser.add_argument("--periods", type=int, default=1, metavar="M",
                         help="the map covers M gait periods (a period-M gait); default 1")
     parser.add_argument("--eps", type=float, default=None,
@@ -261,7 +263,7 @@ def analyze_gait(args: argparse.Namespace) -> dict:
     from codesign.analysis import gait_stability as gs
 
     design, settings, source = gait_candidate(args)
-    kw = {"periods_settle": args.settle, "periods": args.periods}
+    kw = {"periods_settle": args.settle, "periods": args.periods, "section_phase": args.section_phase}
     if args.eps is not None:
         kw["eps"] = args.eps
     if args.periodic_tol is not None:
