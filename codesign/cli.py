@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 
 from codesign.errors import UserError
@@ -83,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"codesign {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:   # output piped into a reader that stopped (`| head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
