@@ -13,7 +13,8 @@ steps, events (contact-mode changes of single points for stepping; located event
 the peers), events per wall second, simulated seconds per wall second. Each model is
 warmed up first (compiled or loaded from the on-disk cache); the first-call time of the
 whole bench is printed. Then the step-size convergence of the stepping rollout: the
-human design's metrics at h = 2, 1, 0.5 and 0.25 ms. One core: run it on a quiet
+metrics of the human-gait study's walking design (docs/designs/human-walking.json) at
+h = 2, 1, 0.5 and 0.25 ms. One core: run it on a quiet
 machine for numbers worth quoting.
 """
 
@@ -96,10 +97,11 @@ def run(args) -> int:
         print("  ".join(str(c[k]).rjust(widths[k]) for k in keys))
     print(f"first call (compile or cache load of the stepping rollout, this process): {compile_s:.1f} s; "
           f"building the typical designs: {design_s:.1f} s; target: <= 0.25 s per 10-s evaluation")
-    convergence = step_convergence(human, max_time)
+    walking = ev.load_design(str(Path(__file__).resolve().parents[2] / "docs/designs/human-walking.json"))
+    convergence = step_convergence(walking, max_time)
     keys_h = list(convergence[0])
     widths_h = {k: max(len(k), *(len(str(c[k])) for c in convergence)) for k in keys_h}
-    print("\nstep-size convergence, human typical design (first-order stepping; metrics over the second half):")
+    print("\nstep-size convergence, docs/designs/human-walking.json (first-order stepping; metrics over the second half):")
     print("  ".join(k.rjust(widths_h[k]) for k in keys_h))
     for c in convergence:
         print("  ".join(str(c[k]).rjust(widths_h[k]) for k in keys_h))
