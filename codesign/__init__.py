@@ -18,9 +18,9 @@ from pathlib import Path
 __version__ = "0.1.0"
 
 
-def _numba_cache_dir() -> Path:
-    """``$CODESIGN_CACHE_DIR/numba/<hash>`` (default ``~/.cache/codesign``), the hash
-    over the package's .py files (path and bytes)."""
+def source_digest() -> bytes:
+    """SHA-256 over the package's .py files (path and bytes, sorted; generated
+    specializations excluded): the key of every on-disk compiled-code cache."""
     root = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -28,8 +28,14 @@ def _numba_cache_dir() -> Path:
             continue
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _numba_cache_dir() -> Path:
+    """``$CODESIGN_CACHE_DIR/numba/<hash>`` (default ``~/.cache/codesign``), the hash of
+    :func:`source_digest`."""
     base = Path(os.environ.get("CODESIGN_CACHE_DIR", Path.home() / ".cache" / "codesign"))
-    return base / "numba" / digest.hexdigest()[:16]
+    return base / "numba" / source_digest().hex()[:16]
 
 
 if "NUMBA_CACHE_DIR" not in os.environ:

@@ -95,16 +95,11 @@ def _import_path(name: str, fn: Callable) -> tuple[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def _package_sources_digest() -> bytes:
-    """SHA-256 over the ``codesign`` package's .py files (path and bytes, sorted): the
-    system functions call engine, contact and controller code in other modules."""
-    root = Path(inspect.getfile(hybrid)).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        if "_specialized" in path.parts:
-            continue
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.digest()
+    """The package's source digest (:func:`codesign.source_digest`): the system functions
+    call engine, contact and controller code in other modules."""
+    import codesign
+
+    return codesign.source_digest()
 
 
 def _module_key(imports: dict[str, tuple[str, str]]) -> str:

@@ -253,6 +253,20 @@ def observe(t, x, p, assist_active):
 
 
 @njit(cache=True)
+def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force):
+    """Store x and the last step's contact modes and forces for every record time not yet
+    stored that is at or before t (within h / 2). Returns the next record index."""
+    while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
+        rec_x[k_rec] = x
+        for i in range(sw.mode.shape[0]):
+            rec_mode[k_rec, i] = sw.mode[i]
+            rec_force[k_rec, i, 0] = sw.force[i, 0]
+            rec_force[k_rec, i, 1] = sw.force[i, 1]
+        k_rec += 1
+    return k_rec
+
+
+@njit(cache=True)
 def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
 
@@ -275,13 +289,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     prev_mode = sw.mode.copy()
     for k in range(n_steps):
         t = t0 + k * h
-        while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
-            rec_x[k_rec] = x
-            for i in range(c):
-                rec_mode[k_rec, i] = sw.mode[i]
-                rec_force[k_rec, i, 0] = sw.force[i, 0]
-                rec_force[k_rec, i, 1] = sw.force[i, 1]
-            k_rec += 1
+        k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
         _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
         control_gains(t, cp.ctrl, active, cp.Kimp, cp.Dimp)
         code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
@@ -297,13 +305,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
         if code != OK:
             return code, t + h, k + 1
     t = t0 + n_steps * h
-    while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
-        rec_x[k_rec] = x
-        for i in range(c):
-            rec_mode[k_rec, i] = sw.mode[i]
-            rec_force[k_rec, i, 0] = sw.force[i, 0]
-            rec_force[k_rec, i, 1] = sw.force[i, 1]
-        k_rec += 1
+    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
     return OK, t, n_steps
 
 

@@ -48,7 +48,7 @@ from codesign.dynamics import contact as ct
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
 from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
-from codesign.dynamics.kinematics import body_point_world, center_of_mass, forward_kinematics
+from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import metrics as mt
