@@ -34,13 +34,11 @@ def gait_figure(table, model, frequency: float = 0.9, phase0: float = 0.0):
         ax.set_ylabel(f"{joint} (deg)")
         ax.legend(loc="upper right", fontsize=7, ncol=3)
     ax = axes[3]
-    total = np.zeros_like(t)
+    feet = {side: sum(table[c].to_numpy() for c in table.columns
+                      if c.startswith("fn_") and c.endswith(f"_{side}_N")) for side in ("r", "l")}
+    ax.plot(t, feet["r"] + feet["l"], color="0.6", lw=2.5, label="sum")   # behind the feet
     for side in ("r", "l"):
-        f = sum(table[c].to_numpy() for c in table.columns
-                if c.startswith("fn_") and c.endswith(f"_{side}_N"))
-        total = total + f
-        ax.plot(t, f, label=f"foot {side}")
-    ax.plot(t, total, "k", lw=1, label="sum")
+        ax.plot(t, feet[side], lw=0.9, label=f"foot {side}")
     ax.axhline(model.total_mass() * model.gravity, color="grey", ls="--", lw=1, label="body weight")
     ax.set_ylabel("normal GRF (N)")
     ax.set_xlabel("time (s)")
