@@ -47,6 +47,12 @@ with slope and height from CONTACT's settings). Conditions on v+:
   |P_t| <= mu P_n; the tangent velocity u_t = t.J_i v+ is 0 if |P_t| < mu P_n, otherwise
   P_t = -mu P_n sign(u_t) (maximal dissipation).
 
+Only the contact points that can reach the ground within the step enter its problem:
+height <= h (|u_n| + ``reach_speed``), reach_speed = 10 m/s (1 cm at h = 1 ms); the
+others get no impulse (a swing foot costs nothing). A point pushed down faster than
+that by the other impulses would penetrate for one step and be pushed out by the
+penetration correction.
+
 Solution: the loop rows are eliminated exactly (Schur complement of G_ll = J_l M~^-1
 J_l^T, Cholesky with a relative regularisation of 1e-12 for redundant rows), leaving the
 contact problem u = r + W P on the loop-constrained Delassus matrix W (2c x 2c; its
@@ -90,7 +96,8 @@ PENETRATION_CORRECTION = 2  # fraction of a penetration pushed out per step
 PGS_TOL = 3        # relative impulse change that ends the Gauss-Seidel sweeps
 PGS_MAX_SWEEPS = 4
 REGULARIZATION = 5  # relative increase of the Delassus diagonal (unique impulses)
-N_STEP_SETTINGS = 6
+REACH_SPEED = 6     # m/s: a point higher than h (|v_n| + this) stays out of the step's contact problem
+N_STEP_SETTINGS = 7
 
 # step statistics (int64)
 STAT_STEPS = 0
@@ -115,6 +122,10 @@ StepWorkspace = namedtuple(
         "f",        # [n] h (tau + passive - C - g - h K v)
         "v_free",   # [n]
         "K",        # [R, n] rows: loops (2m), normals (c), tangents (c)
+        "Kc",       # [R, n] the rows of the step's problem: loops, kept normals, kept tangents
+        "sel",      # int64[c] contact points kept in the step's problem (first ca entries)
+        "Pc",       # [2c] impulses of the kept points (normals, tangents)
+        "mode_c",   # int64[c] their modes
         "bias",     # [R] scratch (J-dot q-dot of the rows, unused)
         "vel",      # [R] row velocities at v
         "pos",      # [R] loop residuals (m), contact heights (m), 0 for tangents
@@ -142,7 +153,8 @@ StepWorkspace = namedtuple(
 
 def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
                   penetration_correction: float = 0.2, pgs_tol: float = 1e-8,
-                  pgs_max_sweeps: int = 100, regularization: float = 1e-6) -> np.ndarray:
+                  pgs_max_sweeps: int = 100, regularization: float = 1e-6,
+                  reach_speed: float = 10.0) -> np.ndarray:
     """float64[N_STEP_SETTINGS] of :func:`step` (h in s)."""
     s = np.zeros(N_STEP_SETTINGS)
     s[H] = h
@@ -151,6 +163,7 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
     s[PGS_TOL] = pgs_tol
     s[PGS_MAX_SWEEPS] = pgs_max_sweeps
     s[REGULARIZATION] = regularization
+    s[REACH_SPEED] = reach_speed
     return s
 
 
@@ -160,7 +173,9 @@ def make_step_workspace(model) -> StepWorkspace:
     R = nl + 2 * c
     z = np.zeros
     return StepWorkspace(
-        Mt=z((n, n)), f=z(n), v_free=z(n), K=z((R, n)), bias=z(R), vel=z(R), pos=z(R),
+        Mt=z((n, n)), f=z(n), v_free=z(n), K=z((R, n)), Kc=z((R, n)),
+        sel=np.zeros(c, dtype=np.int64), Pc=z(2 * c), mode_c=np.zeros(c, dtype=np.int64),
+        bias=z(R), vel=z(R), pos=z(R),
         Y=z((R, n)), G=z((R, R)), Gl=z((nl, nl)), Z=z((nl, 2 * c + 1)), W=z((2 * c, 2 * c)),
         r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
         mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
@@ -198,11 +213,11 @@ def cholesky_solve(L, n, b):
         for k in range(i):
             s -= L[i, k] * b[k]
         b[i] = s / L[i, i]
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for k in range(i + 1, n):
-            s -= L[k, i] * b[k]
-        b[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):   # L^T x = b by rows of L (contiguous)
+        b[i] /= L[i, i]
+        xi = b[i]
+        for k in range(i):
+            b[k] -= L[i, k] * xi
 
 
 # --------------------------------------------------------------------------- contact problem
@@ -461,18 +476,35 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     cholesky_solve(Mt, n, vf)
     for i in range(n):
         vf[i] += v[i]
-    # rows, Y = M~^-1 J^T, G = J Y
+    # rows of every loop and contact; the contact problem keeps the points that can reach
+    # the ground within the step (sel[:ca]); the others get no impulse
     ct.loop_rows(m, w, sw.K, sw.bias, sw.vel, sw.pos)
     ct.contact_rows(m, w, cs, sw.K, sw.bias, sw.vel, sw.pos, nl)
-    for r in range(R):
+    ca = 0
+    for i in range(c):
+        if sw.pos[nl + i] <= h * (abs(sw.vel[nl + i]) + ss[REACH_SPEED]):
+            sw.sel[ca] = i
+            ca += 1
+    Rc = nl + 2 * ca
+    for r in range(Rc):          # compact rows: loops, normals, tangents of sel
+        if r < nl:
+            src = r
+        elif r < nl + ca:
+            src = nl + sw.sel[r - nl]
+        else:
+            src = nl + c + sw.sel[r - nl - ca]
         for i in range(n):
-            sw.Y[r, i] = sw.K[r, i]
+            sw.Kc[r, i] = sw.K[src, i]
+    # Y = M~^-1 J^T, G = J Y on the compact rows
+    for r in range(Rc):
+        for i in range(n):
+            sw.Y[r, i] = sw.Kc[r, i]
         cholesky_solve(Mt, n, sw.Y[r])
-    for a in range(R):
+    for a in range(Rc):
         for b in range(a + 1):
             g = 0.0
             for i in range(n):
-                g += sw.K[a, i] * sw.Y[b, i]
+                g += sw.Kc[a, i] * sw.Y[b, i]
             sw.G[a, b] = g
             sw.G[b, a] = g
     # loop block: Z = G_ll^-1 [G_lc, b_l] with b_l = target - J_l v_free
@@ -485,57 +517,70 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         if not cholesky(sw.Gl, nl, 1e-12 * gmax):
             return STEP_NOT_FINITE
         col = sw.tmp
-        for k in range(2 * c + 1):
+        for k in range(2 * ca + 1):
             for a in range(nl):
-                if k < 2 * c:
+                if k < 2 * ca:
                     col[a] = sw.G[a, nl + k]
                 else:
                     jv = 0.0
                     for i in range(n):
-                        jv += sw.K[a, i] * vf[i]
+                        jv += sw.Kc[a, i] * vf[i]
                     col[a] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
             cholesky_solve(sw.Gl, nl, col[:nl])
             for a in range(nl):
                 sw.Z[a, k] = col[a]
-    # contact problem u = r + W P on the loop-constrained metric
-    for a in range(2 * c):
+    # contact problem u = r + W P on the loop-constrained metric (compact, 2 ca unknowns)
+    for a in range(2 * ca):
         ra = nl + a
         jv = 0.0
         for i in range(n):
-            jv += sw.K[ra, i] * vf[i]
+            jv += sw.Kc[ra, i] * vf[i]
         for l in range(nl):
-            jv += sw.G[ra, l] * sw.Z[l, 2 * c]
+            jv += sw.G[ra, l] * sw.Z[l, 2 * ca]
         sw.r[a] = jv
-        for b in range(2 * c):
+        for b in range(2 * ca):
             wab = sw.G[ra, nl + b]
             for l in range(nl):
                 wab -= sw.G[ra, l] * sw.Z[l, b]
             sw.W[a, b] = wab
-    for a in range(2 * c):
+    for a in range(2 * ca):
         sw.W[a, a] *= 1.0 + ss[REGULARIZATION]
-    for i in range(c):
+    for j in range(ca):
+        i = sw.sel[j]
         g = sw.pos[nl + i]
-        sw.lower[i] = -g / h if g >= 0.0 else -ss[PENETRATION_CORRECTION] * g / h
+        sw.lower[j] = -g / h if g >= 0.0 else -ss[PENETRATION_CORRECTION] * g / h
+        sw.Pc[j] = sw.P[i]               # warm start and mode guess of the kept points
+        sw.Pc[ca + j] = sw.P[c + i]
+        sw.mode_c[j] = sw.mode[i]
     mu = cs[ct.MU]
-    sweeps = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.P, sw.mode, c, ss[PGS_TOL],
+    sweeps = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca, ss[PGS_TOL],
                             int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols)
     sw.stats[STAT_STEPS] += 1
     sw.stats[STAT_SWEEPS] += sweeps
     if sweeps > ss[PGS_MAX_SWEEPS]:
         sw.stats[STAT_UNCONVERGED] += 1
+    for i in range(c):
+        sw.P[i] = 0.0
+        sw.P[c + i] = 0.0
+        sw.mode[i] = INACTIVE
+    for j in range(ca):
+        i = sw.sel[j]
+        sw.P[i] = sw.Pc[j]
+        sw.P[c + i] = sw.Pc[ca + j]
+        sw.mode[i] = sw.mode_c[j]
     # loop impulses and the new state
     for l in range(nl):
-        pl = sw.Z[l, 2 * c]
-        for b in range(2 * c):
-            pl -= sw.Z[l, b] * sw.P[b]
+        pl = sw.Z[l, 2 * ca]
+        for b in range(2 * ca):
+            pl -= sw.Z[l, b] * sw.Pc[b]
         sw.Pl[l] = pl
         sw.loop_force[l] = pl / h
     for i in range(n):
         vn = vf[i]
         for l in range(nl):
             vn += sw.Y[l, i] * sw.Pl[l]
-        for b in range(2 * c):
-            vn += sw.Y[nl + b, i] * sw.P[b]
+        for b in range(2 * ca):
+            vn += sw.Y[nl + b, i] * sw.Pc[b]
         sw.qdd[i] = (vn - v[i]) / h
         v[i] = vn
         q[i] += h * vn

@@ -244,6 +244,8 @@ def observe(t, x, p, assist_active):
                                      m.contact_xz[i, 1], cp.point)
                     mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
                     break
+    if t < cp.acc[mt.T_START]:
+        return OK                              # before the metrics' window
     center_of_mass(m, w, cp.com)
     if cp.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
         interaction_forces(m, w, sw, cs, cp)   # an impact step holds the last value
