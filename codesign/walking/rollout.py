@@ -164,25 +164,24 @@ StepParams = namedtuple(
 
 # --------------------------------------------------------------------------- compiled loop
 @njit(cache=True)
-def interaction_forces(m, w, sw, cs, cp):
+def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, cp):
     """cp.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
-    RNEA's inward pass with the step's mean loop and contact forces as external forces
-    (kinematics and accelerations of the step)."""
-    c = m.contact_body.shape[0]
-    sa = np.sin(cs[ct.SLOPE])
-    ca = np.cos(cs[ct.SLOPE])
+    RNEA's inward pass (after forward kinematics of the state) with accelerations qdd[n]
+    and, as external forces, the loop forces loop_force[2m] (N, on point a, world axes)
+    and the ground forces normal[c], tangent[c] (N) of the points with loaded[i] != 0 on a
+    ground of the given slope (rad). Shared by the stepping and event-driven rollouts."""
+    sa = np.sin(slope)
+    ca = np.cos(slope)
     fext = cp.fext
     fext[:, :] = 0.0
-    add_loop_forces(m, w, sw.loop_force, np.zeros(m.loop_body_a.shape[0]), fext)
-    for i in range(c):
-        if sw.mode[i] == ts.INACTIVE:
+    add_loop_forces(m, w, loop_force, np.zeros(m.loop_body_a.shape[0]), fext)
+    for i in range(m.contact_body.shape[0]):
+        if loaded[i] == 0:
             continue
         body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)
-        fn = sw.force[i, 0]
-        ft = sw.force[i, 1]
         add_point_force(fext, m.contact_body[i], cp.point[0], cp.point[1],
-                        -sa * fn + ca * ft, ca * fn + sa * ft)
-    joint_wrenches(m, w, sw.qdd, fext, cp.tau_check)
+                        -sa * normal[i] + ca * tangent[i], ca * normal[i] + sa * tangent[i])
+    joint_wrenches(m, w, qdd, fext, cp.tau_check)
     for k in range(cp.site_body.shape[0]):
         b = cp.site_body[k]
         cp.site_force[k] = math.hypot(w.joint_wrench[b, 1], w.joint_wrench[b, 2])
@@ -248,7 +247,9 @@ def observe(t, x, p, assist_active):
         return OK                              # before the metrics' window
     center_of_mass(m, w, cp.com)
     if cp.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
-        interaction_forces(m, w, sw, cs, cp)   # an impact step holds the last value
+        # the step's mean forces and accelerations; an impact step holds the last value
+        site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
+                    cs[ct.SLOPE], sw.qdd, cp)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
                          cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     return OK

@@ -37,7 +37,6 @@ points), ``integrator`` (step underflow, max steps, non-finite), ``initial_state
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -47,7 +46,6 @@ from codesign.control.impedance import ControllerArrays, control_torques
 from codesign.dynamics import contact as ct
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
-from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
@@ -55,7 +53,7 @@ from codesign.walking import metrics as mt
 from codesign.walking.rollout import (AIRBORNE, DRIFT, FALL_HEIGHT, FALL_PITCH, STATUS, THROWN_UP,
                                       WI_BASE_Z, WI_PITCH, WS_MAX_AIRBORNE, WS_MAX_DRIFT, WS_MAX_PITCH,
                                       WS_MAX_Z, WS_MIN_Z, WS_UPRIGHT, Rollout, RolloutSettings,
-                                      contact_feet, walk_settings)
+                                      contact_feet, site_forces, walk_settings)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
 # vectors are the stepping rollout's
@@ -239,38 +237,24 @@ def contact_forces(t, x, mode, p, out):
 
 @njit(cache=True)
 def interaction_forces(t, x, mode, p):
-    """cp.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
-    RNEA's inward pass with the loop-closure and contact multipliers as external forces
-    (after contact.evaluate at (t, x, mode))."""
+    """cp.site_force (:func:`codesign.walking.rollout.site_forces`) from the loop-closure
+    and contact multipliers of contact.evaluate at (t, x, mode)."""
     m, w, cw, s, cp = p
     nl = 2 * m.loop_body_a.shape[0]
     c = mode.shape[0]
-    fext = cp.fext
-    fext[:, :] = 0.0
     # Hard contact's loop rows are point_b - point_a: its multiplier acts +lam on b and
     # -lam on a; the soft model copies the engine's multipliers (rows point_a - point_b).
-    # add_loop_forces takes the force on a.
+    # site_forces takes the force on a. Soft contact loads every point it reports.
     soft = s[ct.CONTACT_MODEL] == ct.SOFT
     sign = 1.0 if soft else -1.0
     lam_loop = np.empty(nl)
     for r in range(nl):
         lam_loop[r] = sign * cw.lam[r]
-    add_loop_forces(m, w, lam_loop, np.zeros(nl // 2), fext)
-    sa = np.sin(s[ct.SLOPE])
-    ca = np.cos(s[ct.SLOPE])
+    loaded = np.empty(c, dtype=np.int64)
     for i in range(c):
-        if mode[i] == ct.INACTIVE and not soft:
-            continue
-        ln = cw.lam[nl + i]
-        lt = cw.lam[nl + c + i]
-        fx = -sa * ln + ca * lt
-        fz = ca * ln + sa * lt
-        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)
-        add_point_force(fext, m.contact_body[i], cp.point[0], cp.point[1], fx, fz)
-    joint_wrenches(m, w, cw.qdd, fext, cp.tau_check)
-    for k in range(cp.site_body.shape[0]):
-        b = cp.site_body[k]
-        cp.site_force[k] = math.hypot(w.joint_wrench[b, 1], w.joint_wrench[b, 2])
+        loaded[i] = 1 if soft else mode[i]
+    site_forces(m, w, lam_loop, cw.lam[nl:nl + c], cw.lam[nl + c:nl + 2 * c], loaded,
+                s[ct.SLOPE], cw.qdd, cp)
 
 
 @njit(cache=True)
