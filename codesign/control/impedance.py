@@ -211,13 +211,15 @@ def gait_phase(t: float, timing: np.ndarray, offset: float) -> float:
 
 @njit(cache=True)
 def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
-                    joint_tau: np.ndarray, joint_rate: np.ndarray) -> tuple:
+                    joint_tau: np.ndarray, joint_rate: np.ndarray,
+                    joint_gain: np.ndarray) -> tuple:
     """Generalized control forces at time t.
 
     q, v: float64[n]; c: ControllerArrays. Writes (overwrites) tau: float64[n] generalized
     forces of all joint torques and the assist; joint_tau, joint_rate: float64[na] torque
-    (N m) and rate (rad/s) of each active joint (for power metrics). Returns
-    (assist torque N m, assist active?).
+    (N m) and rate (rad/s) of each active joint (for power metrics); joint_gain:
+    float64[na, 2] its stiffness K(t) (N m/rad) and damping D(t) (N m s/rad), for
+    :func:`control_gains`. Returns (assist torque N m, assist active?).
     """
     n = q.shape[0]
     for i in range(n):
@@ -237,6 +239,8 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
         torque = k * (ref - angle) - d * rate
         joint_tau[j] = torque
         joint_rate[j] = rate
+        joint_gain[j, 0] = k
+        joint_gain[j, 1] = d
         for i in range(n):
             tau[i] += row[i] * torque
     for j in range(c.pas_rows.shape[0]):
@@ -271,22 +275,19 @@ def _add_outer(M: np.ndarray, row: np.ndarray, scale: float) -> None:
 
 
 @njit(cache=True)
-def control_gains(t: float, c, assist_active: bool, stiffness: np.ndarray,
+def control_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.ndarray,
                   damping: np.ndarray) -> None:
-    """The Jacobians of :func:`control_torques` at time t: stiffness = -d tau / d q and
-    damping = -d tau / d qd (float64[n, n], overwritten; symmetric positive
+    """The Jacobians of :func:`control_torques` at the same time: stiffness = -d tau / d q
+    and damping = -d tau / d qd (float64[n, n], overwritten; symmetric positive
     semi-definite), i.e. sum_j K_j row_j row_j^T and sum_j D_j row_j row_j^T over the
-    active and passive joints, plus the assist's K and D on the pitch when it is active.
-    A time-stepping integrator treats these terms implicitly."""
+    active joints (joint_gain[j] = (K_j, D_j) from control_torques) and the passive ones,
+    plus the assist's K and D on the pitch when it is active. A time-stepping integrator
+    treats these terms implicitly."""
     stiffness[:, :] = 0.0
     damping[:, :] = 0.0
     for j in range(c.act_rows.shape[0]):
-        phase = gait_phase(t, c.timing, c.act_offset[j])
-        s = c.act_signal[j]
-        k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
-        d = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[2], phase)
-        _add_outer(stiffness, c.act_rows[j], k)
-        _add_outer(damping, c.act_rows[j], d)
+        _add_outer(stiffness, c.act_rows[j], joint_gain[j, 0])
+        _add_outer(damping, c.act_rows[j], joint_gain[j, 1])
     for j in range(c.pas_rows.shape[0]):
         _add_outer(stiffness, c.pas_rows[j], c.pas_params[j, 0])
         _add_outer(damping, c.pas_rows[j], c.pas_params[j, 2])

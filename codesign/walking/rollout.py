@@ -145,6 +145,7 @@ StepParams = namedtuple(
         "Dimp",          # float64[n, n] scratch: control damping (implicit)
         "joint_tau",     # float64[na] scratch: active joint torques
         "joint_rate",    # float64[na] scratch: active joint rates
+        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
         "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
         "ws",            # float64[6]: see WS_*
         "wi",            # int64[3]: base x, base z, pitch coordinates
@@ -293,8 +294,9 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     for k in range(n_steps):
         t = t0 + k * h
         k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
-        _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
-        control_gains(t, cp.ctrl, active, cp.Kimp, cp.Dimp)
+        _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
+                                    cp.joint_gain)
+        control_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
         code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
         if code == ts.STEP_MASS_NOT_PD:
             return MASS_NOT_PD, t, k
@@ -340,7 +342,7 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     na = ctrl.act_rows.shape[0]
     cp = StepParams(
         ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
-        joint_tau=np.zeros(na), joint_rate=np.zeros(na),
+        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
         acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
         ws=walk_settings(settings, standing_hip_height, upright_pitch),
         wi=np.array([model.body_id("torso_x"), model.body_id("torso_z"), model.body_id("torso")],

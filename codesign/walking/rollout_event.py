@@ -64,6 +64,7 @@ WalkParams = namedtuple(
         "ctrl",          # ControllerArrays
         "joint_tau",     # float64[na] scratch: active joint torques
         "joint_rate",    # float64[na] scratch: active joint rates
+        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
         "tau",           # float64[n] scratch: generalized control forces (observe)
         "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
         "ws",            # float64[6]: min hip height (m), max |pitch - upright| (rad), max drift (m),
@@ -96,7 +97,8 @@ def evaluate(t, x, mode, p):
     if ct.cached(cw, t, x, mode):
         return True
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate)
+    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate,
+                    cp.joint_gain)
     if s[ct.CONTACT_MODEL] == ct.SOFT:
         return soft_dynamics(m, w, cw, s, t, x, mode)
     return ct.hard_dynamics(m, w, cw, s, t, x, mode)
@@ -148,7 +150,8 @@ def _soft_foot_contacts(m, cw, contact_foot, out):
 def _control_into_workspace(t, x, p):
     m, w, cw, s, cp = p
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate)
+    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate,
+                    cp.joint_gain)
 
 
 @njit(cache=True)
@@ -291,7 +294,8 @@ def walk_observe(t, x, mode, p):
         cp.last_contact[0] = t
     elif t - cp.last_contact[0] > cp.ws[WS_MAX_AIRBORNE]:
         return AIRBORNE
-    ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate)
+    ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
+                    cp.joint_gain)
     if cp.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
@@ -319,7 +323,8 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     n = model.n
     na = ctrl.act_rows.shape[0]
     cp = WalkParams(
-        ctrl=ctrl, joint_tau=np.zeros(na), joint_rate=np.zeros(na), tau=np.zeros(n),
+        ctrl=ctrl, joint_tau=np.zeros(na), joint_rate=np.zeros(na),
+        joint_gain=np.zeros((na, 2)), tau=np.zeros(n),
         acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
         ws=walk_settings(settings, standing_hip_height, upright_pitch),
         last_contact=np.zeros(1),

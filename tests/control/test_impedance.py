@@ -15,7 +15,7 @@ from codesign.dynamics.model import PRISMATIC_X, PRISMATIC_Z, REVOLUTE
 def _run(ctrl, t, q, v):
     na = ctrl.act_rows.shape[0]
     tau, jt, jr = np.zeros(len(q)), np.zeros(na), np.zeros(na)
-    ta, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr)
+    ta, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr, np.zeros((na, 2)))
     return tau, jt, jr, ta, active
 
 
@@ -64,6 +64,43 @@ def test_passive_spring_damper_eq_5_12():
     tau = _run(arr, 0.3, q, v)[0]
     torque = 50.0 * (0.4 - 0.3) - 3.0 * (0.1 - 0.4)
     assert np.allclose(tau, [0, torque, -torque], atol=1e-12)
+
+
+def test_control_gains_are_minus_the_torque_jacobians():
+    # truth: central differences of control_torques, which is affine in (q, qd) at fixed t
+    # (exact to round-off) -- active step impedance on a tree joint and on a loop joint
+    # row, a passive spring/damper, the assist outside its neutral zone
+    parent = np.array([-1, 0, 1, 2, 3, 2])
+    jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
+    n = 6
+    c = imp.Controller(
+        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
+                                sg.step(0.5, 0.3, 12.0, 4.0)),),
+        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+    rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 5, 4))}
+    arr = imp.compile_controller(c, n, rows, {"wr": (imp.tree_joint_row(n, 5),)}, pitch_index=2,
+                                 phase0=0.2)
+    q = np.array([0.1, 0.9, 0.3, 0.4, -0.6, 0.2])        # pitch 0.3 rad: assist active
+    v = np.array([0.5, 0.0, -0.4, 1.0, -2.0, 0.7])
+    t, na = 0.37, 2
+    gain = np.zeros((na, 2))
+    _, active = imp.control_torques(t, q, v, arr, np.zeros(n), np.zeros(na), np.zeros(na), gain)
+    assert active
+    K, D = np.zeros((n, n)), np.zeros((n, n))
+    imp.control_gains(arr, gain, active, K, D)
+
+    def tau_at(qq, vv):
+        out = np.zeros(n)
+        imp.control_torques(t, qq, vv, arr, out, np.zeros(na), np.zeros(na), np.zeros((na, 2)))
+        return out
+
+    eps = 1e-6
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = eps
+        np.testing.assert_allclose(-(tau_at(q + e, v) - tau_at(q - e, v)) / (2 * eps), K[:, j], atol=1e-5)
+        np.testing.assert_allclose(-(tau_at(q, v + e) - tau_at(q, v - e)) / (2 * eps), D[:, j], atol=1e-6)
+    assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
 
 
 @pytest.mark.parametrize("pitch, rate, expect_active", [(0.05, 3.0, False), (-0.087, -1.0, False),
