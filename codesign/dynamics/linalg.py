@@ -8,6 +8,10 @@
   below ``rel_tol * max(diag A)`` are treated as dependent rows and their unknowns set to
   zero. For a consistent system this returns an exact solution (a basic least-squares
   solution); the number of dropped rows is returned so callers can flag redundancy.
+* ``cholesky`` / ``cholesky_solve``: dense, in-place, with an optional pivot
+  regularisation (the time step's M + hD + h^2 K, whose loop-joint impedance rows break
+  the tree sparsity, and its loop-constraint block); ``lu_solve``: Gaussian elimination
+  with partial pivoting (the nonsymmetric active-set systems of the contact problem).
 """
 
 from __future__ import annotations
@@ -140,3 +144,72 @@ def pivoted_cholesky_solve(A, b, r, x, perm, work, rel_tol):
     for i in range(rank):
         x[perm[i]] = work[i]
     return rank
+
+
+@njit(cache=True)
+def cholesky(A, n, eps):
+    """In place: the lower triangle of A[:n, :n] becomes L with A + eps I = L L^T.
+    ``eps`` (>= 0) is added to every pivot (regularisation). Returns False if a pivot is
+    not positive."""
+    for j in range(n):
+        d = A[j, j] + eps
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0:
+            return False
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    return True
+
+
+@njit(cache=True)
+def cholesky_solve(L, n, b):
+    """In place b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * b[k]
+        b[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):   # L^T x = b by rows of L (contiguous)
+        b[i] /= L[i, i]
+        xi = b[i]
+        for k in range(i):
+            b[k] -= L[i, k] * xi
+
+
+@njit(cache=True)
+def lu_solve(A, b, k):
+    """In place: b[:k] <- A[:k, :k]^-1 b[:k] by Gaussian elimination with partial pivoting
+    (A is overwritten). Returns False if A is singular to working precision."""
+    for j in range(k):
+        p = j
+        for i in range(j + 1, k):
+            if abs(A[i, j]) > abs(A[p, j]):
+                p = i
+        if not abs(A[p, j]) > 1e-300:
+            return False
+        if p != j:
+            for col in range(k):
+                tmp = A[j, col]
+                A[j, col] = A[p, col]
+                A[p, col] = tmp
+            tmp = b[j]
+            b[j] = b[p]
+            b[p] = tmp
+        for i in range(j + 1, k):
+            f = A[i, j] / A[j, j]
+            if f != 0.0:
+                for col in range(j, k):
+                    A[i, col] -= f * A[j, col]
+                b[i] -= f * b[j]
+    for i in range(k - 1, -1, -1):
+        acc = b[i]
+        for col in range(i + 1, k):
+            acc -= A[i, col] * b[col]
+        b[i] = acc / A[i, i]
+    return True

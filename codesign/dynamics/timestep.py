@@ -74,7 +74,6 @@ records every one; :func:`simulate` is its Python wrapper (a :class:`TimeStepRes
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -84,6 +83,7 @@ from numba import njit
 from codesign.dynamics import contact as ct
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
+from codesign.dynamics.linalg import cholesky, cholesky_solve, lu_solve
 from codesign.dynamics.model import make_workspace
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
@@ -183,43 +183,6 @@ def make_step_workspace(model) -> StepWorkspace:
         stats=np.zeros(N_STEP_STATS, dtype=np.int64))
 
 
-# --------------------------------------------------------------------------- dense algebra
-@njit(cache=True)
-def cholesky(A, n, eps):
-    """In place: the lower triangle of A[:n, :n] becomes L with A + eps diag... = L L^T.
-    ``eps`` (>= 0) is added to every pivot (regularisation). Returns False if a pivot is
-    not positive."""
-    for j in range(n):
-        d = A[j, j] + eps
-        for k in range(j):
-            d -= A[j, k] * A[j, k]
-        if not d > 0.0:
-            return False
-        d = math.sqrt(d)
-        A[j, j] = d
-        for i in range(j + 1, n):
-            s = A[i, j]
-            for k in range(j):
-                s -= A[i, k] * A[j, k]
-            A[i, j] = s / d
-    return True
-
-
-@njit(cache=True)
-def cholesky_solve(L, n, b):
-    """In place b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= L[i, k] * b[k]
-        b[i] = s / L[i, i]
-    for i in range(n - 1, -1, -1):   # L^T x = b by rows of L (contiguous)
-        b[i] /= L[i, i]
-        xi = b[i]
-        for k in range(i):
-            b[k] -= L[i, k] * xi
-
-
 # --------------------------------------------------------------------------- contact problem
 @njit(cache=True)
 def _point_impulse(a, b, d, un0, ut0, mu):
@@ -273,39 +236,6 @@ def gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps):
         if change <= tol * scale:
             return sweep + 1
     return max_sweeps + 1
-
-
-@njit(cache=True)
-def lu_solve(A, b, k):
-    """In place: b[:k] <- A[:k, :k]^-1 b[:k] by Gaussian elimination with partial pivoting
-    (A is overwritten). Returns False if A is singular to working precision."""
-    for j in range(k):
-        p = j
-        for i in range(j + 1, k):
-            if abs(A[i, j]) > abs(A[p, j]):
-                p = i
-        if not abs(A[p, j]) > 1e-300:
-            return False
-        if p != j:
-            for col in range(k):
-                tmp = A[j, col]
-                A[j, col] = A[p, col]
-                A[p, col] = tmp
-            tmp = b[j]
-            b[j] = b[p]
-            b[p] = tmp
-        for i in range(j + 1, k):
-            f = A[i, j] / A[j, j]
-            if f != 0.0:
-                for col in range(j, k):
-                    A[i, col] -= f * A[j, col]
-                b[i] -= f * b[j]
-    for i in range(k - 1, -1, -1):
-        acc = b[i]
-        for col in range(i + 1, k):
-            acc -= A[i, col] * b[col]
-        b[i] = acc / A[i, i]
-    return True
 
 
 @njit(cache=True)
@@ -449,7 +379,6 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     h = ss[H]
     nl = 2 * m.loop_body_a.shape[0]
     c = m.contact_body.shape[0]
-    R = nl + 2 * c
     forward_kinematics(m, q, v, w)
     mass_matrix(m, w)
     bias_forces(m, w)
