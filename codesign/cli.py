@@ -23,15 +23,15 @@ from codesign.errors import UserError
 
 # subcommand -> module implementing it (see the module docstring for the contract)
 COMMANDS: dict[str, str] = {
-    "topologies": "codesign.topology.command",
-    "screen": "codesign.screening.command",
-    "simulate": "codesign.walking.command",
-    "optimize": "codesign.optimize.command_optimize",
-    "resume": "codesign.optimize.command_resume",
-    "runs": "codesign.optimize.command_runs",
-    "report": "codesign.report.command",
-    "freeze": "codesign.report.command_freeze",
-    "analyze": "codesign.analysis.command",
+    "topologies": "codesign.commands.topologies",
+    "screen": "codesign.commands.screen",
+    "simulate": "codesign.commands.simulate",
+    "optimize": "codesign.commands.optimize",
+    "resume": "codesign.commands.resume",
+    "runs": "codesign.commands.runs",
+    "report": "codesign.commands.report",
+    "freeze": "codesign.commands.freeze",
+    "analyze": "codesign.commands.analyze",
     "bench": "codesign.bench",
 }
 

@@ -12,7 +12,7 @@ it worse than every successful evaluation.
 Fitness convention (lexicographic, thesis §3.3.2): ``stage`` counts the lexicographic
 stages fully satisfied (larger is better) and ``stage_value`` is the value of the current
 (first unsatisfied, or last) stage, **smaller is better**. Two records compare as the tuple
-``(-stage, stage_value)`` (see :func:`fitness_key`); a failed record ranks worst.
+``(-stage, stage_value)`` (see :func:`codesign.objectives.fitness_key`); a failed record ranks worst.
 """
 
 from __future__ import annotations
@@ -91,14 +91,3 @@ class EvalRecord:
     def failed(message: str, wall_s: float = 0.0, worker: str = "") -> "EvalRecord":
         return EvalRecord(status=STATUS_FAILED, message=message, stage=0,
                           stage_value=math.nan, metrics={}, wall_s=wall_s, worker=worker)
-
-
-def fitness_key(record: EvalRecord) -> tuple[float, float, float]:
-    """Sort key, smaller is better: (failed, -stage, stage_value) as floats.
-
-    A failed record, or one whose stage value is not a finite number, ranks after every
-    successful one: (1, 0, inf).
-    """
-    if not record.ok or not math.isfinite(record.stage_value):
-        return (1.0, 0.0, math.inf)
-    return (0.0, -float(record.stage), float(record.stage_value))

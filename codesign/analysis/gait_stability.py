@@ -156,7 +156,7 @@ class StroboscopicMap:
     """x -> x(t0 + periods T) of a walking set-up's stepping rollout, from the controller's
     time t0, every run from the same contact-solver warm start (module docstring).
 
-    setup: a :class:`codesign.walking.evaluate.Setup` (or anything with .model, .p, .x0,
+    setup: a :class:`codesign.walking.Setup` (or anything with .model, .p, .x0,
     .ctrl) whose step p[4][H] is T / N for an integer N; ``settle_periods`` K: x* = x(K T)
     of the rollout from setup.x0 (run at construction: check ``settle_status``).
     """
@@ -407,7 +407,7 @@ def gait_settings(settings, frequency: float):
 def gait_setup(design, settings):
     """(Setup or None, message, settings with h') of a design for the stroboscopic map:
     built once to learn the gait frequency, again with h' = T / N if h' differs."""
-    from codesign.walking import evaluate as ev
+    from codesign import walking as ev
 
     if settings.rollout.contact_model != "hard":
         raise UserError(f"evaluation.contact_model: {settings.rollout.contact_model!r}; the gait "
@@ -438,7 +438,7 @@ def floquet(design, settings=None, periods_settle: int | None = None, eps: float
             periods: int = 1, periodic_tol: float = PERIODIC_TOL,
             accuracy_tol: float = ACCURACY_TOL, check_step: bool = True,
             section_phase: float = 0.0) -> GaitStability:
-    """Floquet multipliers of ``design`` (a :class:`codesign.walking.evaluate.Design` or
+    """Floquet multipliers of ``design`` (a :class:`codesign.walking.Design` or
     its JSON) under ``settings`` (WalkSettings or its dict; stepping contacts; default
     10 s): settle ``periods_settle`` gait periods (default
     :func:`default_settle_periods` of max_time), take x* = x(K T), and return the
@@ -450,7 +450,7 @@ def floquet(design, settings=None, periods_settle: int | None = None, eps: float
     design that is rejected or falls (``status`` says so); UserError for bad arguments."""
     import time
 
-    from codesign.walking import evaluate as ev
+    from codesign import walking as ev
 
     t_start = time.perf_counter()
     if not isinstance(settings, ev.WalkSettings):

@@ -2,8 +2,8 @@
 
 Cases: the unaugmented human tracking the nominal gait, and a typical augmented design
 (topology 1, anthropomorphic four-bars, actuators 1 and 3), both with constant-impedance
-"typical" controllers (:func:`codesign.walking.evaluate.typical_human_design`,
-:func:`~codesign.walking.evaluate.typical_codesign_design`). Each is evaluated for
+"typical" controllers (:func:`codesign.walking.typical_human_design`,
+:func:`~codesign.walking.typical_codesign_design`). Each is evaluated for
 ``max_time`` (10 s; 2 s with ``--quick``) with the default time-stepping hard contacts
 (``hard``, h = 1 ms) and, as peers in the same process, the event-driven hard contacts
 of the thesis's simulator (``hard_event``: DOPRI5 with located contact events) and the
@@ -51,7 +51,7 @@ def _row(case, contact, record, timings, rollout, max_time):
 def step_convergence(design, max_time: float, steps_ms=(2.0, 1.0, 0.5, 0.25)) -> list[dict]:
     """One row per time step h (ms): the design's status and metrics, and the rollout's
     wall time -- how far the first-order stepping is from converged at the default 1 ms."""
-    from codesign.walking import evaluate as ev
+    from codesign import walking as ev
 
     rows = []
     for h_ms in steps_ms:
@@ -69,7 +69,7 @@ def step_convergence(design, max_time: float, steps_ms=(2.0, 1.0, 0.5, 0.25)) ->
 
 
 def run(args) -> int:
-    from codesign.walking import evaluate as ev
+    from codesign import walking as ev
 
     max_time = 2.0 if getattr(args, "quick", False) else 10.0
     cases = []

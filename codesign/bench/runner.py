@@ -25,14 +25,14 @@ import time
 from pathlib import Path
 
 from codesign.io import write_csv_atomic
-from codesign.optimize.fitness import Objective
+from codesign.objectives import Objective
 from codesign.optimize.mmpso import MMPSO
-from codesign.optimize.problems import get_problem
+from codesign.problems import get_problem
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import Migration
 from codesign.optimize.space import single_group_space
-from codesign.runner import SerialExecutor, make_executor
-from codesign.spec import ExecutionSpec
+from codesign.run.executors import SerialExecutor, make_executor
+from codesign.run.spec import ExecutionSpec
 
 DESCRIPTION = "scheduling overhead per evaluation and 1->2 worker efficiency (Dask vs serial)"
 PARTICLES = 16
@@ -106,7 +106,7 @@ def driver_cost(iterations: int) -> dict:
     import numpy as np
 
     from codesign.optimize.schedule import thesis_migration
-    from codesign.store import SQLiteRunStore, state_to_bytes
+    from codesign.run.store import SQLiteRunStore, state_to_bytes
     from codesign.types import EvalRecord
 
     space = codesign_sized_space()

@@ -47,7 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
-from codesign.optimize.fitness import NO_KEY, better, record_key
+from codesign.objectives import NO_KEY, better, fitness_key
 from codesign.optimize.pso import PSOSettings, pso_step
 from codesign.optimize.schedule import Migration
 from codesign.optimize.space import Space
@@ -113,7 +113,7 @@ class MMPSO:
         """Take the evaluations of the last ask() (particle order) and advance one iteration."""
         if len(records) != len(self.sub):
             raise ValueError(f"tell: {len(records)} records for {len(self.sub)} particles")
-        self._update_bests([record_key(r) for r in records])
+        self._update_bests([fitness_key(r) for r in records])
         self._move()
         if self.space.n_subspaces > 1:
             self._migrate()

@@ -10,7 +10,7 @@ state; saved with the Agg canvas):
 - :func:`codesign.report.progress.progress_figure` — lexicographic progress;
 - :func:`codesign.report.table.top_solutions` — top solutions (Table 5.4).
 
-``codesign report RUN`` (:mod:`codesign.report.command`) writes them with an ``index.html``
-and a ``summary.md``; ``codesign freeze`` (:mod:`codesign.report.command_freeze`) writes a
+``codesign report RUN`` (:mod:`codesign.commands.report`) writes them with an ``index.html``
+and a ``summary.md``; ``codesign freeze`` (:mod:`codesign.commands.freeze`) writes a
 new job spec with parts of a solution fixed.
 """

@@ -25,7 +25,8 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
                                      visit_heatmap)
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
-from codesign.report.progress import first_satisfied, progress_figure, progress_table, ranked
+from codesign.objectives import ranked
+from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (CODESIGN_PROBLEM, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
@@ -90,7 +91,7 @@ def _stage_names(data: RunData) -> list[str]:
     objectives = data.spec.objectives
     if not objectives:
         try:
-            from codesign.optimize.driver import resolve_problem
+            from codesign.run.driver import resolve_problem
             objectives = resolve_problem(data.spec).objectives
         except UserError:
             objectives = ()

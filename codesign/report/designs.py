@@ -151,10 +151,10 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catal
     settings (thesis appendix B): snapshots over its last gait cycle, WALK's stick-figure
     animation and WALK's joint-angle / ground-force figure (``codesign simulate``'s)."""
     try:
-        from codesign.walking import figures as walk_figures
-        from codesign.walking.command import trajectory_table
-        from codesign.walking.evaluate import WalkSettings, evaluate_detailed
-        from codesign.walking.problem import SUBSPACE_POOL, decode
+        from codesign.report import gait as walk_figures
+        from codesign.walking.trajectory import trajectory_table
+        from codesign.walking import WalkSettings, evaluate_detailed
+        from codesign.problems.exo_codesign import SUBSPACE_POOL, decode
     except ImportError as exc:
         return [], [f"Gait snapshots: the walking simulation is not available ({exc})."]
     try:

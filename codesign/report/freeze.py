@@ -39,14 +39,14 @@ import tomli_w
 
 from codesign.errors import UserError
 from codesign.report.designs import morphology_parameters
-from codesign.report.progress import ranked
+from codesign.objectives import ranked
 from codesign.report.rundata import CODESIGN_PROBLEM, RunData, load_run, load_run_catalog
 from codesign.report.table import eval_id
 
 PART_NAMES = ("topology", "actuators", "morphology", "control")
 PREFIXED = ("param:", "pool:")
 WARM_MARGIN = 0.1
-# the co-design space prefixes a topology's parameters with "t<NN>." (codesign.walking.problem);
+# the co-design space prefixes a topology's parameters with "t<NN>." (codesign.problems.walking);
 # param:GLOB also matches the name without it, so "param:j5_*" means joint 5 of the solution
 _TOPOLOGY_PREFIX = re.compile(r"^t\d+\.")  # fraction of the bounds added on each side of a warm-start range
 
@@ -123,7 +123,7 @@ def _all_pools(data: RunData):
     """The spec's pools, else the problem's (the run's subspaces may show only some)."""
     if data.spec.pools:
         return data.spec.pools
-    from codesign.optimize.driver import resolve_problem
+    from codesign.run.driver import resolve_problem
     return resolve_problem(data.spec).pools
 
 
@@ -284,8 +284,8 @@ def compact_toml(document: dict) -> str:
 
 def _validate(text: str, name: str):
     """The child spec must load and give a valid space with OPT's own code."""
-    from codesign.optimize.driver import resolve_problem
-    from codesign.spec import build_space, parse_spec
+    from codesign.run.driver import resolve_problem
+    from codesign.run.spec import build_space, parse_spec
 
     spec = parse_spec(text, source=f"frozen spec {name}")
     return build_space(spec, resolve_problem(spec))

@@ -15,15 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-
-def ranked(evaluations: pd.DataFrame) -> pd.DataFrame:
-    """Evaluations sorted best first by (failed, -stage, stage_value), ties broken by
-    (iteration, particle) so that the order is deterministic."""
-    bad = (evaluations["status"] != "ok") | ~np.isfinite(evaluations["stage_value"])
-    keyed = evaluations.assign(_bad=bad.astype(int), _neg=-evaluations["stage"],
-                               _val=evaluations["stage_value"].where(~bad, np.inf))
-    keyed = keyed.sort_values(["_bad", "_neg", "_val", "iteration", "particle"], kind="stable")
-    return keyed.drop(columns=["_bad", "_neg", "_val"])
+from codesign.objectives import ranked
 
 
 def progress_table(evaluations: pd.DataFrame) -> pd.DataFrame:

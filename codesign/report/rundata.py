@@ -1,6 +1,6 @@
 """Everything a report needs from one run database, read once into pandas frames.
 
-The run database is OPT's SQLite store (DESIGN.md §5, ``codesign/store.py``). It is opened
+The run database is OPT's SQLite store (DESIGN.md §5, ``codesign/run/store.py``). It is opened
 read-only, so a report can be made while the driver is still writing the run (WAL mode:
 a reader sees the last committed iteration).
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from codesign.errors import UserError
-from codesign.spec import Spec, parse_spec
-from codesign.store import find_run_database, open_run
+from codesign.run.spec import Spec, parse_spec
+from codesign.run.store import find_run_database, open_run
 
 CODESIGN_PROBLEM = "exo_codesign"  # registered by the walking stage
 DEFAULT_CATALOG = Path("topologies/catalog.json")
@@ -27,7 +27,7 @@ class RunData:
     """One run, as read from its database.
 
     run: the ``runs`` row (run_id, name, spec_toml, parent_run_id, status, ...).
-    spec: the run's job spec (:class:`codesign.spec.Spec`, parsed from ``spec_toml``).
+    spec: the run's job spec (:class:`codesign.run.spec.Spec`, parsed from ``spec_toml``).
     evaluations: one row per evaluation (iteration, particle, subspace_id, stage,
         stage_value, status, message, wall_s, worker), sorted by (iteration, particle).
     iterations: per completed iteration: best_stage, best_value, best_subspace_id, ...

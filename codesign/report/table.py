@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from codesign.report.progress import ranked
+from codesign.objectives import ranked
 
 # (column heading, candidate metric names, scale, format); metrics are SI (codesign.types).
 # Names of MODEL (codesign.model.morphology.mass_report) and WALK (codesign.walking.metrics);

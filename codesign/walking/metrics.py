@@ -36,8 +36,12 @@ from __future__ import annotations
 
 import math
 
+from typing import Mapping
+
 import numpy as np
 from numba import njit
+
+from codesign.types import STATUS_OK, EvalRecord
 
 TARGET_SPEED = 1.3  # m/s (thesis 4.1.2, Winter's normal walking)
 
@@ -227,3 +231,14 @@ def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal
         out[f"{joint}_corr"] = float(np.corrcoef(a, b)[0, 1]) if ok else math.nan
         out[f"{joint}_rms_rad"] = float(np.sqrt(np.mean((a - b) ** 2))) if a.size else math.nan
     return out
+
+
+def measured_record(metrics: Mapping[str, float], message: str = "", wall_s: float = 0.0) -> EvalRecord:
+    """An ok :class:`EvalRecord` of ``metrics`` (no fitness: stage 0, NaN).
+
+    Metrics that are not finite (not measurable, e.g. a speed over an empty window after
+    an early fall) are left out rather than stored as NaN; a stage that needs one then
+    fails the record, naming it (:func:`codesign.objectives.score`).
+    """
+    finite = {k: float(v) for k, v in metrics.items() if math.isfinite(float(v))}
+    return EvalRecord(STATUS_OK, message, metrics=finite, wall_s=wall_s)

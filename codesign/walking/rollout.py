@@ -27,7 +27,7 @@ of ``codesign bench evaluate`` and of the cross-check tests. The event-driven mo
 falls over Painleve configurations of the foot points (no consistent mode) and costs
 thousands of events per simulated second, which is why stepping is the default.
 
-Initial state inside the gait: built by :mod:`codesign.walking.evaluate`; here
+Initial state inside the gait: built by :mod:`codesign.walking.setup`; here
 :func:`place_on_ground` puts the lowest contact point on the ground with zero velocity.
 The first steps settle the other points (plastic impacts come out of the step).
 

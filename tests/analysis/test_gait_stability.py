@@ -19,7 +19,7 @@ from codesign.cli import main
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.dynamics.model import ModelBuilder
-from codesign.walking import evaluate as ev
+from codesign import walking as ev
 from codesign.walking import rollout as ro
 
 
@@ -149,7 +149,7 @@ def test_step_must_divide_the_period():
 # ----------------------------------------------------------------------------- walking humans
 @pytest.fixture(scope="module")
 def human_map():
-    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2"})
+    settings = ev.WalkSettings.from_dict({})
     setup, message, s2 = gs.gait_setup(ev.typical_human_design(settings), settings)
     assert setup is not None, message
     return gs.StroboscopicMap(setup, gs.default_settle_periods(10.0, 0.9)), s2
@@ -174,10 +174,10 @@ def test_human_map_is_invariant_under_x_translation(human_map):
 
 
 def test_typical_human_is_reproducible_bit_for_bit_and_not_period_one():
-    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2"})
+    settings = ev.WalkSettings.from_dict({})
     design = ev.typical_human_design(settings)
     a = gs.floquet(design, settings, check_step=False)
-    b = gs.floquet(design.to_json(), {"objectives": "table_4_2"}, check_step=False)
+    b = gs.floquet(design.to_json(), {}, check_step=False)
     assert a.status == b.status == "ok"
     assert np.array_equal(a.jacobian, b.jacobian) and np.array_equal(a.eigenvalues, b.eigenvalues)
     assert np.array_equal(a.fixed_point, b.fixed_point) and a.residual == b.residual
@@ -191,7 +191,7 @@ def test_stable_human_gait_multiplier_matches_the_rollouts_convergence():
     """A softer, heavily damped human (K = 1500 N m/rad, D = 200 N m s/rad) walks a
     period-one gait; the rollout's periodicity residual r_k = |z(x((k+1)T)) - z(x(kT))|
     decays like max |lambda|^k, measured without any finite differences."""
-    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2", "max_time": 20.0})
+    settings = ev.WalkSettings.from_dict({"max_time": 20.0})
     design = ev.typical_human_design(settings, 1500.0, 200.0)
     r = gs.floquet(design, settings)
     assert r.status == "ok" and r.verdict == "stable", (r.verdict, r.residual, r.step_change)
@@ -210,7 +210,7 @@ def test_stable_human_gait_multiplier_matches_the_rollouts_convergence():
 
 
 def test_a_falling_design_is_a_status_not_an_exception():
-    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2", "max_time": 3.0})
+    settings = ev.WalkSettings.from_dict({"max_time": 3.0})
     r = gs.floquet(ev.typical_human_design(settings, 20.0, 1.0), settings)
     assert r.status == "fell" and r.verdict is None and "settling" in r.message
     assert r.eigenvalues.size == 0
@@ -221,7 +221,7 @@ def test_a_falling_design_is_a_status_not_an_exception():
 
 # ----------------------------------------------------------------------------- CLI
 def test_cli_gait_json_from_a_design_file(tmp_path, capsys):
-    settings = ev.WalkSettings.from_dict({"objectives": "table_4_2"})
+    settings = ev.WalkSettings.from_dict({})
     path = tmp_path / "human.json"
     path.write_text(json.dumps(ev.typical_human_design(settings).to_json()))
     out = tmp_path / "a" / "gait.json"

@@ -9,10 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from codesign.optimize.evaluation import evaluate_batch
-from codesign.optimize.fitness import Objective, lexicographic
+from codesign.run.evaluation import evaluate_batch
+from codesign.objectives import Objective, lexicographic
 from codesign.optimize.mmpso import MMPSO, migration_probabilities
-from codesign.optimize.problems import get_problem, six_hump_parts
+from codesign.problems import get_problem
+from codesign.problems.test_functions import six_hump_parts
 from codesign.optimize.pso import PSOSettings, pso_step
 from codesign.optimize.schedule import Migration, Schedule, constant, thesis_migration
 from codesign.optimize.space import Group, Parameter, Pool, Space, single_group_space
@@ -222,7 +223,7 @@ def test_state_round_trip_is_bit_exact():
     resumed = MMPSO(space, PSOSettings(9, 30), migration, seed=4)
     for _ in range(12):
         resumed.tell(sphere_records(resumed.ask()))
-    import codesign.store as store
+    import codesign.run.store as store
     state = store.state_from_bytes(store.state_to_bytes(resumed.state()))
     resumed = MMPSO.from_state(space, PSOSettings(9, 30), migration, state)
     while not resumed.done:

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codesign.errors import UserError
-from codesign.optimize.driver import new_optimizer
-from codesign.spec import parse_spec
+from codesign.run.driver import new_optimizer
+from codesign.run.spec import parse_spec
 
 GOOD = """
 name = "toy"
@@ -168,7 +168,7 @@ def test_fuzz_arbitrary_text(text):
 
 @pytest.mark.parametrize("mode, directive", [("slurm", "#SBATCH"), ("pbs", "#PBS")])
 def test_cluster_settings_reach_the_job_script(mode, directive):
-    from codesign.runner import jobqueue_cluster
+    from codesign.run.executors import jobqueue_cluster
     spec = parse_spec(f"""[problem]\nname = "sphere"\n[execution]\nmode = "{mode}"
 [execution.cluster]\ncores = 4\nmemory = "8GB"\nwalltime = "02:00:00"\nlifetime = "110m"\nqueue = "long"\n""")
     cluster = jobqueue_cluster(spec.execution)
@@ -182,7 +182,7 @@ def test_cluster_settings_reach_the_job_script(mode, directive):
 
 @pytest.mark.parametrize("name", ["six_hump_camel", "lexicographic_six_hump", "mmpso_toy", "codesign"])
 def test_pipeline_specs_are_valid(name):
-    from codesign.spec import load_spec
+    from codesign.run.spec import load_spec
     spec = load_spec(Path(__file__).parents[2] / "pipelines" / f"{name}.toml")
     assert spec.name == name
     if name != "codesign":          # the co-design problem is registered by the walking stage

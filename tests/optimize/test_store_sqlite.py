@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from codesign.errors import UserError
-from codesign.optimize.driver import start_run
-from codesign.spec import parse_spec
-from codesign.store import SQLiteRunStore, open_run, state_from_bytes, state_to_bytes
+from codesign.run.driver import start_run
+from codesign.run.spec import parse_spec
+from codesign.run.store import SQLiteRunStore, open_run, state_from_bytes, state_to_bytes
 
 SPHERE = """
 name = "faults"
@@ -130,7 +130,7 @@ def test_readers_see_whole_iterations_while_a_run_is_written(tmp_path):
 
 
 def test_runs_lists_status_best_and_lineage(tmp_path):
-    from codesign.optimize.command_runs import run_rows, with_lineage
+    from codesign.commands.runs import run_rows, with_lineage
     start_run(parse_spec(SPHERE), tmp_path, progress=False)
     child = SPHERE.replace('name = "faults"', 'name = "child"') + '[freeze]\nparent = "faults"\n'
     start_run(parse_spec(child), tmp_path, progress=False)
@@ -145,7 +145,7 @@ def test_runs_lists_status_best_and_lineage(tmp_path):
 
 
 def test_resume_refuses_a_run_whose_driver_is_alive(tmp_path):
-    from codesign.optimize.driver import resume_run
+    from codesign.run.driver import resume_run
     spec = parse_spec(SPHERE)
     store = SQLiteRunStore(tmp_path / "live" / "run.sqlite", create=True)
     store.create_run("live", spec.text, spec.hash, "", 8, [])     # driver: this very process

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codesign.optimize.driver import resolve_problem
+from codesign.run.driver import resolve_problem
 from codesign.report.freeze import is_morphology
-from codesign.spec import build_space, load_spec
+from codesign.run.spec import build_space, load_spec
 
 PIPELINES = Path(__file__).resolve().parents[2] / "pipelines"
 

@@ -4,7 +4,7 @@ The walking evaluation is too slow for a unit test, so the run uses a small synt
 problem registered (in this process only) as the co-design problem: its pools mirror the
 real catalog's subspaces (one group per (topology, actuator pair), in catalog order, with
 that topology's morphological and control parameters, plus a pool of common parameters:
-WALK's own co-design space, ``codesign.walking.problem.codesign_space``), and its metrics
+WALK's own co-design space, ``codesign.problems.walking.codesign_space``), and its metrics
 come from MODEL's real morphology and mass model (added mass, CoM, longest link), with a
 synthetic "power". Only the metrics are synthetic; the subspaces, parameters, optimizer,
 store, report and freeze are the real ones.
@@ -23,18 +23,18 @@ import pytest  # noqa: E402
 
 from codesign.errors import UserError  # noqa: E402
 from codesign.model.morphology import build_morphology, mass_report, parameter_space  # noqa: E402
-from codesign.optimize import problems  # noqa: E402
-from codesign.optimize.fitness import Objective  # noqa: E402
+from codesign import problems  # noqa: E402
+from codesign.objectives import Objective  # noqa: E402
 from codesign.report.build import build_report, layout_for  # noqa: E402
 from codesign.report.freeze import freeze_spec, is_morphology  # noqa: E402
 from codesign.report.heatmap import UNVISITED_MARK, visit_counts, visit_heatmap  # noqa: E402
-from codesign.report.progress import ranked  # noqa: E402
+from codesign.objectives import ranked  # noqa: E402
 from codesign.report.rundata import CODESIGN_PROBLEM, load_run  # noqa: E402
-from codesign.spec import parse_spec  # noqa: E402
+from codesign.run.spec import parse_spec  # noqa: E402
 from codesign.topology.catalog import save_catalog  # noqa: E402
 from codesign.topology.enumerate import build_catalog  # noqa: E402
 from codesign.types import EvalRecord  # noqa: E402
-from codesign.walking.problem import (codesign_space, group_name,  # noqa: E402
+from codesign.problems.exo_codesign import (codesign_space, group_name,  # noqa: E402
                                       parse_group_name, topology_prefix)
 
 CATALOG = build_catalog()
@@ -89,21 +89,21 @@ mode = "serial"
 
 @pytest.fixture(scope="module")
 def codesign_run(tmp_path_factory):
-    from codesign.optimize.driver import start_run
+    from codesign.run.driver import start_run
 
     folder = tmp_path_factory.mktemp("codesign")
     catalog = folder / "catalog.json"
     save_catalog(CATALOG, catalog)
-    previous = problems._REGISTERED.get(CODESIGN_PROBLEM)
+    previous = problems._BUILT.get(CODESIGN_PROBLEM)
     problems.register_problem(_fake_problem())
     try:
         run = start_run(parse_spec(_spec(catalog)), results=folder, progress=False).parent
         yield run, catalog, start_run
     finally:
         if previous is None:
-            problems._REGISTERED.pop(CODESIGN_PROBLEM, None)
+            problems._BUILT.pop(CODESIGN_PROBLEM, None)
         else:
-            problems._REGISTERED[CODESIGN_PROBLEM] = previous
+            problems._BUILT[CODESIGN_PROBLEM] = previous
 
 
 def test_codesign_heatmap_is_topology_by_pair_with_database_counts(codesign_run):

@@ -27,15 +27,15 @@ import pytest  # noqa: E402
 
 from codesign import cli  # noqa: E402
 from codesign.errors import UserError  # noqa: E402
-from codesign.optimize.driver import start_run  # noqa: E402
+from codesign.run.driver import start_run  # noqa: E402
 from codesign.report.build import build_report, layout_for  # noqa: E402
 from codesign.report.flow import particle_flow  # noqa: E402
 from codesign.report.freeze import freeze_spec  # noqa: E402
 from codesign.report.heatmap import (BEST_MARK, UNVISITED_MARK, phase_heatmaps,  # noqa: E402
                                      visit_counts, visit_heatmap)
-from codesign.report.progress import ranked  # noqa: E402
+from codesign.objectives import ranked  # noqa: E402
 from codesign.report.rundata import load_run  # noqa: E402
-from codesign.spec import parse_spec  # noqa: E402
+from codesign.run.spec import parse_spec  # noqa: E402
 
 PARTICLES = 4
 ITERATIONS = 12
@@ -200,9 +200,9 @@ def test_report_never_replaces_a_folder_that_is_not_a_report(parent_run, tmp_pat
 
 def test_report_of_a_run_in_progress(tmp_path):
     """A reader while the driver is mid-run, inside an uncommitted write (WAL)."""
-    from codesign.optimize.driver import new_optimizer, resolve_problem
-    from codesign.runner import make_executor
-    from codesign.store import SQLiteRunStore
+    from codesign.run.driver import new_optimizer, resolve_problem
+    from codesign.run.executors import make_executor
+    from codesign.run.store import SQLiteRunStore
 
     spec = parse_spec(SPEC, source="live")
     optimizer = new_optimizer(spec)

@@ -8,7 +8,8 @@ import pandas as pd
 
 from codesign.report.heatmap import phase_bounds
 from codesign.report.migration import observed_migration_rate
-from codesign.report.progress import first_satisfied, progress_table, ranked
+from codesign.objectives import ranked
+from codesign.report.progress import first_satisfied, progress_table
 
 
 def _evaluations(rows):

@@ -27,8 +27,8 @@ def test_simulate_bad_inputs_exit_2(tmp_path, capsys):
 
 def _tiny_human_gait_run(tmp_path):
     """A real 2-particle, 2-iteration human-gait run with 0.3-s evaluations."""
-    from codesign.optimize.driver import start_run
-    from codesign.spec import parse_spec
+    from codesign.run.driver import start_run
+    from codesign.run.spec import parse_spec
 
     spec = """
 name = "tiny"
@@ -48,7 +48,7 @@ mode = "serial"
 
 def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
     import pytest
-    from codesign.store import open_run
+    from codesign.run.store import open_run
 
     run = _tiny_human_gait_run(tmp_path / "runs")
     with open_run(run, readonly=True) as store:

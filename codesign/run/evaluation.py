@@ -1,24 +1,21 @@
 """Worker side: evaluate candidates safely. Never raises for a bad design.
 
-``evaluate_candidate`` calls the problem and turns an exception, a non-numeric metric, a
-missing or non-finite metric that the objectives need, or a non-finite stage value into a
-failed :class:`EvalRecord` with the reason. When objectives are given it computes (stage,
-stage_value) from the finite metrics with :func:`codesign.optimize.fitness.lexicographic`
-(a metric a later, unreached stage would need may be NaN: "not measured", stored as NULL).
-``wall_s`` and ``worker`` are filled here.
+``evaluate_candidate`` calls the problem, turns an exception into a failed
+:class:`EvalRecord` with the reason, and computes the fitness -- the only place it is
+computed in a run -- with :func:`codesign.objectives.score` (the spec's objectives, else
+the problem's). ``wall_s`` and ``worker`` are filled here.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import socket
 import time
 from typing import Sequence
 
-from codesign.optimize.fitness import Objective, lexicographic
-from codesign.optimize.problems import get_problem
+from codesign.objectives import Objective, score
+from codesign.problems import get_problem
 from codesign.types import Candidate, EvalRecord
 
 
@@ -46,25 +43,7 @@ def _checked(problem_name: str, candidate: Candidate, settings: dict,
         return EvalRecord.failed(f"{type(exc).__name__}: {exc}".splitlines()[0])
     if not isinstance(record, EvalRecord):
         return EvalRecord.failed(f"evaluate returned {type(record).__name__}, expected EvalRecord")
-    if not record.ok:
-        return dataclasses.replace(record, stage=0, stage_value=math.nan)
-    try:
-        metrics = {str(k): float(v) for k, v in record.metrics.items()}
-    except (TypeError, ValueError) as exc:
-        return EvalRecord.failed(f"a metric is not a number ({exc})")
-    if objectives:
-        finite = {k: v for k, v in metrics.items() if math.isfinite(v)}
-        try:
-            stage, value = lexicographic(finite, objectives)
-        except KeyError as exc:
-            name = exc.args[0]
-            reason = f"non-finite metric {name} = {metrics[name]}" if name in metrics else \
-                f"missing metric {name!r} needed by the objectives"
-            return dataclasses.replace(EvalRecord.failed(reason), metrics=metrics)
-        record = dataclasses.replace(record, stage=stage, stage_value=value, metrics=metrics)
-    if not math.isfinite(record.stage_value):
-        return EvalRecord.failed(f"non-finite stage value {record.stage_value}")
-    return record
+    return score(record, objectives)
 
 
 def evaluate_batch(problem_name: str, candidates: Sequence[Candidate], settings: dict,

@@ -14,12 +14,13 @@ import pytest
 
 from codesign.control.parameters import codesign_layout
 from codesign.model.morphology import build_morphology, parameter_space
-from codesign.optimize.evaluation import evaluate_candidate
+from codesign.run.evaluation import evaluate_candidate
 from codesign.optimize.space import Space
 from codesign.screening.screen import screen
-from codesign.spec import build_space, load_spec
+from codesign.run.spec import build_space, load_spec
 from codesign.types import Candidate, EvalContext
-from codesign.walking import problem as pr
+from codesign.problems import exo_codesign as pr
+from codesign.problems import get_problem, human_gait
 
 ROOT = pr._REPOSITORY_CATALOG.parents[1]
 
@@ -31,7 +32,7 @@ def catalog():
 
 @pytest.fixture(scope="module")
 def problem():
-    return pr.PROBLEM
+    return get_problem("exo_codesign")
 
 
 @pytest.fixture(scope="module")
@@ -161,28 +162,28 @@ def test_bad_groups_and_settings_are_failed_records(problem, bounds):
     record = problem.evaluate(x, EvalContext(subspace=(group.name, "common"),
                                              settings={"optimize_frequency": True}))
     assert record.status == "failed" and "optimize_frequency" in record.message
-    record = pr.HUMAN_GAIT.evaluate({"hip.ref.y0": 0.1}, EvalContext())
+    record = get_problem("human_gait").evaluate({"hip.ref.y0": 0.1}, EvalContext())
     assert record.status == "failed" and "hip.ref.dx0" in record.message
-    mid = {p.name: 0.5 * (p.low + p.high) for p in pr.HUMAN_GAIT.parameters}
-    record = pr.HUMAN_GAIT.evaluate(mid, EvalContext(settings={"human_control": "ppoly"}))
+    mid = {p.name: 0.5 * (p.low + p.high) for p in get_problem("human_gait").parameters}
+    record = get_problem("human_gait").evaluate(mid, EvalContext(settings={"human_control": "ppoly"}))
     assert record.status == "failed" and "human_control" in record.message
 
 
 def test_human_gait_space_is_table_4_3_step():
-    names = [p.name for p in pr.HUMAN_GAIT.parameters]
+    names = [p.name for p in get_problem("human_gait").parameters]
     assert len(names) == 45 and len(set(names)) == 45      # Table 4.3, "step" column
     for joint in ("hip", "knee", "ankle"):
         own = [n for n in names if n.startswith(joint + ".")]
         assert len(own) == 15   # 5 dx + 4 y + shared t1, dt + K v1, v2 + D v1, v2
-    assert [o.metric for o in pr.HUMAN_GAIT.objectives] == [
+    assert [o.metric for o in get_problem("human_gait").objectives] == [
         "time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time", "torque_rms"]
-    assert [o.metric for o in pr.PROBLEM.objectives] == [
+    assert [o.metric for o in get_problem("exo_codesign").objectives] == [
         "time_fraction", "longest_segment", "singularity", "speed_assist_score", "power"]
 
 
 @pytest.mark.parametrize("spec", ["demo.toml", "human-gait.toml", "codesign.toml"])
 def test_pipelines_validate(spec):
-    from codesign.optimize.problems import get_problem
+    from codesign.problems import get_problem
 
     loaded = load_spec(ROOT / "pipelines" / spec)
     space = build_space(loaded, get_problem(loaded.problem))
@@ -227,9 +228,9 @@ def test_real_evaluation_end_to_end(problem, bounds, catalog):
 
 @pytest.mark.slow
 def test_human_gait_evaluation_end_to_end():
-    mid = {p.name: 0.5 * (p.low + p.high) for p in pr.HUMAN_GAIT.parameters}
+    mid = {p.name: 0.5 * (p.low + p.high) for p in get_problem("human_gait").parameters}
     cand = Candidate(0, 0, 1, ("all",), mid, 0)
-    record = evaluate_candidate("human_gait", cand, {"max_time": 0.3}, pr.HUMAN_GAIT.objectives,
+    record = evaluate_candidate("human_gait", cand, {"max_time": 0.3}, get_problem("human_gait").objectives,
                                 worker="test")
     assert record.status == "ok", record.message
     assert 0.0 < record.metrics["time"] <= 0.3

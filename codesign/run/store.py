@@ -328,6 +328,21 @@ class SQLiteRunStore(RunStore):
 RUN_FILE = "run.sqlite"
 
 
+def driver_alive(driver: str | None, other_host: bool = True) -> bool:
+    """Whether the driver process recorded as host:pid still runs (another host: cannot
+    tell, ``other_host`` is returned)."""
+    host, _, pid = (driver or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return other_host
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def find_run_database(run: str | Path) -> Path:
     """The database file of RUN as the commands accept it: the file itself, a run folder
     (``results/<name>``) or a bare run name looked up as ``results/<name>``."""

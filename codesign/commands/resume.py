@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from codesign.optimize.command_optimize import add_execution_arguments
-from codesign.optimize.driver import execution_with, resume_run
-from codesign.spec import parse_spec
-from codesign.store import open_run
+from codesign.commands.optimize import add_execution_arguments
+from codesign.run.driver import execution_with, resume_run
+from codesign.run.spec import parse_spec
+from codesign.run.store import open_run
 
 HELP = "continue an interrupted optimization run (results/<name>) bit-exactly"
 
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from codesign.store import find_run_database
+    from codesign.run.store import find_run_database
 
     path = find_run_database(args.run)
     with open_run(path, readonly=True) as store:

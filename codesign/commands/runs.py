@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 from pathlib import Path
 
 from codesign.errors import UserError
-from codesign.store import open_run
+from codesign.run.store import driver_alive, open_run
 
 HELP = "list optimization runs (status, iterations, best stage/value, parent run)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", default="results", help="folder holding the run folders")
-
-
-def driver_alive(driver: str | None, other_host: bool = True) -> bool:
-    """Whether the driver process recorded as host:pid still runs (another host: cannot
-    tell, ``other_host`` is returned)."""
-    host, _, pid = (driver or "").rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return other_host
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def run_rows(results: Path) -> list[dict]:

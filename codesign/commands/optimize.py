@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from codesign.optimize.driver import execution_with, start_run
-from codesign.spec import load_spec
+from codesign.run.driver import execution_with, start_run
+from codesign.run.spec import load_spec
 
 HELP = "run an optimization job spec (Metamorphic PSO) into results/<name>/run.sqlite"
 

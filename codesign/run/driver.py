@@ -16,15 +16,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from codesign.errors import UserError
-from codesign.optimize.command_runs import driver_alive
 from codesign.optimize.mmpso import MMPSO
-from codesign.spec import ExecutionSpec, Spec, build_space, parse_spec
-from codesign.store import RUN_FILE, SQLiteRunStore, find_run_database, open_run
+from codesign.problems import get_problem, problem_names
+from codesign.run.executors import make_executor
+from codesign.run.spec import ExecutionSpec, Spec, build_space, parse_spec
+from codesign.run.stored import inline_run_reference
+from codesign.run.store import RUN_FILE, SQLiteRunStore, driver_alive, find_run_database, open_run
 
 
 def resolve_problem(spec: Spec):
-    from codesign.optimize.problems import get_problem, problem_names
-
     try:
         return get_problem(spec.problem)
     except KeyError:
@@ -107,13 +107,12 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
 
 
 def _executor(spec: Spec, execution: ExecutionSpec | None):
-    from codesign.runner import make_executor
-
     problem = resolve_problem(spec)
+    settings = inline_run_reference(spec.evaluation, problem.run_reference)
     if problem.check is not None:     # bad [evaluation] input: one line, before any worker
-        problem.check(dict(spec.evaluation))
+        problem.check(settings)
     objectives = spec.objectives or problem.objectives
-    return make_executor(spec.problem, spec.evaluation, objectives, execution or spec.execution)
+    return make_executor(spec.problem, settings, objectives, execution or spec.execution)
 
 
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool) -> None:

@@ -29,14 +29,6 @@ frequency is not searched: WALK's 0.9 Hz (thesis 4.1.2; ``evaluation.optimize_fr
 is refused). The space is built from ``topologies/catalog.json`` (else the repository's
 copy); an ``evaluation.catalog`` must hold the same subspaces, or its candidates fail.
 
-``HUMAN_GAIT`` ("human_gait", thesis 4.1.2): the unaugmented human, step impedance at hip,
-knee and ankle with a 4-point reference and shared step timing (Table 4.3, "step": 45
-parameters), plain PSO, Table 4.2 objectives, 1.3 m/s at 0.9 Hz.
-
-``ANTHROPOMORPHIC_BASELINE`` ("anthropomorphic_baseline", thesis 5.6): the human-gait space
-on the human carrying a co-design design's added mass lumped on its segments
-(``evaluation.baseline_of``), Table 5.3 objectives; see :mod:`codesign.walking.baseline`.
-
 Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
 ``time_fraction`` = time survived / ``max_time`` (until >= 1): the same order for a fixed
 ``max_time``, and it stays right when a spec changes ``evaluation.max_time`` (a stage on
@@ -44,34 +36,32 @@ Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is state
 (:mod:`codesign.walking.objectives`). A spec's ``[[objectives]]`` replaces them.
 
 Evaluation: decode the candidate (group name + parameters) into WALK's
-:class:`~codesign.walking.evaluate.Design` and hand it to WALK's ``evaluate(design,
+:class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
 settings)`` (screening, rollout, metrics; the spec's ``[evaluation]`` table are WALK's
-:class:`~codesign.walking.evaluate.WalkSettings`). Never raises: a bad candidate or a bad
+:class:`~codesign.walking.WalkSettings`). Never raises: a bad candidate or a bad
 settings table is a failed :class:`EvalRecord` naming the problem.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
-from codesign.control import signals as sg
-from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
+from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
-from codesign.optimize.fitness import Objective
-from codesign.optimize.problems import Problem
+from codesign.objectives import Objective
+from codesign.problems.base import Problem
+from codesign.problems.human_gait import warmup as warmup_human
+from codesign.problems.walking import short_settings, walk
 from codesign.optimize.space import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, load_catalog
 from codesign.types import EvalContext, EvalRecord
-from codesign.walking import objectives as ob
-from codesign.walking.evaluate import Design, WalkSettings, wr_control_layout
-from codesign.walking.evaluate import evaluate as walk_evaluate
-from codesign.walking.rollout import RolloutSettings
+from codesign.problems import objectives as ob
+from codesign.walking import Design, WalkSettings, wr_control_layout
 
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
@@ -171,7 +161,7 @@ def codesign_space(catalog: Catalog) -> tuple[tuple[Parameter, ...], tuple[Pool,
 
 # --------------------------------------------------------------------------- designs
 def decode(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
-    """WALK's :class:`~codesign.walking.evaluate.Design` of a candidate (its subspace
+    """WALK's :class:`~codesign.walking.Design` of a candidate (its subspace
     group name and parameters): topology id, actuator pair and the parameters under their
     local names (MODEL's ``j2_s``, WALK's ``j1.ref.y0``, ``ankle.K.v1``).
 
@@ -203,28 +193,6 @@ def encode(design: Design) -> tuple[str, dict[str, float]]:
     return group_name(design.topology, design.actuators), params
 
 
-# --------------------------------------------------------------------------- evaluation
-def with_time_fraction(record: EvalRecord, settings: Mapping[str, Any]) -> EvalRecord:
-    """The record with metric ``time_fraction`` = time / max_time (module docstring)."""
-    if "time" not in record.metrics:
-        return record
-    max_time = float(settings.get("max_time", RolloutSettings.max_time))
-    metrics = dict(record.metrics, time_fraction=record.metrics["time"] / max_time)
-    return dataclasses.replace(record, metrics=metrics)
-
-
-def _walk(design: Design, settings: Mapping[str, Any]) -> EvalRecord:
-    """WALK's evaluation plus ``time_fraction``; a settings error is a failed record."""
-    if settings.get("optimize_frequency"):
-        return EvalRecord.failed("evaluation.optimize_frequency: not part of this problem's "
-                                 "space; expected false (the gait frequency is fixed at 0.9 Hz)")
-    try:
-        walk_settings = WalkSettings.from_dict(settings)
-    except UserError as exc:
-        return EvalRecord.failed(str(exc))
-    return with_time_fraction(walk_evaluate(design, walk_settings), settings)
-
-
 def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
     """The co-design problem's evaluate (OPT's contract): never raises for a bad candidate."""
     if len(context.subspace) < 1:
@@ -233,11 +201,7 @@ def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
         design = decode(context.subspace[0], params, get_catalog(context.settings))
     except (ValueError, UserError) as exc:
         return EvalRecord.failed(f"decode: {exc}")
-    return _walk(design, {**context.settings, "catalog": str(catalog_path(context.settings))})
-
-
-def _short(settings: Mapping[str, Any]) -> dict:
-    return dict(settings, max_time=min(0.05, float(settings.get("max_time", 10.0))))
+    return walk(design, {**context.settings, "catalog": str(catalog_path(context.settings))})
 
 
 def warmup(settings: dict) -> None:
@@ -249,80 +213,14 @@ def warmup(settings: dict) -> None:
     parameters, pools = codesign_space(catalog)
     names = set(pools[0].groups[0].parameters) | set(pools[1].groups[0].parameters)
     middle = {p.name: 0.5 * (p.low + p.high) for p in parameters if p.name in names}
-    _walk(decode(pools[0].groups[0].name, middle, catalog), _short(settings))
+    walk(decode(pools[0].groups[0].name, middle, catalog), short_settings(settings))
     warmup_human(settings)
 
 
-def _codesign_problem() -> Problem:
+def problem() -> Problem:
     parameters, pools = codesign_space(get_catalog())
     stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_5_3()[1:]
     return Problem("exo_codesign", evaluate,
                    "co-design of a wearable robot: topology, actuator pair, morphology and "
                    "control (thesis chapter 5); MMPSO over the catalog's subspaces",
                    parameters=parameters, pools=pools, objectives=stages, warmup=warmup)
-
-
-# --------------------------------------------------------------------------- human gait
-def human_gait_layout() -> ControlLayout:
-    """Table 4.3 "step": hip, knee, ankle; 4-point reference, step K and D sharing their
-    transition times (15 parameters per joint, 45 in all)."""
-    return human_layout(sg.STEP, reference_points=4)
-
-
-def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
-    """A failed record naming the first parameter of :func:`human_gait_layout` that is
-    missing, not a finite number or outside its bounds; None when all are fine."""
-    for name, (low, high) in human_gait_layout().bounds().items():
-        value = params.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or not low <= value <= high:
-            return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
-    return None
-
-
-def evaluate_human(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human (its
-    defaults: 1.3 m/s target, 0.9 Hz; the record's own stages from Table 4.2)."""
-    if context.settings.get("human_control", "step") != "step":
-        return EvalRecord.failed("evaluation.human_control: this problem searches the step "
-                                 "layout of Table 4.3; expected \"step\"")
-    bad = human_params_error(params)
-    if bad is not None:
-        return bad
-    return _walk(Design(dict(params)), {"objectives": "table_4_2", **context.settings})
-
-
-def warmup_human(settings: dict) -> None:
-    """Compile the kernels once in this process (a 50-ms rollout of the mid-bounds design)."""
-    middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait_layout().bounds().items()}
-    evaluate_human(middle, EvalContext(settings=_short(settings)))
-
-
-def _human_gait_problem() -> Problem:
-    parameters = tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout().bounds().items())
-    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_4_2()[1:]
-    return Problem("human_gait", evaluate_human,
-                   "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
-                   "Table 4.2 objectives)",
-                   parameters=parameters, objectives=stages, warmup=warmup_human)
-
-
-def _baseline_problem() -> Problem:
-    from codesign.walking.baseline import baseline_problem
-
-    return baseline_problem()
-
-
-# PROBLEM needs the catalog: built on first access (PEP 562), so importing this module
-# never fails on a machine without topologies/ yet.
-_BUILT: dict[str, Problem] = {}
-_BUILDERS = {"PROBLEM": _codesign_problem, "HUMAN_GAIT": _human_gait_problem,
-             "ANTHROPOMORPHIC_BASELINE": _baseline_problem}
-
-
-def __getattr__(name: str) -> Problem:
-    if name not in _BUILDERS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name not in _BUILT:
-        _BUILT[name] = _BUILDERS[name]()
-    return _BUILT[name]

@@ -1,81 +1,17 @@
-"""Problem registry and the built-in test problems.
-
-A problem is a pure function ``evaluate(params, context) -> EvalRecord`` plus, optionally,
-its default search space (parameters and pools), default lexicographic objectives and a
-``warmup(settings)`` hook run once per worker (compile numba kernels there) and a
-``check(settings)`` hook run on the driver before the run (bad input -> UserError).
-
-Registering a problem (e.g. the co-design problem, by the walking issue): either add an
-entry ``"name": "package.module:ATTRIBUTE"`` to :data:`PROBLEMS` (imported lazily, on the
-driver and on each worker), or call :func:`register_problem` in a module that is imported
-on both. ``ATTRIBUTE`` is a :class:`Problem`.
-
-Fitness: when a problem has objectives (its own or the spec's ``[[objectives]]``), the
-evaluation wrapper computes (stage, stage_value) from the returned metrics; otherwise the
-problem sets ``stage``/``stage_value`` itself. See :mod:`codesign.optimize.evaluation`.
-"""
+"""Test problems with known optima (thesis chapter 3): the six-hump camel function, its
+lexicographic variant (Table 3.2), the MMPSO toy of section 3.2.2, and a shifted sphere
+with an optional cost and injected faults (for the run machinery's tests)."""
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Callable
 
-from codesign.optimize.fitness import Objective
+from codesign.objectives import Objective
 from codesign.optimize.space import Group, Parameter, Pool
+from codesign.problems.base import Problem
 from codesign.types import EvalContext, EvalRecord
 
-
-@dataclass(frozen=True)
-class Problem:
-    name: str
-    evaluate: Callable[[dict, EvalContext], EvalRecord]
-    description: str = ""
-    parameters: tuple[Parameter, ...] = ()
-    pools: tuple[Pool, ...] = ()
-    objectives: tuple[Objective, ...] = ()
-    warmup: Callable[[dict], None] | None = None
-    valid: Callable[[tuple[str, ...]], bool] | None = None   # optional subspace rule
-    # optional check of the spec's [evaluation] table, run on the driver before a run
-    # starts or resumes; raises codesign.errors.UserError (one line) for bad input
-    check: Callable[[dict], None] | None = None
-
-
-# name -> "module:attribute" (lazy), filled further by register_problem
-PROBLEMS: dict[str, str] = {
-    "six_hump_camel": "codesign.optimize.problems:SIX_HUMP_CAMEL",
-    "lexicographic_six_hump": "codesign.optimize.problems:LEXICOGRAPHIC_SIX_HUMP",
-    "mmpso_toy": "codesign.optimize.problems:MMPSO_TOY",
-    "sphere": "codesign.optimize.problems:SPHERE",
-    # the co-design problem (walking issue); resolved only once that module exists
-    "exo_codesign": "codesign.walking.problem:PROBLEM",
-    "human_gait": "codesign.walking.problem:HUMAN_GAIT",
-    "anthropomorphic_baseline": "codesign.walking.problem:ANTHROPOMORPHIC_BASELINE",
-}
-_REGISTERED: dict[str, Problem] = {}
-
-
-def register_problem(problem: Problem) -> None:
-    _REGISTERED[problem.name] = problem
-
-
-def problem_names() -> list[str]:
-    return sorted(set(PROBLEMS) | set(_REGISTERED))
-
-
-def get_problem(name: str) -> Problem:
-    """The problem registered under ``name``; KeyError/ImportError when unavailable."""
-    if name in _REGISTERED:
-        return _REGISTERED[name]
-    module_name, attribute = PROBLEMS[name].split(":")
-    problem = getattr(importlib.import_module(module_name), attribute)
-    _REGISTERED[name] = problem
-    return problem
-
-
-# -- test problems ------------------------------------------------------------------------
 
 def six_hump_parts(x: float, y: float) -> tuple[float, float, float]:
     """Thesis eq. 3.14-3.16: f_x = (4 - 2.1 x^2 + x^4/3) x^2, f_y = (-4 + 4 y^2) y^2, f_xy = x y."""

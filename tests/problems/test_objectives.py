@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given, strategies as st
 
 from codesign.errors import UserError
-from codesign.walking import objectives as ob
+from codesign.objectives import lexicographic, score
+from codesign.problems import objectives as ob
+from codesign.walking import WalkSettings
+from codesign.walking.metrics import measured_record
+
+
+def fitness(metrics, objectives):
+    """(stage, stage value) of hand-made metrics plus the problems' derived ones."""
+    return lexicographic(ob.with_derived(metrics), objectives)
 
 GOOD = dict(time=10.0, longest_segment=0.6, singularity=0.0, speed_match=0.97,
             assist_fraction=0.05, power=180.0)
@@ -22,7 +30,7 @@ GOOD = dict(time=10.0, longest_segment=0.6, singularity=0.0, speed_match=0.97,
     ({}, (4, 180.0)),                                                    # minimizing power
 ])
 def test_table_5_3_stages(changes, expected):
-    stage, value = ob.fitness({**GOOD, **changes}, ob.table_5_3(10.0))
+    stage, value = fitness({**GOOD, **changes}, ob.table_5_3(10.0))
     assert stage == expected[0] and value == pytest.approx(expected[1], abs=1e-12)
 
 
@@ -38,29 +46,24 @@ def test_speed_assist_score_threshold_is_both_conditions_and_keeps_product_order
 def test_table_4_2_and_4_5():
     m = dict(time=10.0, speed_match=0.96, speed_std=0.05, assist_fraction=0.0,
              non_contact_time=0.0, torque_rms=41.0, speed=0.45, cost_of_transport=2.1)
-    assert ob.fitness(m, ob.table_4_2()) == (5, 41.0)
-    assert ob.fitness({**m, "non_contact_time": 0.3}, ob.table_4_2()) == (4, 0.3)
-    assert ob.fitness({**m, "speed_std": 0.2}, ob.table_4_2()) == (2, 0.2)
-    assert ob.fitness(m, ob.table_4_5()) == (3, 2.1)
-    assert ob.fitness({**m, "speed": 0.2}, ob.table_4_5()) == (1, -0.2)
+    assert fitness(m, ob.table_4_2()) == (5, 41.0)
+    assert fitness({**m, "non_contact_time": 0.3}, ob.table_4_2()) == (4, 0.3)
+    assert fitness({**m, "speed_std": 0.2}, ob.table_4_2()) == (2, 0.2)
+    assert fitness(m, ob.table_4_5()) == (3, 2.1)
+    assert fitness({**m, "speed": 0.2}, ob.table_4_5()) == (1, -0.2)
 
 
-def test_settings_presets_and_lists():
-    assert ob.objectives_from_settings({}, max_time=6.0)[0].until == 6.0
-    assert len(ob.objectives_from_settings({"objectives": "table_4_2"})) == 6
-    custom = ob.objectives_from_settings({"objectives": [
-        {"metric": "time", "sense": "maximize", "until": 10}, {"metric": "power"}]})
-    assert custom[0].until == 10.0 and custom[1].sense == "minimize"
-    for bad in ("table_9", [], [{"metric": "x", "sense": "up"}], [{"metric": "x", "until": "a"}]):
-        with pytest.raises(UserError, match="evaluation.objectives"):
-            ob.objectives_from_settings({"objectives": bad})
+def test_objectives_are_not_evaluation_settings():
+    """Objectives are declared in one place (the spec's [[objectives]], else the problem's)."""
+    with pytest.raises(UserError, match=r"evaluation.objectives: .*\[\[objectives\]\]"):
+        WalkSettings.from_dict({"objectives": "table_4_2"})
 
 
 def test_record_leaves_out_unmeasured_metrics():
     fell = dict(time=3.0, longest_segment=0.5, singularity=0.0, speed_match=math.nan,
                 assist_fraction=math.nan, power=math.nan)
-    rec = ob.make_record(fell, ob.table_5_3())
+    rec = score(measured_record(ob.with_derived(fell)), ob.table_5_3())
     assert rec.ok and (rec.stage, rec.stage_value) == (0, -3.0)
     assert "power" not in rec.metrics and rec.metrics["time"] == 3.0
-    rec = ob.make_record({**fell, "time": 10.0}, ob.table_5_3())
+    rec = score(measured_record(ob.with_derived({**fell, "time": 10.0})), ob.table_5_3())
     assert not rec.ok and "speed_assist_score" in rec.message

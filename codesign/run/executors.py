@@ -28,9 +28,9 @@ import os
 from typing import Protocol, Sequence
 
 from codesign.errors import UserError
-from codesign.optimize.evaluation import evaluate_batch, warmup
-from codesign.optimize.fitness import Objective
-from codesign.spec import ExecutionSpec
+from codesign.run.evaluation import evaluate_batch, warmup
+from codesign.objectives import Objective
+from codesign.run.spec import ExecutionSpec
 from codesign.types import Candidate, EvalRecord
 
 

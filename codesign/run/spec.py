@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from codesign.errors import UserError
-from codesign.optimize.fitness import SENSES, Objective
+from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
 from codesign.optimize.space import Group, Parameter, Pool, Space

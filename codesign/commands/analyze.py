@@ -15,7 +15,7 @@ multipliers by decreasing modulus, their accuracy and the verdict. It writes the
 :meth:`codesign.analysis.gait_stability.GaitStability.to_json` plus ``design`` and
 ``source`` to ``--out`` (default ``results/analysis/gait.json``); ``--json`` prints it
 instead of the report. Designs and a run's candidates are loaded by the loaders of
-``codesign simulate`` (:mod:`codesign.walking.command`), with the same options.
+``codesign simulate`` (:mod:`codesign.commands.simulate`), with the same options.
 """
 
 from __future__ import annotations
@@ -221,8 +221,8 @@ def gait_candidate(args: argparse.Namespace):
     """(Design, WalkSettings, source text) from the gait command's options: a design JSON,
     --human or a run's candidate (the loaders of ``codesign simulate``), with --settings
     and --max-time over the run's [evaluation] table. UserError on a bad combination."""
-    from codesign.walking import evaluate as ev
-    from codesign.walking.command import stored_candidate
+    from codesign import walking as ev
+    from codesign.run.stored import stored_candidate
 
     if args.human + bool(args.design) + (args.run is not None) != 1:
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
@@ -237,10 +237,10 @@ def gait_candidate(args: argparse.Namespace):
     design, settings_doc, source = None, {}, ""
     if args.run is not None:
         with contextlib.redirect_stdout(sys.stderr):   # its "replaying ..." line
-            design, settings_doc = stored_candidate(args.run, args.best, args.eval)
+            stored = stored_candidate(args.run, args.best, args.eval)
+        design, settings_doc = stored.design, stored.settings
         source = f"{args.run} " + ("best" if args.best else f"evaluation {args.eval}")
     elif args.human:
-        settings_doc["objectives"] = "table_4_2"
         source = f"human (stiffness {args.stiffness:g} N m/rad, damping {args.damping:g} N m s/rad)"
     else:
         source = str(args.design)

@@ -14,14 +14,19 @@ import numpy as np
 import pytest
 
 from codesign.errors import UserError
+from codesign.objectives import score
 from codesign.model.anthropometry import human_geometry
 from codesign.model.human import build_human
 from codesign.model.morphology import (BAR_MASS_PER_M, build_morphology, compose_inertia,
                                        mass_report, sample_parameters)
 from codesign.types import EvalContext
-from codesign.walking import baseline as bl
-from codesign.walking import problem as pr
-from codesign.walking.evaluate import _morphology_params, typical_codesign_design, typical_human_design
+from codesign.model import lumping as lp
+from codesign.problems import baseline as bl
+from codesign.run.stored import inline_run_reference
+from codesign.problems import exo_codesign as pr
+from codesign.problems import get_problem, human_gait
+from codesign.walking import typical_codesign_design, typical_human_design
+from codesign.walking.setup import morphology_params
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +34,7 @@ def parallelogram():
     """MODEL's parallelogram design of topology 1 (joints 1, 3 actuated) as a Morphology."""
     design = typical_codesign_design()
     topology = pr.get_catalog().topology(1)
-    return build_morphology(topology, design.actuators, _morphology_params(topology, design.params),
+    return build_morphology(topology, design.actuators, morphology_params(topology, design.params),
                             human_geometry()), design
 
 
@@ -38,7 +43,7 @@ def test_add_point_masses_against_hand_computed_composites():
     com = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, -1.0]])
     inertia = np.array([1.0, 0.0, 0.5])
     before = (mass.copy(), com.copy(), inertia.copy())
-    m, c, i = bl.add_point_masses(mass, com, inertia, [0, 2, 2],
+    m, c, i = lp.add_point_masses(mass, com, inertia, [0, 2, 2],
                                   [1.0, 1.0, 2.0], [[3.0, 0.0], [0.0, 1.0], [1.0, -1.0]],
                                   [0.5, 0.0, 0.1])
     # body 0: 2 kg at (0, 0), I 1, plus 1 kg at (3, 0), I 0.5 -> 3 kg at (1, 0);
@@ -55,23 +60,23 @@ def test_add_point_masses_against_hand_computed_composites():
     for a, b in zip(before, (mass, com, inertia)):
         assert np.array_equal(a, b)
     # zero-mass parts leave every number bit for bit (the shift form)
-    m0, c0, i0 = bl.add_point_masses(mass, com, inertia, [0, 2], [0.0, 0.0], [[0.3, 0.1], [-0.2, 5.0]], [0.0, 0.0])
+    m0, c0, i0 = lp.add_point_masses(mass, com, inertia, [0, 2], [0.0, 0.0], [[0.3, 0.1], [-0.2, 5.0]], [0.0, 0.0])
     assert np.array_equal(m0, mass) and np.array_equal(c0, com) and np.array_equal(i0, inertia)
     with pytest.raises(ValueError):
-        bl.add_point_masses(mass, com, inertia, [3], [1.0], [[0.0, 0.0]], [0.0])
+        lp.add_point_masses(mass, com, inertia, [3], [1.0], [[0.0, 0.0]], [0.0])
     with pytest.raises(ValueError):
-        bl.add_point_masses(mass, com, inertia, [0], [-1.0], [[0.0, 0.0]], [0.0])
+        lp.add_point_masses(mass, com, inertia, [0], [-1.0], [[0.0, 0.0]], [0.0])
 
 
 def test_mass_rule_on_the_parallelogram_design(parallelogram):
     morph, _design = parallelogram
     pos, human = morph.joint_positions, morph.human
-    loads = bl.segment_loads(morph)
+    loads = lp.segment_loads(morph)
 
     def bar(a, b):
         return BAR_MASS_PER_M * float(np.linalg.norm(pos[a] - pos[b]))
 
-    per = {s: sum(ld.mass for ld in loads if ld.segment == s) for s in bl.SEGMENTS}
+    per = {s: sum(ld.mass for ld in loads if ld.segment == s) for s in lp.SEGMENTS}
     # topology 1: wr1 = torso-j1 (actuated) + bar 1-5; wr2 = thigh-j2 + j5 (its loop joint) +
     # bar 2-5; wr3 = thigh-j3 (actuated) + bar 3-6; wr4 = shank-j4 + j6 + bar 4-6
     assert per["torso"] == pytest.approx(2.0 + bar(1, 5), abs=1e-12)
@@ -84,7 +89,7 @@ def test_mass_rule_on_the_parallelogram_design(parallelogram):
         expect = pos[jid] - np.array([0.0, human.joint_height(ld.segment)])
         assert np.allclose(ld.xz, expect, atol=1e-15)
 
-    model = bl.lumped_model(loads)
+    model = lp.lumped_model(loads)
     human = build_human()
     assert abs(model.total_mass() - (human.total_mass() + total)) <= 1e-12
     for body, segment, legs in (("torso", "torso", 2), ("thigh_r", "thigh", 1), ("shank_l", "shank", 1)):
@@ -99,7 +104,7 @@ def test_mass_rule_on_the_parallelogram_design(parallelogram):
     untouched = [human.body_id(n) for n in ("foot_r", "toe_r", "foot_l", "toe_l", "torso_x", "torso_z")]
     assert np.array_equal(model.mass[untouched], human.mass[untouched])
     # segment_com: only the masses change
-    com_model = bl.lumped_model(bl.segment_loads(morph, "segment_com"))
+    com_model = lp.lumped_model(lp.segment_loads(morph, "segment_com"))
     assert abs(com_model.total_mass() - model.total_mass()) <= 1e-12
     assert np.allclose(com_model.com_xz, human.com_xz, atol=1e-15)
     assert np.allclose(com_model.inertia, human.inertia, atol=1e-15)
@@ -110,7 +115,7 @@ def test_a_link_without_attachment_is_shared_by_its_nearest_ends():
     topology = pr.get_catalog().topology(10)
     morph = build_morphology(topology, topology.actuator_pairs[0],
                              sample_parameters(topology, np.random.default_rng(4)), human_geometry())
-    loads = bl.segment_loads(morph)
+    loads = lp.segment_loads(morph)
     shares = [ld for ld in loads if ld.source.startswith("wr4")]
     assert sorted(ld.segment for ld in shares) == ["shank", "thigh", "torso"]
     wr4 = next(b for b in morph.bodies if b.name == "wr4")
@@ -122,22 +127,24 @@ def test_a_link_without_attachment_is_shared_by_its_nearest_ends():
 def test_zero_added_mass_equals_the_human_gait_evaluation(parallelogram):
     params = typical_human_design().params
     settings = {"max_time": 1.0}
-    zero = bl.Baseline.from_loads([bl.PointMass(s, 0.0, (0.1, -0.2), 0.0, "nothing") for s in bl.SEGMENTS])
+    zero = bl.Baseline.from_loads([lp.PointMass(s, 0.0, (0.1, -0.2), 0.0, "nothing") for s in lp.SEGMENTS])
     human = build_human()
     for name in ("mass", "com_xz", "inertia"):
         assert np.array_equal(getattr(zero.model, name), getattr(human, name))
     mine = bl.evaluate_lumped(params, zero, settings)
-    theirs = pr.evaluate_human(params, EvalContext(settings={**settings, "objectives": "table_5_3"}))
+    theirs = human_gait.evaluate(params, EvalContext(settings=settings))
     assert mine.ok and theirs.ok
     for name in ("time_fraction", "longest_segment", "singularity", "speed_assist_score", "power"):
         assert name in mine.metrics
     assert {k: mine.metrics[k] for k in theirs.metrics} == theirs.metrics      # bit for bit
     assert set(mine.metrics) - set(theirs.metrics) == {"added_mass_torso", "added_mass_thigh",
                                                        "added_mass_shank"}
-    assert (mine.stage, mine.stage_value) == (theirs.stage, theirs.stage_value)
+    stages = bl.problem().objectives
+    a, b = score(mine, stages), score(theirs, stages)
+    assert (a.status, a.stage, a.stage_value) == (b.status, b.stage, b.stage_value)
     # the design's masses change the walk and are reported
     morph, _ = parallelogram
-    loaded = bl.Baseline.from_loads(bl.segment_loads(morph))
+    loaded = bl.Baseline.from_loads(lp.segment_loads(morph))
     heavy = bl.evaluate_lumped(params, loaded, settings)
     assert heavy.ok and heavy.metrics["added_mass"] == pytest.approx(mass_report(morph)["added_mass_kg"], abs=1e-12)
     assert heavy.metrics["power"] != mine.metrics["power"]
@@ -150,9 +157,15 @@ def test_zero_added_mass_equals_the_human_gait_evaluation(parallelogram):
     assert not bl.evaluate_lumped(params, loaded, {"max_time": -1}).ok
 
 
+def resolve(settings):
+    """The baseline as a run resolves it: the run layer reads a run named by baseline_of
+    into the settings, then the problem lumps its design."""
+    return bl.resolve_baseline(inline_run_reference(settings, bl.problem().run_reference))
+
+
 def _one_line_error(settings) -> str:
     with pytest.raises(UserError) as info:
-        bl.resolve_baseline(settings)
+        resolve(settings)
     text = str(info.value)
     assert "\n" not in text
     return text
@@ -178,10 +191,10 @@ def test_bad_input_is_one_line_user_error_and_failed_records(tmp_path, parallelo
     assert "baseline_off" in _one_line_error({"baseline_of": str(good), "baseline_off": 1})
     assert "baseline_eval" in _one_line_error({"baseline_of": str(good), "baseline_eval": "1:2"})
     assert "baseline_of" in _one_line_error({"baseline_of": 3})
-    ok = bl.resolve_baseline({"baseline_of": str(good)})
+    ok = resolve({"baseline_of": str(good)})
     assert ok.design.topology == 1 and str(good) in ok.source
     # the problem's evaluate never raises: a bad setting is a failed record
-    record = pr.ANTHROPOMORPHIC_BASELINE.evaluate(typical_human_design().params,
+    record = get_problem("anthropomorphic_baseline").evaluate(typical_human_design().params,
                                                   EvalContext(settings={"baseline_of": str(human)}))
     assert record.status == "failed" and "unaugmented human" in record.message
 
@@ -202,19 +215,19 @@ def test_optimize_refuses_a_bad_baseline_with_exit_2(tmp_path, capsys):
 def test_baseline_of_a_run_end_to_end(tmp_path, capsys):
     """A tiny co-design run (serial, 4 x 1, 50-ms evaluations), then a tiny baseline run of
     its best: the stored best is lumped, a pinned evaluation too, a running run is refused."""
-    from codesign.optimize.driver import start_run
-    from codesign.spec import parse_spec
-    from codesign.store import open_run
+    from codesign.run.driver import start_run
+    from codesign.run.spec import parse_spec
+    from codesign.run.store import open_run
 
     runs = tmp_path / "runs"
     codesign = start_run(parse_spec(
         'name = "co"\nseed = 5\n[problem]\nname = "exo_codesign"\n[optimizer]\nparticles = 4\n'
         'iterations = 1\n[evaluation]\nmax_time = 0.05\n[execution]\nmode = "serial"\n'),
         results=runs, progress=False).parent
-    baseline = bl.resolve_baseline({"baseline_of": str(codesign)})
+    baseline = resolve({"baseline_of": str(codesign)})
     assert "evaluation 0:" in baseline.source and baseline.design.topology is not None
     assert baseline.metrics["added_mass"] > 12.0            # 12 kg of joints + bars
-    pinned = bl.resolve_baseline({"baseline_of": str(codesign), "baseline_eval": "0:2"})
+    pinned = resolve({"baseline_of": str(codesign), "baseline_eval": "0:2"})
     assert "evaluation 0:2" in pinned.source
     assert "baseline_eval" in _one_line_error({"baseline_of": str(codesign), "baseline_eval": "7:0"})
     path = start_run(parse_spec(

@@ -1,6 +1,6 @@
 """Figures of a walking rollout (matplotlib, Agg): joint angles against the nominal gait,
 ground reaction forces, and a stick-figure animation. Inputs are the trajectory table of
-:func:`codesign.walking.command.trajectory_table` and the engine model."""
+:func:`codesign.walking.trajectory.trajectory_table` and the engine model."""
 
 from __future__ import annotations
 

@@ -1,0 +1,143 @@
+"""`codesign simulate`: replay one design and write its trajectory, animation and figures.
+
+    codesign simulate design.json [--out DIR] [--max-time S] [--settings JSON]
+    codesign simulate --human [--stiffness K] [--damping D]   (the unaugmented human
+                                                              tracking the nominal gait)
+    codesign simulate --run RUN --best | --eval ITERATION:PARTICLE
+                                  (replay a candidate of a run: its spec's problem and
+                                  [evaluation] settings; --settings/--max-time override;
+                                  an anthropomorphic_baseline run on its lumped model)
+
+Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named columns, SI
+units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
+ankle against the nominal gait; ground reaction forces), ``record.json`` (status, message,
+fitness, metrics). Each file is written to a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from codesign import walking
+from codesign.errors import UserError
+from codesign.objectives import score
+from codesign.problems import baseline as bl
+from codesign.problems import get_problem
+from codesign.problems.walking import with_problem_metrics
+from codesign.run.stored import inline_run_reference, stored_candidate
+from codesign.report import gait as figures
+from codesign.walking.trajectory import gait_agreement, trajectory_table
+
+HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, gait figure"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
+    parser.add_argument("--human", action="store_true",
+                        help="the unaugmented human tracking the nominal gait (no design file)")
+    parser.add_argument("--run", default=None,
+                        help="run folder (results/<name>) or run.sqlite to replay a candidate from")
+    parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
+    parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
+                        help="--run: the evaluation of this particle at this iteration")
+    parser.add_argument("--stiffness", type=float, default=2000.0, help="--human: N m/rad")
+    parser.add_argument("--damping", type=float, default=30.0, help="--human: N m s/rad")
+    parser.add_argument("--out", default="results/simulate", help="output folder")
+    parser.add_argument("--max-time", type=float, default=None, help="seconds (default 10)")
+    parser.add_argument("--settings", default="{}",
+                        help="JSON object of evaluation settings (e.g. '{\"phase0\": 0.2}')")
+    parser.add_argument("--sample", type=float, default=0.01, help="recording step, s")
+
+
+def run(args: argparse.Namespace) -> int:
+    stored = stored_candidate(args.run, args.best, args.eval) if args.run is not None else None
+    design, settings_doc = (stored.design, stored.settings) if stored else (None, {})
+    try:
+        overrides = json.loads(args.settings)
+    except json.JSONDecodeError:
+        raise UserError(f"--settings: {args.settings!r}; expected a JSON object") from None
+    if not isinstance(overrides, dict):
+        raise UserError("--settings: expected a JSON object")
+    settings_doc.update(overrides)
+    if args.max_time is not None:
+        settings_doc["max_time"] = args.max_time
+    if not args.sample > 0:
+        raise UserError(f"--sample: {args.sample}; expected a step > 0 s")
+    if args.human + bool(args.design) + (args.run is not None) != 1:
+        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
+    baseline = None
+    if any(key.startswith("baseline_") for key in settings_doc):   # anthropomorphic_baseline
+        settings_doc = inline_run_reference(settings_doc, get_problem("anthropomorphic_baseline").run_reference)
+        baseline = bl.resolve_baseline(settings_doc)
+    settings = walking.WalkSettings.from_dict(bl.walk_settings_dict(settings_doc))
+    if args.human:
+        design = walking.typical_human_design(settings, args.stiffness, args.damping)
+    elif design is None:
+        design = walking.load_design(args.design)
+    t_end = settings.rollout.max_time
+    times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
+    times = times[times <= t_end]
+    record, timings, rollout, setup = walking.evaluate_detailed(
+        design, settings, times, human_model=None if baseline is None else baseline.model)
+    if baseline is not None:
+        record = bl.with_baseline_metrics(record, baseline)
+    record = score(with_problem_metrics(record, settings_doc), _objectives(stored, design, baseline))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {"status": record.status, "message": record.message, "stage": record.stage,
+               "stage_value": record.stage_value, "metrics": record.metrics,
+               "timings_s": timings, "design": design.to_json()}
+    _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
+    print(f"{record.status}: stage {record.stage}, value {record.stage_value:.6g}"
+          + (f" ({record.message})" if record.message else ""))
+    if rollout is None:
+        print(f"not simulated; wrote {out / 'record.json'}")
+        return 0
+    table = trajectory_table(rollout, setup)
+    agreement = gait_agreement(table, setup, t_end)
+    summary["nominal_gait"] = agreement
+    _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
+    print("against the nominal gait (second half, both legs): "
+          + ", ".join(f"{j} r = {agreement[f'{j}_corr']:.3f} (RMS {math.degrees(agreement[f'{j}_rms_rad']):.1f} deg)"
+                      for j in ("hip", "knee", "ankle")))
+    tmp = out / ".trajectory.csv.tmp"
+    table.to_csv(tmp, index=False, float_format="%.9g")
+    os.replace(tmp, out / "trajectory.csv")
+
+    fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
+    _save_figure(fig, out / "gait.png")
+    figures.stick_gif(table, setup.model, out / "stick.gif")
+    print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
+          f"(time {record.metrics.get('time', 0):.2f} s)")
+    return 0
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _save_figure(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    tmp = path.with_name("." + path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def _objectives(stored, design, baseline) -> tuple:
+    """The objectives a replay is ranked by: its run's, else its problem's (the human's
+    Table 4.2, a co-design design's or a baseline's Table 5.3)."""
+    if stored is not None:
+        return stored.objectives
+    if baseline is not None:
+        return get_problem("anthropomorphic_baseline").objectives
+    return get_problem("human_gait" if design.topology is None else "exo_codesign").objectives

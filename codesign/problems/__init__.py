@@ -1,0 +1,43 @@
+"""The registered optimization problems: name -> :class:`~codesign.problems.base.Problem`.
+
+Test functions (``six_hump_camel``, ``lexicographic_six_hump``, ``mmpso_toy``, ``sphere``;
+:mod:`codesign.problems.test_functions`) and the walking problems: ``exo_codesign``
+(thesis chapter 5, :mod:`codesign.problems.exo_codesign`), ``human_gait`` (chapter 4,
+:mod:`codesign.problems.human_gait`) and ``anthropomorphic_baseline`` (5.6,
+:mod:`codesign.problems.baseline`). A problem is built on first use (the co-design space
+needs the topology catalog) and cached per process. :func:`register_problem` adds one at
+run time (tests; it must then be registered on the workers too).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from codesign.problems import baseline, exo_codesign, human_gait, test_functions
+from codesign.problems.base import Problem
+
+BUILDERS: dict[str, Callable[[], Problem]] = {
+    "six_hump_camel": lambda: test_functions.SIX_HUMP_CAMEL,
+    "lexicographic_six_hump": lambda: test_functions.LEXICOGRAPHIC_SIX_HUMP,
+    "mmpso_toy": lambda: test_functions.MMPSO_TOY,
+    "sphere": lambda: test_functions.SPHERE,
+    "exo_codesign": exo_codesign.problem,
+    "human_gait": human_gait.problem,
+    "anthropomorphic_baseline": baseline.problem,
+}
+_BUILT: dict[str, Problem] = {}
+
+
+def register_problem(problem: Problem) -> None:
+    _BUILT[problem.name] = problem
+
+
+def problem_names() -> list[str]:
+    return sorted(set(BUILDERS) | set(_BUILT))
+
+
+def get_problem(name: str) -> Problem:
+    """The problem registered under ``name`` (KeyError when there is none)."""
+    if name not in _BUILT:
+        _BUILT[name] = BUILDERS[name]()
+    return _BUILT[name]

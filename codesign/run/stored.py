@@ -1,0 +1,134 @@
+"""Designs stored in a run: read one evaluation's candidate back as a walking design.
+
+``stored_candidate(run, best, which)`` is how ``codesign simulate --run`` and ``codesign
+analyze gait --run`` find a design in a run database; :func:`inline_run_reference` reads
+the design that a problem's setting names by its run (the anthropomorphic baseline's
+``baseline_of = "results/RUN"``) into the settings, so that problems and workers never
+open a run store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from codesign.errors import UserError
+from codesign.objectives import Objective, ranked
+from codesign.problems import get_problem
+from codesign.problems import exo_codesign as pb
+from codesign.run.spec import parse_spec
+from codesign.run.store import find_run_database, open_run
+from codesign.walking.design import Design
+
+
+@dataclass(frozen=True)
+class StoredDesign:
+    """One stored evaluation as a walking design: the design, the run's ``[evaluation]``
+    table, its problem's name and the objectives the run ranked it by."""
+
+    design: Design
+    settings: dict
+    problem: str
+    objectives: tuple[Objective, ...]
+
+
+def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
+    """One evaluation of a stored run as a :class:`StoredDesign`: ``best`` (the
+    report's ranking: ok first, most stages, smallest stage value, then earliest) or
+    ``which`` = "ITERATION:PARTICLE". The run's spec gives the problem and its
+    ``[evaluation]`` table. UserError on a bad run, a bad or unknown evaluation, or a
+    problem that is not a walking one."""
+    if best == (which is not None):
+        raise UserError("--run: give --best or --eval ITERATION:PARTICLE (exactly one)")
+    with open_run(run, readonly=True) as store:
+        runs = store.runs()
+        if runs.empty:
+            raise UserError(f"--run {run}: the database holds no run; expected a started run")
+        row = runs.sort_values("run_id").iloc[-1]
+        run_id = int(row["run_id"])
+        evaluations = store.evaluations(run_id)
+        params = store.params(run_id)
+        subspaces = store.subspaces(run_id)
+    spec = parse_spec(str(row["spec_toml"]), f"{run} (stored spec)")
+    if evaluations.empty:
+        raise UserError(f"--run {run}: no evaluations stored yet; expected a run with evaluations")
+    if best:
+        chosen = ranked(evaluations).iloc[0]
+    else:
+        try:
+            iteration, particle = (int(v) for v in which.split(":"))
+        except ValueError:
+            raise UserError(f"--eval: {which!r}; expected ITERATION:PARTICLE (two integers)") from None
+        hit = evaluations[(evaluations["iteration"] == iteration) & (evaluations["particle"] == particle)]
+        if hit.empty:
+            raise UserError(f"--eval: {which}: no such evaluation in {run}; expected iteration in "
+                            f"[{evaluations['iteration'].min()}, {evaluations['iteration'].max()}] "
+                            f"and particle in [0, {evaluations['particle'].max()}]")
+        chosen = hit.iloc[0]
+    key = (params["iteration"] == chosen["iteration"]) & (params["particle"] == chosen["particle"])
+    values = {str(n): float(v) for n, v in zip(params.loc[key, "name"], params.loc[key, "value"])}
+    settings = dict(spec.evaluation)
+    if spec.problem == "exo_codesign":
+        groups = subspaces.loc[subspaces["subspace_id"] == chosen["subspace_id"], "groups_json"]
+        if groups.empty:
+            raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
+        settings["catalog"] = str(pb.catalog_path(settings))
+        pools = json.loads(groups.iloc[0])      # {pool: group} (the run's space.describe())
+        group = pools.get(pb.SUBSPACE_POOL, "") if isinstance(pools, dict) else pools[0]
+        try:
+            design = pb.decode(group, values, pb.get_catalog(settings))
+        except ValueError as exc:
+            raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
+    elif spec.problem in ("human_gait", "anthropomorphic_baseline"):   # a baseline's model: its settings
+        design = Design(values)
+    else:
+        raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
+                        f"(exo_codesign, human_gait or anthropomorphic_baseline)")
+    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} "
+          f"(stored: {chosen['status']}, stage {int(chosen['stage'])}, value {chosen['stage_value']:.6g})")
+    objectives = spec.objectives or get_problem(spec.problem).objectives
+    return StoredDesign(design, settings, spec.problem, tuple(objectives))
+
+
+def inline_run_reference(settings: Mapping[str, Any], reference: tuple[str, str] | None) -> dict:
+    """``settings`` with the run its key ``reference[0]`` names replaced by that run's
+    design, as a table {design, source, evaluation} (the run's best, or evaluation
+    ``settings[reference[1]]`` = "ITERATION:PARTICLE"); unchanged when the key is absent or
+    names a design .json file. A run still being written is refused unless the evaluation
+    is pinned (its best may change, and every worker must use the same design). UserError
+    (one line, naming the spec's keys) for a run that cannot be read."""
+    out = dict(settings)
+    if reference is None:
+        return out
+    key, eval_key = reference
+    of, which = out.get(key), out.get(eval_key)
+    if not isinstance(of, str) or not of.strip() or of.endswith(".json"):
+        return out
+    if which is not None and (not isinstance(which, str) or not which.strip()):
+        raise UserError(f"evaluation.{eval_key}: {which!r}; expected a non-empty string")
+    try:
+        database = find_run_database(of)
+    except UserError as exc:
+        raise UserError(f"evaluation.{key}: {exc} (or a design .json file)") from None
+    if which is None:
+        with open_run(database, readonly=True) as store:
+            runs = store.runs()
+        if not runs.empty and runs.sort_values("run_id").iloc[-1]["status"] == "running":
+            raise UserError(f"evaluation.{key}: {of} is still running (its best may change); "
+                            f"expected a finished run, or {eval_key} = \"ITERATION:PARTICLE\"")
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(said):       # its "replaying ..." line
+            stored = stored_candidate(str(database), which is None, which)
+    except UserError as exc:                          # name the spec's keys, not the CLI's
+        text = str(exc)
+        if text.startswith("--eval"):
+            raise UserError(f"evaluation.{eval_key}" + text.removeprefix("--eval")) from None
+        raise UserError(f"evaluation.{key}: {text.removeprefix('--run ')}") from None
+    out.pop(eval_key, None)
+    out[key] = {"design": stored.design.to_json(), "evaluation": stored.settings,
+                "source": said.getvalue().strip().removeprefix("replaying ") or of}
+    return out

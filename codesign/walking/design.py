@@ -1,0 +1,61 @@
+"""A walking design: which linkage (topology, actuator pair; none for the unaugmented
+human) and its parameter values, and its JSON form ({"topology", "actuators", "params"})."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from codesign.errors import UserError
+
+
+@dataclass(frozen=True)
+class Design:
+    """A design: ``topology``/``actuators`` (None for the unaugmented human) and the
+    parameter values (morphology names of MODEL, control names of
+    :mod:`codesign.control.parameters`)."""
+
+    params: dict[str, float]
+    topology: int | None = None
+    actuators: tuple[int, int] | None = None
+
+    def to_json(self) -> dict:
+        return {"topology": self.topology,
+                "actuators": list(self.actuators) if self.actuators else None,
+                "params": dict(sorted(self.params.items()))}
+
+    @staticmethod
+    def from_json(doc: Any, where: str = "design") -> "Design":
+        if not isinstance(doc, Mapping) or not isinstance(doc.get("params"), Mapping):
+            raise UserError(f"{where}: expected an object with \"params\" (name -> number), "
+                            "\"topology\" and \"actuators\" (null for the human)")
+        params = {}
+        for k, v in doc["params"].items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise UserError(f"{where}.params.{k}: {v!r}; expected a finite number")
+            params[str(k)] = float(v)
+        topo = doc.get("topology")
+        acts = doc.get("actuators")
+        if topo is not None and (isinstance(topo, bool) or not isinstance(topo, int)):
+            raise UserError(f"{where}.topology: {topo!r}; expected a topology id or null")
+        if (topo is None) != (acts is None):
+            raise UserError(f"{where}.actuators: {acts!r}; expected two joint ids with a "
+                            "topology, null without")
+        if acts is not None:
+            if not isinstance(acts, list) or len(acts) != 2 or not all(isinstance(a, int) for a in acts):
+                raise UserError(f"{where}.actuators: {acts!r}; expected two joint ids")
+            acts = (int(acts[0]), int(acts[1]))
+        return Design(params, topo, acts)
+
+
+def load_design(path: str | Path) -> Design:
+    """A design JSON file ({"topology", "actuators", "params"})."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: cannot read the design ({exc.__class__.__name__}); "
+                        "expected a JSON file") from None
+    return Design.from_json(doc, str(path))

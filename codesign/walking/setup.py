@@ -1,0 +1,162 @@
+"""Build everything a rollout needs from a design: the engine model (the human, or the
+human with the added linkage assembled), the control layout and compiled controller, the
+screening verdict, the initial state and contact modes."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from codesign.control import impedance as imp
+from codesign.control import signals as sg
+from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
+from codesign.model.anthropometry import human_geometry
+from codesign.model.assemble import assemble
+from codesign.model.gait import nominal_gait
+from codesign.model.human import build_human
+from codesign.model.morphology import build_morphology, mass_report, parameter_space
+from codesign.screening.screen import screen
+from codesign.topology.catalog import load_catalog
+from codesign.walking import metrics as mt
+from codesign.walking import rollout as ro
+from codesign.walking.design import Design
+from codesign.walking.initial_state import HUMAN_JOINT_BODY, close_wr_loops, gait_configuration
+from codesign.walking.settings import WalkSettings
+
+SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
+SITE_NAMES = ("hip_r", "knee_r", "hip_l", "knee_l")
+
+
+@dataclass
+class Setup:
+    """Everything a rollout needs, built from a design (Python side)."""
+
+    model: Any
+    layout: ControlLayout
+    ctrl: imp.ControllerArrays
+    p: tuple
+    x0: np.ndarray
+    mode0: np.ndarray
+    design_metrics: dict[str, float]
+    n_active: int
+
+
+# --------------------------------------------------------------------------- layouts
+def human_control_layout(settings: WalkSettings) -> ControlLayout:
+    """Chapter-4 layout for the unaugmented human (Table 4.3)."""
+    lay = human_layout(sg.KIND_NAMES[settings.human_control])
+    return dataclasses.replace(lay, optimize_frequency=settings.optimize_frequency)
+
+
+def wr_joint_name(catalog_id: int) -> str:
+    """Control-parameter prefix of WR joint ``catalog_id`` (e.g. ``j5``)."""
+    return f"j{catalog_id}"
+
+
+def wr_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings) -> ControlLayout:
+    """Chapter-5 layout: the actuated pair and the ankle active, every other added joint a
+    spring/damper (eq. 5.12)."""
+    passive = tuple(wr_joint_name(j.id) for j in topology.joints if j.id not in actuators)
+    return codesign_layout(tuple(wr_joint_name(a) for a in actuators), passive,
+                           settings.optimize_frequency)
+
+
+def _human_rows(model, joints=("hip", "knee", "ankle")) -> dict:
+    n = model.n
+    return {j: tuple(imp.tree_joint_row(n, model.body_id(f"{HUMAN_JOINT_BODY[j]}_{s}"))
+                     for s in ("r", "l")) for j in joints}
+
+
+def _wr_rows(model, wr_joints) -> dict:
+    rows: dict[str, list] = {}
+    parent, jtype = model.parent, model.joint_type
+    for j in wr_joints:   # sorted right leg first (assemble)
+        if j.loop:
+            row = imp.loop_joint_row(parent, jtype, model.loop_body_a[j.index], model.loop_body_b[j.index])
+        else:
+            row = imp.tree_joint_row(model.n, j.index)
+        rows.setdefault(wr_joint_name(j.catalog_id), []).append(row)
+    return {k: tuple(v) for k, v in rows.items()}
+
+
+def build_setup(design: Design, settings: WalkSettings, screen_first: bool = True,
+                human_model=None):
+    """(Setup or None, EvalRecord of a design that is not simulated or None, seconds spent
+    in screening). Raises UserError for malformed parameters (evaluate catches it).
+
+    ``human_model``: for the unaugmented human (``design.topology is None``), an engine
+    Model used instead of ``build_human()`` -- the same bodies, joints and contacts with
+    other masses (the anthropomorphic baseline, :mod:`codesign.problems.baseline`)."""
+
+    human = human_geometry()
+    gait = nominal_gait()
+    screen_s = 0.0
+    if design.topology is None:
+        model = build_human() if human_model is None else human_model
+        layout = human_control_layout(settings)
+        active_rows = _human_rows(model)
+        passive_rows: dict = {}
+        wr_coords: list[int] = []
+        design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": 0.0,
+                          "com_shift": 0.0}
+    else:
+
+        topology = _catalog(settings.catalog).topology(design.topology)
+        morph = build_morphology(topology, design.actuators, morphology_params(topology, design.params),
+                                 human)
+        masses = mass_report(morph)
+        design_metrics = {"longest_segment": float(morph.longest_link), "singularity": 0.0,
+                          "added_mass": float(masses["added_mass_kg"]),
+                          "com_shift": float(math.hypot(masses["com_shift_x_m"], masses["com_shift_z_m"]))}
+        if screen_first:
+            t0 = time.perf_counter()
+            verdict = screen(morph, gait)
+            screen_s = time.perf_counter() - t0
+            if not verdict.ok:
+                metrics = {"time": 0.0, **design_metrics, "singularity": 1.0}
+                return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
+        aug = assemble(morph)
+        model = aug.model
+        layout = wr_control_layout(topology, design.actuators, settings)
+        active_rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
+        passive_rows = _wr_rows(model, aug.passive)
+        wr_coords = [j.index for j in aug.wr_joints if not j.loop]
+    controller = layout.decode(design.params)
+    rs = settings.rollout
+    ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
+                                  model.body_id("torso"), rs.phase0)
+    q, qd = gait_configuration(model, gait, controller.frequency, rs.phase0, human.hip_height)
+    if model.n_loops:
+        q, qd, err = close_wr_loops(model, q, qd, wr_coords)
+        if not err <= 1e-8:
+            metrics = {"time": 0.0, **design_metrics}
+            return None, mt.measured_record(metrics, f"initial_state: loops do not close in the gait ({err:.2g} m)"), screen_s
+    q, qd, lowest = ro.place_on_ground(model, q, qd)
+    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES)
+    x0 = np.concatenate([q, qd])
+    mode0, code = ro.initial_modes(x0, p, lowest)
+    if code != 0:
+        metrics = {"time": 0.0, **design_metrics}
+        return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
+    return (Setup(model, layout, ctrl, p, x0, mode0, design_metrics, ctrl.act_rows.shape[0]),
+            None, screen_s)
+
+
+_CATALOGS: dict[str, Any] = {}
+
+
+def _catalog(path: str):
+
+    if path not in _CATALOGS:
+        _CATALOGS[path] = load_catalog(path)
+    return _CATALOGS[path]
+
+
+def morphology_params(topology, params: Mapping[str, float]) -> dict[str, float]:
+
+    return {p.name: params[p.name] for p in parameter_space(topology) if p.name in params}
