@@ -13,6 +13,7 @@ import pytest
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign import walking as ev
+from codesign.walking.setup import SITE_NAMES, SITES
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
 
@@ -33,7 +34,7 @@ def standing_setup(max_time=10.0, **overrides):
     ctrl = imp.compile_controller(imp.Controller(active=tuple(joints)), n, rows, {},
                                   model.body_id("torso"))
     settings = ro.RolloutSettings(max_time=max_time, **overrides)
-    p = ro.make_params(model, ctrl, settings, human.hip_height, ev.SITES)
+    p = ro.make_params(model, ctrl, settings, human.hip_height, SITES)
     x0 = np.concatenate([upright_configuration(model, human), np.zeros(n)])
     mode0, code = ro.initial_modes(x0, p, 0)
     assert code == 0
@@ -49,7 +50,7 @@ def test_standing_ten_seconds_sticking_and_ground_reaction_equals_weight():
     weight = model.total_mass() * model.gravity
     assert abs(forces[:, 0].sum() - weight) <= 1e-3 * weight  # flat ground: normal = vertical
     assert np.all(forces[:, 0] > 0)
-    m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=ev.SITE_NAMES,
+    m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=SITE_NAMES,
                     total_mass=model.total_mass())
     # statics: each hip carries half the torso's weight, each knee also its thigh
     g = model.gravity
