@@ -519,9 +519,9 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
     if status != "ok":
         return result("fell", message)
     stats = smap.p[2].stats
-    before = int(stats[ts.STAT_UNCONVERGED])
+    before = int(stats[ts.STAT_APPROX])
     code, t, x1 = smap.run(smap.x_star)
-    unconverged = int(stats[ts.STAT_UNCONVERGED]) - before
+    unconverged = int(stats[ts.STAT_APPROX]) - before
     if code != smap._ro.OK:
         _, text = smap._ro.STATUS[code]
         return result("fell", f"{text} at t = {t:.3f} s (the period from x*)",

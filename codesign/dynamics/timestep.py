@@ -63,10 +63,20 @@ solve, checked against every complementarity condition; when the guess fails, pr
 block Gauss-Seidel (one 2 x 2 Coulomb problem per point, solved exactly: stick, slip +,
 slip - or free) from the last impulses gives new modes for another exact solve (up to
 three rounds); the statistics count the steps where only Gauss-Seidel's approximate
-impulses remained (:func:`solve_contacts`).
+impulses remained (STAT_APPROX; STAT_UNCONVERGED of them also hit the sweep limit;
+:func:`solve_contacts`).
 
 Forces for the caller: contact forces P_c / h (N, normal and tangent), loop forces
 P_l / h (N, force on point a; -lambda on b), the acceleration (v+ - v) / h.
+
+Slip for the caller: the tangential velocity u_t = t.J_i v+ of every point after the step
+(0 for a point outside the step's problem) and, accumulated over the steps, each point's
+slip path (sum of h |u_t| over the steps it carries an impulse, m) and the work its
+friction impulse dissipates (sum of -P_t u_t, J; maximal dissipation makes each term
+>= 0, a sticking point adds 0). A sliding foot is the hard contact's exact answer when
+the loads ask for more than mu P_n (issue 15: the co-design gait of
+docs/designs/codesign-walking.json slides in 64 % of its foot contact with a unique,
+slipping solution of every checked step); these counters make it measurable.
 
 Drivers: :func:`passive_rollout` (compiled) runs steps without applied forces and
 records every one; :func:`simulate` is its Python wrapper (a :class:`TimeStepResult`).
@@ -102,8 +112,9 @@ N_STEP_SETTINGS = 7
 # step statistics (int64)
 STAT_STEPS = 0
 STAT_SWEEPS = 1
-STAT_UNCONVERGED = 2   # steps whose contact problem hit PGS_MAX_SWEEPS
-N_STEP_STATS = 3
+STAT_UNCONVERGED = 2   # approximate steps (STAT_APPROX) whose Gauss-Seidel hit PGS_MAX_SWEEPS
+STAT_APPROX = 3        # steps that kept Gauss-Seidel's impulses (no exact active-set solve)
+N_STEP_STATS = 4
 
 # contact modes reported per point (same codes as CONTACT)
 INACTIVE = ct.INACTIVE
@@ -147,6 +158,9 @@ StepWorkspace = namedtuple(
         "qdd",      # [n] (v+ - v) / h of the last step
         "tmp",      # [n]
         "stats",    # int64[N_STEP_STATS]
+        "ut",       # [c] tangential velocity t.J v+ of each point after the last step, m/s
+        "slip_path",      # [c] accumulated h |u_t| of each point while it carries an impulse, m
+        "friction_work",  # [c] accumulated -P_t u_t of each point (friction dissipation), J
     ],
 )
 
@@ -180,7 +194,8 @@ def make_step_workspace(model) -> StepWorkspace:
         r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
         mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
         cols=np.zeros(2 * c, dtype=np.int64), qdd=z(n), tmp=z(n),
-        stats=np.zeros(N_STEP_STATS, dtype=np.int64))
+        stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
+        friction_work=z(c))
 
 
 # --------------------------------------------------------------------------- contact problem
@@ -325,15 +340,17 @@ def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols):
     step's; a free point that would sink sticks) and solve exactly; if a condition fails,
     run Gauss-Seidel from the last impulses, take its modes and solve exactly again (up
     to three rounds); if no exact solve succeeds, keep Gauss-Seidel's impulses.
-    mode: int64[c], in: last step's modes, out: the modes of P. Returns the Gauss-Seidel
-    sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a problem that
-    Gauss-Seidel did not converge on and no exact solve fixed)."""
+    mode: int64[c], in: last step's modes, out: the modes of P. Returns (sweeps, exact):
+    the Gauss-Seidel sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a
+    problem that Gauss-Seidel did not converge on and no exact solve fixed) and whether P
+    is an exact active-set solution (False: Gauss-Seidel's approximate impulses were kept,
+    also when Gauss-Seidel converged but the exact solve with its modes failed)."""
     for i in range(c):
         if mode[i] == INACTIVE and r[i] < lower[i]:
             mode[i] = STICK
     P_last = P.copy()
     if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-        return 0
+        return 0, True
     sweeps = 0
     P[:] = P_last
     for _ in range(3):
@@ -342,11 +359,11 @@ def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols):
         modes_of(P, mu, c, mode)
         P_last[:] = P
         if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-            return sweeps
+            return sweeps, True
         P[:] = P_last
         if used <= max_sweeps:
-            return sweeps
-    return max_sweeps + 1
+            return sweeps, False
+    return max_sweeps + 1, False
 
 
 # --------------------------------------------------------------------------- the step
@@ -374,7 +391,8 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     slope, ground height); ss: step settings; q, v: float64[n]; tau: float64[n] applied
     generalized forces at (t, q, v) (the model's passive forces are added here);
     Kimp, Dimp: float64[n, n] the implicit stiffness and damping of tau. Writes
-    sw.force, sw.loop_force, sw.mode, sw.qdd. Returns STEP_OK or an error code."""
+    sw.force, sw.loop_force, sw.mode, sw.qdd, sw.ut and adds to sw.slip_path,
+    sw.friction_work. Returns STEP_OK or an error code."""
     n = q.shape[0]
     h = ss[H]
     nl = 2 * m.loop_body_a.shape[0]
@@ -482,12 +500,14 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         sw.Pc[ca + j] = sw.P[c + i]
         sw.mode_c[j] = sw.mode[i]
     mu = cs[ct.MU]
-    sweeps = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca, ss[PGS_TOL],
-                            int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols)
+    sweeps, exact = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
+                                   ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols)
     sw.stats[STAT_STEPS] += 1
     sw.stats[STAT_SWEEPS] += sweeps
-    if sweeps > ss[PGS_MAX_SWEEPS]:
-        sw.stats[STAT_UNCONVERGED] += 1
+    if not exact:                # (sweeps summed over rounds may pass the limit on an exact step)
+        sw.stats[STAT_APPROX] += 1
+        if sweeps > ss[PGS_MAX_SWEEPS]:
+            sw.stats[STAT_UNCONVERGED] += 1
     for i in range(c):
         sw.P[i] = 0.0
         sw.P[c + i] = 0.0
@@ -516,6 +536,16 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for i in range(c):
         sw.force[i, 0] = sw.P[i] / h
         sw.force[i, 1] = sw.P[c + i] / h
+        sw.ut[i] = 0.0
+    for j in range(ca):          # slip of the kept points: u_t = t.J v+ (rows at q)
+        i = sw.sel[j]
+        ut = 0.0
+        for k in range(n):
+            ut += sw.Kc[nl + ca + j, k] * v[k]
+        sw.ut[i] = ut
+        if sw.P[i] > 0.0:
+            sw.slip_path[i] += h * abs(ut)
+            sw.friction_work[i] -= sw.P[c + i] * ut
     for i in range(n):
         if not (np.isfinite(q[i]) and np.isfinite(v[i])):
             return STEP_NOT_FINITE

@@ -435,8 +435,13 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: tuple, settings: RolloutSettings,
                    int(cp.counts[0]), rt, rec_x, rec_mode, rec_force)
 
 
-def step_statistics(p: tuple) -> dict[str, int]:
-    """Steps, Gauss-Seidel sweeps and unconverged contact problems of a stepping rollout."""
-    s = p[2].stats
+def step_statistics(p: tuple) -> dict[str, float]:
+    """Steps, Gauss-Seidel sweeps, unconverged contact problems and steps that kept
+    approximate impulses of a stepping rollout; the contact points' summed slip path (m)
+    and friction dissipation (J)."""
+    sw = p[2]
+    s = sw.stats
     return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
-            "unconverged": int(s[ts.STAT_UNCONVERGED])}
+            "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),
+            "slip_path_m": float(sw.slip_path.sum()),
+            "friction_work_J": float(sw.friction_work.sum())}

@@ -97,6 +97,33 @@ def test_sliding_block_stops_at_coulomb_distance_and_time():
     np.testing.assert_allclose(diff[SETTLED:], mu * mass * G * 0.05 / 0.1, rtol=1e-9)
 
 
+def test_sliding_block_slip_path_and_friction_work():
+    """The step's slip counters (issue 15): each corner's slip path is the block's travel
+    and the friction impulses dissipate mu m g times it (v+ is the velocity of the step's
+    travel, q+ = q + h v+); nothing accumulates once the block sticks; every step solved
+    exactly."""
+    from codesign.dynamics import contact as ct
+
+    mu, v0, h, mass = 0.5, 2.0, 1e-3, 1.0
+    model = examples.sliding_block(mass=mass)
+    q, v = np.array([0.0, 0.05, 0.0]), np.array([v0, 0.0, 0.0])
+    sw = ts.make_step_workspace(model)
+    k = 600
+    rec_q, rec_v = np.zeros((k, 3)), np.zeros((k, 3))
+    rec_f, rec_m = np.zeros((k, 2, 2)), np.zeros((k, 2), dtype=np.int64)
+    code, _ = ts.passive_rollout(model.arrays, make_workspace(model), sw,
+                                 ct.make_settings("hard", mu=mu), ts.step_settings(h=h),
+                                 q, v, k, rec_q, rec_v, rec_f, rec_m)
+    assert code == ts.STEP_OK
+    travel = q[0]
+    np.testing.assert_allclose(sw.slip_path, [travel, travel], rtol=1e-12)
+    # friction = -mu N up to the regularisation's transient (first_step_deficit)
+    assert sw.friction_work.sum() == pytest.approx(mu * mass * G * travel, rel=1e-6)
+    assert np.all(sw.friction_work > 0.0)
+    np.testing.assert_allclose(sw.ut, 0.0, atol=1e-12)          # at rest, sticking
+    assert sw.stats[ts.STAT_STEPS] == k and sw.stats[ts.STAT_APPROX] == 0
+
+
 # --------------------------------------------------------------------------- resting block
 @pytest.mark.parametrize("com_x", [0.0, 0.03])
 def test_resting_block_forces_follow_lever_rule(com_x):
