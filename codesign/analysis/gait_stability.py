@@ -110,6 +110,8 @@ import scipy.linalg
 
 from codesign.analysis.returnmap import sort_eigenvalues, verdict as multiplier_verdict
 from codesign.errors import UserError
+from codesign.walking import stepping
+from codesign.walking.rollout_base import OK, STATUS
 
 EPS = 1e-6            # central-difference step in the reduced coordinates (SI units)
 PERIODIC_TOL = 1e-3   # residual max |z(P(x*)) - z(x*)| (SI units) of a periodic gait
@@ -157,22 +159,21 @@ class StroboscopicMap:
     time t0, every run from the same contact-solver warm start (module docstring).
 
     setup: a :class:`codesign.walking.Setup` (or anything with .model, .p, .x0,
-    .ctrl) whose step p[4][H] is T / N for an integer N; ``settle_periods`` K: x* = x(K T)
+    .ctrl) whose step p.step_settings[H] is T / N for an integer N; ``settle_periods`` K: x* = x(K T)
     of the rollout from setup.x0 (run at construction: check ``settle_status``).
     """
 
     def __init__(self, setup, settle_periods: int, periods: int = 1, section_phase: float = 0.0):
         from codesign.dynamics import timestep as ts
-        from codesign.walking import rollout as ro
 
         self.setup = setup
         self.model = setup.model
         self.p = setup.p
-        if len(self.p) != 6:
+        if not isinstance(self.p, stepping.StepParams):
             raise ValueError("the stroboscopic map needs the stepping rollout (contact_model 'hard')")
         self.frequency = float(setup.ctrl.timing[0])
         self.period = 1.0 / self.frequency
-        self.h = float(self.p[4][ts.H])
+        self.h = float(self.p.step_settings[ts.H])
         self.steps_per_period = int(round(self.period / self.h))
         if abs(self.steps_per_period * self.h - self.period) > 1e-9 * self.period:
             raise ValueError(f"step {self.h} s does not divide the period {self.period} s; "
@@ -189,16 +190,15 @@ class StroboscopicMap:
         self.t_end = self.t0 + self.periods * self.steps_per_period * self.h
         self.n = self.model.n
         self.ix = self.model.body_id("torso_x")
-        self._ro = ro
         self._empty = (np.zeros(0), np.zeros((0, 2 * self.n)),
                        np.zeros((0, self.model.n_contacts), dtype=np.int64),
                        np.zeros((0, self.model.n_contacts, 2)))
         # settle from the design's initial state
         x = np.array(setup.x0, dtype=np.float64)
-        code, t, _ = ro.walk(x, self.t0, self.p, *self._empty, 0.0)
+        code, t, _ = stepping.walk(x, self.t0, self.p, *self._empty, 0.0)
         self.settle_code, self.settle_time = int(code), float(t)
         self.x_star = x
-        sw, cp = self.p[2], self.p[5]
+        sw, cp = self.p.step_work, self.p.walk
         self.warm_P = sw.P.copy()
         self.warm_mode = sw.mode.copy()
         self.warm_feet = cp.feet.copy()
@@ -207,28 +207,28 @@ class StroboscopicMap:
     @property
     def settle_status(self) -> tuple[str, str]:
         """(status, message) of the settling run: ("ok", "") or the rollout's failure."""
-        if self.settle_code == self._ro.OK:
+        if self.settle_code == OK:
             return "ok", ""
-        status, text = self._ro.STATUS[self.settle_code]
+        status, text = STATUS[self.settle_code]
         return status, f"{text} at t = {self.settle_time:.3f} s (settling)"
 
     # ------------------------------------------------------------------ the map itself
     def run(self, x) -> tuple[int, float, np.ndarray]:
         """(code, time reached s, state at t_end) of one map evaluation from the full state
         x (float64[2n]) at t0, from the stored warm start."""
-        sw, cp = self.p[2], self.p[5]
+        sw, cp = self.p.step_work, self.p.walk
         sw.P[:] = self.warm_P
         sw.mode[:] = self.warm_mode
         cp.feet[:] = self.warm_feet
         xx = np.array(x, dtype=np.float64)
-        code, t, _ = self._ro.walk(xx, self.t_end, self.p, *self._empty, self.t0)
+        code, t, _ = stepping.walk(xx, self.t_end, self.p, *self._empty, self.t0)
         return int(code), float(t), xx
 
     def __call__(self, x) -> np.ndarray:
         """P(x) (full state); PerturbationFailed if the run does not finish."""
         code, t, xx = self.run(x)
-        if code != self._ro.OK:
-            status, text = self._ro.STATUS[code]
+        if code != OK:
+            status, text = STATUS[code]
             raise PerturbationFailed(f"{status}: {text} at t = {t:.3f} s")
         return xx
 
@@ -248,7 +248,7 @@ class StroboscopicMap:
         nl = loop_constraints(m, w, 0.0, 0.0)
         L, phi = w.rows[:nl].copy(), w.phi[:nl].copy()
         K, bias, vel, pos = np.zeros((2 * c, n)), np.zeros(2 * c), np.zeros(2 * c), np.zeros(2 * c)
-        ct.contact_rows(m, w, self.p[3], K, bias, vel, pos, 0)
+        ct.contact_rows(m, w, self.p.contact_settings, K, bias, vel, pos, 0)
         self._gaps = pos[:c].copy()
         Cq = np.vstack([L, K[self.loaded]])
         gq = np.concatenate([phi, pos[self.loaded]])
@@ -518,12 +518,12 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
     status, message = smap.settle_status
     if status != "ok":
         return result("fell", message)
-    stats = smap.p[2].stats
+    stats = smap.p.step_work.stats
     before = int(stats[ts.STAT_APPROX])
     code, t, x1 = smap.run(smap.x_star)
     unconverged = int(stats[ts.STAT_APPROX]) - before
-    if code != smap._ro.OK:
-        _, text = smap._ro.STATUS[code]
+    if code != OK:
+        _, text = STATUS[code]
         return result("fell", f"{text} at t = {t:.3f} s (the period from x*)",
                       fixed_point=smap.x_star.copy(), unconverged_steps=unconverged)
     r = smap.coords(x1)

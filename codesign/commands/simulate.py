@@ -11,7 +11,8 @@
 Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named columns, SI
 units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
 ankle against the nominal gait; ground reaction forces), ``record.json`` (status, message,
-fitness, metrics). Each file is written to a temporary name and renamed.
+fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
+and friction work under ``time_step``). Each file is written to a temporary name and renamed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from codesign.problems import get_problem
 from codesign.problems.walking import with_problem_metrics
 from codesign.run.stored import inline_run_reference, stored_candidate
 from codesign.report import gait as figures
+from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
 
 HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, gait figure"
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     summary = {"status": record.status, "message": record.message, "stage": record.stage,
                "stage_value": record.stage_value, "metrics": record.metrics,
                "timings_s": timings, "design": design.to_json()}
+    if setup is not None and isinstance(setup.p, StepParams):   # the contact solver's counters
+        summary["time_step"] = step_statistics(setup.p)
     _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
     print(f"{record.status}: stage {record.stage}, value {record.stage_value:.6g}"
           + (f" ({record.message})" if record.message else ""))

@@ -17,8 +17,7 @@ Readings of the extracted text (figures and some numbers are garbled):
 * Gait frequency, when optimised: [0.4, 1.2] Hz (4.2.3); fixed 0.9 Hz otherwise (4.1.2).
 * Morphology bounds (Table 5.2) live with the morphology parameters they bound,
   :data:`codesign.model.morphology.BOUNDS`, and the longest-segment limit (0.7 m, 5.4.3)
-  is :data:`codesign.model.morphology.MAX_SEGMENT_LENGTH`; :func:`morphology_bounds`
-  returns them from here so callers need only this module.
+  is :data:`codesign.model.morphology.MAX_SEGMENT_LENGTH`.
 """
 
 from __future__ import annotations
@@ -46,10 +45,3 @@ def human_reference_angle(joint: str) -> tuple[float, float]:
     low, high = HUMAN_REFERENCE_ANGLE_ANATOMICAL[joint]
     sign = float(SIGN[GAIT_JOINTS.index(joint)])
     return (min(sign * low, sign * high), max(sign * low, sign * high))
-
-
-def morphology_bounds(topology) -> dict[str, tuple[float, float]]:
-    """name -> (low, high) of the morphological parameters of a catalog topology."""
-    from codesign.model.morphology import parameter_space
-
-    return {p.name: (p.low, p.high) for p in parameter_space(topology)}

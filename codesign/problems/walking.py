@@ -17,7 +17,7 @@ from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
 from codesign.walking import Design, WalkSettings
 from codesign.walking import evaluate as walk_evaluate
-from codesign.walking.rollout import RolloutSettings
+from codesign.walking.rollout_base import RolloutSettings
 
 
 def with_problem_metrics(record: EvalRecord, settings: Mapping[str, Any]) -> EvalRecord:

@@ -38,6 +38,7 @@ points), ``integrator`` (step underflow, max steps, non-finite), ``initial_state
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -50,16 +51,16 @@ from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import metrics as mt
-from codesign.walking.rollout import (AIRBORNE, DRIFT, FALL_HEIGHT, FALL_PITCH, STATUS, THROWN_UP,
-                                      WI_BASE_Z, WI_PITCH, WS_MAX_AIRBORNE, WS_MAX_DRIFT, WS_MAX_PITCH,
-                                      WS_MAX_Z, WS_MIN_Z, WS_UPRIGHT, Rollout, RolloutSettings,
-                                      contact_feet, site_forces, walk_settings)
+from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
+                                           RolloutSettings, check_airborne, check_body, check_drift,
+                                           contact_feet, site_forces, status_of, walk_indices,
+                                           walk_settings)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
-# vectors are the stepping rollout's
+# vectors are the stepping rollout's (codesign.walking.rollout_base)
 
-WalkParams = namedtuple(
-    "WalkParams",
+EventWalk = namedtuple(
+    "EventWalk",
     [
         "ctrl",          # ControllerArrays
         "joint_tau",     # float64[na] scratch: active joint torques
@@ -82,12 +83,23 @@ WalkParams = namedtuple(
 )
 
 
+
+
+class EventParams(NamedTuple):
+    """The event-driven rollout's parameters (the compiled hooks' ``p``)."""
+
+    model: Any              # ModelArrays (Model.arrays)
+    work: Any               # engine Workspace (make_workspace)
+    contact_work: Any       # contact.make_contact_workspace: multipliers, rows, cache
+    contact_settings: np.ndarray   # contact.make_settings (hard or soft)
+    walk: EventWalk         # controller, checks, metric accumulator, scratch
+
+
 # --------------------------------------------------------------------------- compiled hooks
 # The hybrid system is composed from CONTACT's p-free kernels rather than its p-taking
 # flow/guards/jump, so that ``p`` holds no function: numba keys a compiled function whose
 # arguments contain a dispatcher by the dispatcher's per-process id, which would defeat
 # the on-disk cache and recompile the whole rollout in every process (minutes).
-# p = (model arrays, engine workspace, contact workspace, contact settings, WalkParams).
 
 @njit(cache=True)
 def evaluate(t, x, mode, p):
@@ -107,7 +119,7 @@ def evaluate(t, x, mode, p):
 @njit(cache=True)
 def walk_flow(t, x, mode, p, xdot):
     """x = [q, qd] -> [qd, qdd] (contact.flow with the walking controller)."""
-    cw = p[2]
+    cw = p.contact_work
     n = cw.qdd.shape[0]
     if not evaluate(t, x, mode, p):
         xdot[:] = np.nan
@@ -119,11 +131,11 @@ def walk_flow(t, x, mode, p, xdot):
 @njit(cache=True)
 def walk_guards(t, x, mode, p, g):
     """CONTACT's guards (two per contact point; never firing with soft contact)."""
-    if p[3][ct.CONTACT_MODEL] == ct.SOFT:
+    if p.contact_settings[ct.CONTACT_MODEL] == ct.SOFT:
         g[:] = 1.0
         return
     evaluate(t, x, mode, p)
-    ct.write_guards(p[0], p[2], p[3], mode, g)
+    ct.write_guards(p.model, p.contact_work, p.contact_settings, mode, g)
 
 
 @njit(cache=True)
@@ -263,37 +275,25 @@ def interaction_forces(t, x, mode, p):
 @njit(cache=True)
 def walk_observe(t, x, mode, p):
     """Fall / drift checks, then one metric sample (module docstring)."""
-    for j in range(x.shape[0]):
-        if not np.isfinite(x[j]):
-            return ct.NOT_FINITE
     m, w, cw, s, cp = p
     n = cw.qdd.shape[0]
-    if x[cp.wi[WI_BASE_Z]] < cp.ws[WS_MIN_Z]:
-        return FALL_HEIGHT
-    if abs(x[cp.wi[WI_PITCH]] - cp.ws[WS_UPRIGHT]) > cp.ws[WS_MAX_PITCH]:
-        return FALL_PITCH
-    if x[cp.wi[WI_BASE_Z]] > cp.ws[WS_MAX_Z]:
-        return THROWN_UP
+    code = check_body(x, cp.wi, cp.ws)
+    if code != OK:
+        return code
     if not evaluate(t, x, mode, p):
-        return ct.NOT_FINITE
-    nl = 2 * m.loop_body_a.shape[0]
-    for r in range(nl):
-        if abs(cw.pos[r]) > cp.ws[WS_MAX_DRIFT]:
-            return DRIFT
-    for i in range(mode.shape[0]):
-        h = cw.pos[nl + i]
-        if (mode[i] != ct.INACTIVE and abs(h) > cp.ws[WS_MAX_DRIFT]) or h < -cp.ws[WS_MAX_DRIFT]:
-            return DRIFT   # an active point off the ground, or any point under it
+        return NOT_FINITE
+    code = check_drift(cw.pos, 2 * m.loop_body_a.shape[0], mode, cp.ws[WS_MAX_DRIFT], True)
+    if code != OK:
+        return code
     center_of_mass(m, w, cp.com)
     feet = np.zeros(2)
     if s[ct.CONTACT_MODEL] == ct.SOFT:
         _soft_foot_contacts(m, cw, cp.contact_foot, feet)
     else:
         _foot_contacts(mode, cp.contact_foot, feet)
-    if feet[0] > 0.0 or feet[1] > 0.0:
-        cp.last_contact[0] = t
-    elif t - cp.last_contact[0] > cp.ws[WS_MAX_AIRBORNE]:
-        return AIRBORNE
+    code = check_airborne(t, feet, cp.last_contact, cp.ws)
+    if code != OK:
+        return code
     ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
                     cp.joint_gain)
     if cp.site_body.shape[0] > 0:
@@ -317,19 +317,17 @@ def integrate(x0, mode0, t_end, p, record_times, settings):
 # --------------------------------------------------------------------------- python set-up
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0) -> tuple:
-    """The integrator's ``p``: (model arrays, workspace, contact workspace, contact settings,
-    WalkParams)."""
+                upright_pitch: float = 0.0) -> EventParams:
+    """The integrator's parameter record for ``model`` under ``ctrl``."""
     n = model.n
     na = ctrl.act_rows.shape[0]
-    cp = WalkParams(
+    cp = EventWalk(
         ctrl=ctrl, joint_tau=np.zeros(na), joint_rate=np.zeros(na),
         joint_gain=np.zeros((na, 2)), tau=np.zeros(n),
         acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
         ws=walk_settings(settings, standing_hip_height, upright_pitch),
         last_contact=np.zeros(1),
-        wi=np.array([model.body_id("torso_x"), model.body_id("torso_z"), model.body_id("torso")],
-                    dtype=np.int64),
+        wi=walk_indices(model),
         contact_foot=contact_feet(model),
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
         fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
@@ -337,17 +335,17 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = ct.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
-    return (model.arrays, make_workspace(model), ct.make_contact_workspace(model), s, cp)
+    return EventParams(model.arrays, make_workspace(model), ct.make_contact_workspace(model), s, cp)
 
 
-def initial_modes(x0: np.ndarray, p: tuple, strike: int) -> tuple[np.ndarray, int]:
+def initial_modes(x0: np.ndarray, p: EventParams, strike: int) -> tuple[np.ndarray, int]:
     """(mode int64[c], code) from :func:`start_modes`; x0 is updated in place."""
-    mode = np.zeros(p[0].contact_body.shape[0], dtype=np.int64)
+    mode = np.zeros(p.model.contact_body.shape[0], dtype=np.int64)
     code = start_modes(x0, mode, p, strike)
     return mode, int(code)
 
 
-def run(x0: np.ndarray, mode0: np.ndarray, p: tuple, settings: RolloutSettings,
+def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSettings,
         record_times: np.ndarray | None = None) -> Rollout:
     """Integrate from (x0, mode0) to settings.max_time (compiled); never raises for a
     failing design (the status says what happened)."""
@@ -369,7 +367,7 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: tuple, settings: RolloutSettings,
         if not np.isnan(rec_x[k, 0]):
             contact_forces(rt[k], rec_x[k].copy(), rec_mode[k].copy(), p, buf)
             forces[k] = buf
-    return Rollout(name, message, time, p[4].acc, x, mode, int(n_steps), int(n_events), rt,
+    return Rollout(name, message, time, p.walk.acc, x, mode, int(n_steps), int(n_events), rt,
                    rec_x, rec_mode, forces)
 
 
@@ -379,8 +377,7 @@ def _status(status: int, user_code: int, t: float, s) -> tuple[str, str]:
         return "ok", ""
     if status == hy.TERMINATED:
         if user_code in STATUS:
-            name, text = STATUS[user_code]
-            return name, f"{text} at t = {t:.3f} s"
+            return status_of(user_code, t)
         text = ct.TERMINATION_MESSAGES.get(user_code, f"terminated with code {user_code}")
         return ("integrator" if user_code == ct.NOT_FINITE else "contact"), f"{text} at t = {t:.3f} s"
     if status == hy.CHATTERING:

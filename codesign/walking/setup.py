@@ -24,6 +24,7 @@ from codesign.screening.screen import screen
 from codesign.topology.catalog import load_catalog
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
+from codesign.walking.rollout_base import place_on_ground
 from codesign.walking.design import Design
 from codesign.walking.initial_state import HUMAN_JOINT_BODY, close_wr_loops, gait_configuration
 from codesign.walking.settings import WalkSettings
@@ -136,7 +137,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         if not err <= 1e-8:
             metrics = {"time": 0.0, **design_metrics}
             return None, mt.measured_record(metrics, f"initial_state: loops do not close in the gait ({err:.2g} m)"), screen_s
-    q, qd, lowest = ro.place_on_ground(model, q, qd)
+    q, qd, lowest = place_on_ground(model, q, qd)
     p = ro.make_params(model, ctrl, rs, human.hip_height, SITES)
     x0 = np.concatenate([q, qd])
     mode0, code = ro.initial_modes(x0, p, lowest)

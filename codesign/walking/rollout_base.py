@@ -1,0 +1,231 @@
+"""What the stepping and the event-driven walking rollouts share: their settings and
+result records, status codes, the fall / drift / airborne checks, the interaction-site
+forces, and placing the body on the ground (compiled where it runs per step).
+
+Status (``Rollout.status``): ``ok`` (reached max_time), ``fall_height``, ``fall_pitch``,
+``airborne``, ``thrown_up``, ``drift``, ``integrator`` (mass matrix not positive
+definite, non-finite state), and for the event-driven models also ``chattering`` and
+``contact``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
+from codesign.dynamics.kinematics import body_point_world, forward_kinematics, point_jacobian
+from codesign.dynamics.model import Model, make_workspace
+
+# termination codes of the checks (both rollouts)
+OK = 0
+FALL_HEIGHT = 41
+FALL_PITCH = 42
+DRIFT = 43
+AIRBORNE = 44
+THROWN_UP = 45
+NOT_FINITE = 46
+MASS_NOT_PD = 47
+STATUS = {FALL_HEIGHT: ("fall_height", "hip below the fall height"),
+          FALL_PITCH: ("fall_pitch", "torso pitch beyond the fall limit"),
+          DRIFT: ("drift", "constraint drift beyond max_drift"),
+          AIRBORNE: ("airborne", "no foot on the ground for longer than max_airborne_time"),
+          THROWN_UP: ("thrown_up", "hip thrown above max_hip_rise over its standing height"),
+          NOT_FINITE: ("integrator", "non-finite state"),
+          MASS_NOT_PD: ("integrator", "mass matrix not positive definite")}
+
+# walk settings vector
+WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT, WS_MAX_Z, WS_MAX_AIRBORNE = 0, 1, 2, 3, 4, 5
+# walk index vector
+WI_BASE_X, WI_BASE_Z, WI_PITCH = 0, 1, 2
+
+CONTACT_MODELS = ("hard", "hard_event", "soft")
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """Settings of one rollout (SI units except the *_deg field)."""
+
+    max_time: float = 10.0          # s
+    contact_model: str = "hard"     # "hard" (time stepping), "hard_event", "soft" (peers)
+    phase0: float = 0.0             # right-leg phase at t = 0 (0 = right heel strike)
+    mu: float = 1.0                 # Coulomb friction coefficient
+    # time stepping ("hard")
+    h: float = 1e-3                 # s, step
+    penetration_correction: float = 0.2  # fraction of a penetration pushed out per step
+    pgs_tol: float = 1e-8           # relative impulse change ending the contact sweeps
+    pgs_max_sweeps: int = 100
+    # event-driven peers ("hard_event", "soft")
+    restitution: float = 0.0        # plastic foot impacts
+    baumgarte: float = 20.0         # 1/s, drift stabilisation gains D = P of CONTACT
+    rtol: float = 1e-6
+    atol: float = 1e-8
+    h_max: float = 5e-3             # s
+    event_tol: float = 1e-10        # s
+    max_transitions: int = 200      # chattering: events within chatter_window
+    chatter_window: float = 1e-2    # s
+    max_steps: int = 2_000_000
+    # falls and invalid gaits
+    min_hip_height: float = 0.6     # fraction of the standing hip height
+    max_pitch_deg: float = 60.0     # torso pitch from upright
+    max_drift: float = 1e-3         # m
+    # Walking has no flight phase: one foot is always on the ground (double support ~20 %
+    # of a stride, swing ~40 %; a stride at 0.9 Hz lasts 1.1 s). 0.25 s without any foot
+    # contact is a quarter of a stride: a tumble or a jump.
+    max_airborne_time: float = 0.25  # s
+    # With straight legs the standing hip height is the highest a walking hip reaches
+    # (inverted pendulum over a straight stance leg; heel rise at push-off adds ~5 cm).
+    max_hip_rise: float = 0.15      # m above the standing hip height: being thrown up
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """Outcome of :func:`run`: status, message, time survived, metrics accumulator, final
+    state and contact modes, counters (steps; events = contact-mode changes of single
+    points), and the recorded samples at ``record_times`` (NaN rows after the end):
+    states [k, 2n], contact modes [k, c], contact forces [k, c, 2] (normal, tangent; N)."""
+
+    status: str
+    message: str
+    time: float
+    acc: np.ndarray
+    x: np.ndarray
+    mode: np.ndarray
+    n_steps: int
+    n_events: int
+    record_times: np.ndarray
+    records: np.ndarray
+    record_modes: np.ndarray
+    record_forces: np.ndarray
+
+
+def status_of(code: int, t: float) -> tuple[str, str]:
+    """(status name, one-line message) of a check's termination code at time t (s)."""
+    if code == OK:
+        return "ok", ""
+    name, text = STATUS[code]
+    return name, f"{text} at t = {t:.3f} s"
+
+
+@njit(cache=True)
+def check_body(x, wi, ws):
+    """OK or the code of the first failed whole-body check of state x (float64[2n]): a
+    non-finite state, the hip below the fall height, the torso pitch beyond the fall
+    limit, the hip thrown above its bound (``wi``/``ws``: see WI_*/WS_*)."""
+    for j in range(x.shape[0]):
+        if not np.isfinite(x[j]):
+            return NOT_FINITE
+    if x[wi[WI_BASE_Z]] < ws[WS_MIN_Z]:
+        return FALL_HEIGHT
+    if abs(x[wi[WI_PITCH]] - ws[WS_UPRIGHT]) > ws[WS_MAX_PITCH]:
+        return FALL_PITCH
+    if x[wi[WI_BASE_Z]] > ws[WS_MAX_Z]:
+        return THROWN_UP
+    return OK
+
+
+@njit(cache=True)
+def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground):
+    """OK or DRIFT: a loop-closure residual pos[:n_loop_rows] (m) beyond ``max_drift``, a
+    contact point deeper than it under the ground (gaps pos[n_loop_rows:], m), or, when
+    ``active_on_ground`` (the event-driven model, whose active points are held on the
+    ground), an active point (mode != 0) off the ground by more than it."""
+    for r in range(n_loop_rows):
+        if abs(pos[r]) > max_drift:
+            return DRIFT
+    for i in range(mode.shape[0]):
+        gap = pos[n_loop_rows + i]
+        if gap < -max_drift or (active_on_ground and mode[i] != 0 and abs(gap) > max_drift):
+            return DRIFT
+    return OK
+
+
+@njit(cache=True)
+def check_airborne(t, feet, last_contact, ws):
+    """OK, or AIRBORNE when neither foot has touched the ground (feet[2]: 0/1) for longer
+    than the walk's bound since last_contact[0] (s), which is set to t while one does."""
+    if feet[0] > 0.0 or feet[1] > 0.0:
+        last_contact[0] = t
+    elif t - last_contact[0] > ws[WS_MAX_AIRBORNE]:
+        return AIRBORNE
+    return OK
+
+
+@njit(cache=True)
+def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, cp):
+    """cp.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
+    RNEA's inward pass (after forward kinematics of the state) with accelerations qdd[n]
+    and, as external forces, the loop forces loop_force[2m] (N, on point a, world axes)
+    and the ground forces normal[c], tangent[c] (N) of the points with loaded[i] != 0 on a
+    ground of the given slope (rad). Shared by the stepping and event-driven rollouts."""
+    sa = np.sin(slope)
+    ca = np.cos(slope)
+    fext = cp.fext
+    fext[:, :] = 0.0
+    add_loop_forces(m, w, loop_force, np.zeros(m.loop_body_a.shape[0]), fext)
+    for i in range(m.contact_body.shape[0]):
+        if loaded[i] == 0:
+            continue
+        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)
+        add_point_force(fext, m.contact_body[i], cp.point[0], cp.point[1],
+                        -sa * normal[i] + ca * tangent[i], ca * normal[i] + sa * tangent[i])
+    joint_wrenches(m, w, qdd, fext, cp.tau_check)
+    for k in range(cp.site_body.shape[0]):
+        b = cp.site_body[k]
+        cp.site_force[k] = math.hypot(w.joint_wrench[b, 1], w.joint_wrench[b, 2])
+
+
+def walk_settings(settings: RolloutSettings, standing_hip_height: float,
+                  upright_pitch: float) -> np.ndarray:
+    """float64[6] of the fall and gait checks (WS_* slots)."""
+    return np.array([settings.min_hip_height * standing_hip_height,
+                     math.radians(settings.max_pitch_deg), settings.max_drift, upright_pitch,
+                     standing_hip_height + settings.max_hip_rise, settings.max_airborne_time])
+
+
+def contact_feet(model: Model) -> np.ndarray:
+    """int64[c]: 0 for a contact point of the right foot (name ending in _r), 1 otherwise."""
+    return np.array([0 if name.endswith("_r") else 1 for name in model.contact_names], dtype=np.int64)
+
+
+def walk_indices(model: Model) -> np.ndarray:
+    """int64[3] (WI_*): the base x, base z and torso pitch coordinates."""
+    return np.array([model.body_id("torso_x"), model.body_id("torso_z"), model.body_id("torso")],
+                    dtype=np.int64)
+
+
+def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:
+    """float64[c] world z (m) of every contact point at configuration q."""
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, q, np.zeros(model.n), w)
+    out = np.empty(model.n_contacts)
+    pt = np.zeros(2)
+    for i in range(model.n_contacts):
+        body_point_world(w, model.contact_body[i], model.contact_xz[i, 0], model.contact_xz[i, 1], pt)
+        out[i] = pt[1]
+    return out
+
+
+def place_on_ground(model: Model, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Shift the base so the lowest contact point is at z = 0 with zero velocity.
+
+    Returns (q, qd, index of the lowest contact point)."""
+    q = q.copy()
+    qd = qd.copy()
+    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    q[iz] = 0.0
+    heights = contact_heights(model, q)
+    low = int(np.argmin(heights))
+    q[iz] = -heights[low]
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, q, qd, w)
+    J = np.zeros((2, model.n))
+    point_jacobian(model.arrays, w, model.contact_body[low], model.contact_xz[low, 0],
+                   model.contact_xz[low, 1], J)
+    v = J @ qd
+    qd[ix] -= v[0]      # the base prismatic columns are the world x and z axes
+    qd[iz] -= v[1]
+    return q, qd, low

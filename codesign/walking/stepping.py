@@ -1,0 +1,266 @@
+"""The stepping walking rollout: hard contacts, impedance control, falls, metrics (compiled).
+
+The default contact model (``contact_model = "hard"``) integrates the hard contacts of the
+thesis (4.2.3, chapter 5: unilateral, no penetration stiffness, plastic foot impacts,
+Coulomb friction) by time stepping (:mod:`codesign.dynamics.timestep`, h = 1 ms): the
+whole rollout is one compiled loop of
+
+1. the controller (step impedance + pitch assist, :mod:`codesign.control.impedance`):
+   torques at (t, q, qd) and their stiffness/damping Jacobians, which the step treats
+   implicitly (a stiff ankle impedance on a light foot is stable at h = 1 ms);
+2. one step of the constrained dynamics (loop closures and ground contacts, impulses);
+3. :func:`observe`: stop on a fall (hip height below ``min_hip_height`` of the standing
+   value, or torso pitch beyond ``max_pitch_deg``), on an invalid gait (no foot on the
+   ground for longer than ``max_airborne_time``, or the hip thrown more than
+   ``max_hip_rise`` above its standing height -- walking has no flight phase), on
+   constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
+   deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
+   metric sample (:mod:`codesign.walking.metrics`) at the step's start with the step's
+   mean forces (interaction forces: those of the continuous phases, :func:`impact_step`
+   holds the last value through a touch-down impact), and a foot touch-down (a foot
+   with no loaded point before the step and one after) for the step length.
+
+The event-driven model of the thesis's simulator (exact contact-mode switching at
+located events, ``"hard_event"``) and a soft penalty model (``"soft"``) run the same
+controller and checks through :mod:`codesign.walking.rollout_event`: they are the peers
+of ``codesign bench evaluate`` and of the cross-check tests. The event-driven model
+falls over Painleve configurations of the foot points (no consistent mode) and costs
+thousands of events per simulated second, which is why stepping is the default.
+
+Initial state inside the gait: built by :mod:`codesign.walking.setup`; here
+:func:`place_on_ground` puts the lowest contact point on the ground with zero velocity.
+The first steps settle the other points (plastic impacts come out of the step).
+
+Status codes, settings and the result record: :mod:`codesign.walking.rollout_base`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from codesign.control.impedance import ControllerArrays, control_gains, control_torques
+from codesign.dynamics import contact as ct
+from codesign.dynamics import timestep as ts
+from codesign.dynamics.kinematics import body_point_world, center_of_mass
+from codesign.dynamics.model import Model, make_workspace
+from codesign.walking import metrics as mt
+from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
+                                           RolloutSettings, check_airborne, check_body, check_drift,
+                                           contact_feet, site_forces, status_of, walk_indices,
+                                           walk_settings)
+
+StepWalk = namedtuple(
+    "StepWalk",
+    [
+        "ctrl",          # ControllerArrays
+        "tau",           # float64[n] scratch: generalized control forces
+        "Kimp",          # float64[n, n] scratch: control stiffness (implicit)
+        "Dimp",          # float64[n, n] scratch: control damping (implicit)
+        "joint_tau",     # float64[na] scratch: active joint torques
+        "joint_rate",    # float64[na] scratch: active joint rates
+        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
+        "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
+        "ws",            # float64[6]: see WS_*
+        "wi",            # int64[3]: base x, base z, pitch coordinates
+        "contact_foot",  # int64[c]: 0 right foot, 1 left foot
+        "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
+        "fext",          # float64[n, 3] scratch
+        "tau_check",     # float64[n] scratch
+        "site_force",    # float64[k] scratch
+        "com",           # float64[4] scratch
+        "point",         # float64[2] scratch
+        "feet",          # float64[2]: foot in contact after the last step (0/1)
+        "state",         # float64[1]: last time (s) a foot touched the ground
+        "counts",        # int64[1]: contact-mode changes
+    ],
+)
+
+
+class StepParams(NamedTuple):
+    """The stepping rollout's parameters (the compiled functions' ``p``)."""
+
+    model: Any              # ModelArrays (Model.arrays)
+    work: Any               # engine Workspace (make_workspace)
+    step_work: Any          # time-step workspace (timestep.make_step_workspace): modes, impulses
+    contact_settings: np.ndarray   # contact.make_settings
+    step_settings: np.ndarray      # timestep.step_settings
+    walk: StepWalk          # controller, checks, metric accumulator, scratch
+
+
+# --------------------------------------------------------------------------- compiled loop
+@njit(cache=True)
+def impact_step(sw, nl, c, h, g):
+    """True if the last step contained a touch-down impact: a point that approached the
+    ground faster than 2 g h at the step's start and carries an impulse. Its mean force
+    over the step is impulse / h, which grows without bound as h -> 0 (a rigid impact
+    is an impulse): the interaction-force metrics skip such steps and keep the forces of
+    the continuous phases, as the event-driven model's multipliers do."""
+    for i in range(c):
+        if sw.mode[i] != ts.INACTIVE and sw.vel[nl + i] < -2.0 * g * h:
+            return True
+    return False
+
+
+@njit(cache=True)
+def observe(t, x, p, assist_active):
+    """Checks and one metric sample after the step from time t (module docstring).
+    Returns OK or a termination code."""
+    m, w, sw, cs, ss, cp = p
+    code = check_body(x, cp.wi, cp.ws)
+    if code != OK:
+        return code
+    nl = 2 * m.loop_body_a.shape[0]
+    c = m.contact_body.shape[0]
+    code = check_drift(sw.pos, nl, sw.mode, cp.ws[WS_MAX_DRIFT], False)
+    if code != OK:
+        return code
+    feet_before0 = cp.feet[0]
+    feet_before1 = cp.feet[1]
+    cp.feet[0] = 0.0
+    cp.feet[1] = 0.0
+    for i in range(c):
+        if sw.mode[i] != ts.INACTIVE:
+            cp.feet[cp.contact_foot[i]] = 1.0
+    code = check_airborne(t + ss[ts.H], cp.feet, cp.state, cp.ws)
+    if code != OK:
+        return code
+    for foot in range(2):
+        before = feet_before0 if foot == 0 else feet_before1
+        if before == 0.0 and cp.feet[foot] == 1.0:
+            for i in range(c):   # the foot's first loaded point
+                if cp.contact_foot[i] == foot and sw.mode[i] != ts.INACTIVE:
+                    body_point_world(w, m.contact_body[i], m.contact_xz[i, 0],
+                                     m.contact_xz[i, 1], cp.point)
+                    mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
+                    break
+    if t < cp.acc[mt.T_START]:
+        return OK                              # before the metrics' window
+    center_of_mass(m, w, cp.com)
+    if cp.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
+        # the step's mean forces and accelerations; an impact step holds the last value
+        site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
+                    cs[ct.SLOPE], sw.qdd, cp)
+    mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
+                         cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
+    return OK
+
+
+@njit(cache=True)
+def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force):
+    """Store x and the last step's contact modes and forces for every record time not yet
+    stored that is at or before t (within h / 2). Returns the next record index."""
+    while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
+        rec_x[k_rec] = x
+        for i in range(sw.mode.shape[0]):
+            rec_mode[k_rec, i] = sw.mode[i]
+            rec_force[k_rec, i, 0] = sw.force[i, 0]
+            rec_force[k_rec, i, 1] = sw.force[i, 1]
+        k_rec += 1
+    return k_rec
+
+
+@njit(cache=True)
+def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
+    """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
+
+    Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
+    t0 continues a gait from a state taken at that time, e.g. a stride map); the airborne
+    clock restarts at t0 (cp.state[0] = t0) and the contact solver's warm start (sw.P,
+    sw.mode) is used as found, so a caller replaying from a state sets both. Metric
+    samples accumulate into cp.acc as usual (its window starts at max_time / 2).
+    Records x, the contact modes and forces at the first step start at or after each of
+    record_times (sorted). Returns (code, time reached s, steps)."""
+    m, w, sw, cs, ss, cp = p
+    n = m.parent.shape[0]
+    c = m.contact_body.shape[0]
+    q = x[:n]
+    v = x[n:]
+    h = ss[ts.H]
+    n_steps = int(math.floor((t_end - t0) / h + 0.5))
+    cp.state[0] = t0
+    k_rec = 0
+    prev_mode = sw.mode.copy()
+    for k in range(n_steps):
+        t = t0 + k * h
+        k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
+        _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
+                                    cp.joint_gain)
+        control_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
+        code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
+        if code == ts.STEP_MASS_NOT_PD:
+            return MASS_NOT_PD, t, k
+        if code != ts.STEP_OK:
+            return NOT_FINITE, t, k
+        for i in range(c):
+            if sw.mode[i] != prev_mode[i]:
+                cp.counts[0] += 1
+                prev_mode[i] = sw.mode[i]
+        code = observe(t, x, p, active)
+        if code != OK:
+            return code, t + h, k + 1
+    t = t0 + n_steps * h
+    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
+    return OK, t, n_steps
+
+
+# --------------------------------------------------------------------------- python set-up
+def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
+                standing_hip_height: float, site_bodies: tuple[str, ...] = (),
+                upright_pitch: float = 0.0) -> StepParams:
+    """The compiled rollout's parameter record for ``model`` under ``ctrl``."""
+    n = model.n
+    na = ctrl.act_rows.shape[0]
+    cp = StepWalk(
+        ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
+        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
+        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
+        ws=walk_settings(settings, standing_hip_height, upright_pitch),
+        wi=walk_indices(model),
+        contact_foot=contact_feet(model),
+        site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
+        fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
+        com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), state=np.zeros(1),
+        counts=np.zeros(1, dtype=np.int64))
+    cs = ct.make_settings("hard", mu=settings.mu)
+    ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
+                          pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
+    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model), cs, ss, cp)
+
+
+def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
+        record_times: np.ndarray | None = None, t0: float = 0.0) -> Rollout:
+    """Simulate from x0 to settings.max_time (compiled; the contact modes start as found
+    in p.step_work); never raises for a failing design (the status says what happened).
+    ``t0`` (s): the time of x0 on the controller's clock (:func:`walk`); max_time stays
+    the end time."""
+    m = p.model
+    c = m.contact_body.shape[0]
+    rt = np.zeros(0) if record_times is None else np.ascontiguousarray(record_times, dtype=np.float64)
+    rec_x = np.full((rt.shape[0], x0.shape[0]), np.nan)
+    rec_mode = np.zeros((rt.shape[0], c), dtype=np.int64)
+    rec_force = np.full((rt.shape[0], c, 2), np.nan)
+    x = np.array(x0, dtype=np.float64)
+    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, float(t0))
+    code, t = int(code), float(t)
+    sw, cp = p.step_work, p.walk
+    status, message = status_of(code, t)
+    time = settings.max_time if code == OK else t
+    return Rollout(status, message, time, cp.acc, x, sw.mode.copy(), int(steps),
+                   int(cp.counts[0]), rt, rec_x, rec_mode, rec_force)
+
+
+def step_statistics(p: StepParams) -> dict[str, float]:
+    """Steps, Gauss-Seidel sweeps, unconverged contact problems and steps that kept
+    approximate impulses of a stepping rollout; the contact points' summed slip path (m)
+    and friction dissipation (J)."""
+    sw = p.step_work
+    s = sw.stats
+    return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
+            "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),
+            "slip_path_m": float(sw.slip_path.sum()),
+            "friction_work_J": float(sw.friction_work.sum())}
