@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "report": "codesign.commands.report",
     "freeze": "codesign.commands.freeze",
     "analyze": "codesign.commands.analyze",
-    "bench": "codesign.bench",
+    "bench": "codesign.commands.bench",
 }
 
 

@@ -1,22 +1,11 @@
-"""`codesign bench NAME`: benchmarks that print their figures next to a peer's.
+"""Benchmarks that print their figures next to a peer's (``codesign bench NAME``).
 
-Each benchmark is a module in this package exposing ``DESCRIPTION: str``,
-``add_arguments(parser)`` and ``run(args) -> int``; it prints a table, writes
-``results/bench/NAME.csv``, and always measures a peer in the same run (MuJoCo,
-Pinocchio, a serial executor ...). Performance claims in the README come from here,
-never from timed unit tests.
+Each benchmark is a module in this package exposing ``DESCRIPTION: str`` and
+``run(args) -> int``; it prints a table, writes ``results/bench/NAME.csv``, and always
+measures a peer in the same run (MuJoCo, Pinocchio, a serial executor ...). Performance
+claims in the docs come from here, never from timed unit tests. The command is
+:mod:`codesign.commands.bench`.
 """
-
-from __future__ import annotations
-
-import argparse
-import importlib
-import importlib.util
-from pathlib import Path
-
-from codesign.errors import UserError
-
-HELP = "run a benchmark (engine, runner, evaluate, screen, all) and compare with peers"
 
 # benchmark name -> module (created by the issue that owns the subject)
 BENCHMARKS: dict[str, str] = {
@@ -25,29 +14,3 @@ BENCHMARKS: dict[str, str] = {
     "evaluate": "codesign.bench.evaluate",
     "runner": "codesign.bench.runner",
 }
-
-
-def available() -> dict[str, str]:
-    return {n: m for n, m in BENCHMARKS.items() if importlib.util.find_spec(m) is not None}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    names = sorted(available()) + ["all"]
-    parser.add_argument("name", choices=names, help="which benchmark")
-    parser.add_argument("--out", default="results/bench", help="folder for the CSV files")
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
-
-
-def run(args: argparse.Namespace) -> int:
-    names = sorted(available()) if args.name == "all" else [args.name]
-    try:  # before minutes of measuring, not after
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out: {args.out}: cannot create the folder ({exc.strerror}); "
-                        "expected a writable folder for the CSV files") from None
-    status = 0
-    for name in names:
-        module = importlib.import_module(BENCHMARKS[name])
-        print(f"== codesign bench {name}: {module.DESCRIPTION}")
-        status = max(status, int(module.run(args) or 0))
-    return status

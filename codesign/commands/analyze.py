@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
 from codesign.io import save_figure_atomic, write_text_atomic
 
@@ -228,12 +229,7 @@ def gait_candidate(args: argparse.Namespace):
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     if args.run is None and (args.best or args.eval is not None):
         raise UserError("--best/--eval: they pick a candidate of --run; expected --run RUN too")
-    try:
-        overrides = json.loads(args.settings)
-    except json.JSONDecodeError:
-        raise UserError(f"--settings: {args.settings!r}; expected a JSON object") from None
-    if not isinstance(overrides, dict):
-        raise UserError("--settings: expected a JSON object")
+    overrides = settings_overrides(args.settings)
     design, settings_doc, source = None, {}, ""
     if args.run is not None:
         with contextlib.redirect_stdout(sys.stderr):   # its "replaying ..." line

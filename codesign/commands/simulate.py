@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from codesign import walking
+from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
 from codesign.objectives import score
 from codesign.problems import baseline as bl
@@ -60,12 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     stored = stored_candidate(args.run, args.best, args.eval) if args.run is not None else None
     design, settings_doc = (stored.design, stored.settings) if stored else (None, {})
-    try:
-        overrides = json.loads(args.settings)
-    except json.JSONDecodeError:
-        raise UserError(f"--settings: {args.settings!r}; expected a JSON object") from None
-    if not isinstance(overrides, dict):
-        raise UserError("--settings: expected a JSON object")
+    overrides = settings_overrides(args.settings)
     settings_doc.update(overrides)
     if args.max_time is not None:
         settings_doc["max_time"] = args.max_time

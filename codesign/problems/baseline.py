@@ -48,9 +48,9 @@ from codesign.objectives import Objective
 from codesign.optimize.space import Parameter
 from codesign.problems import exo_codesign, human_gait
 from codesign.problems.base import Problem
-from codesign.problems.walking import short_settings, with_problem_metrics
+from codesign.problems.walking import short_settings, walk
 from codesign.types import EvalContext, EvalRecord
-from codesign.walking import Design, WalkSettings, evaluate_detailed, load_design
+from codesign.walking import Design, WalkSettings, load_design
 from codesign.problems import objectives as ob
 from codesign.walking.setup import morphology_params
 
@@ -179,15 +179,7 @@ def evaluate_lumped(params: Mapping[str, float], baseline: Baseline,
     if settings.get("human_control", "step") != "step":
         return EvalRecord.failed("evaluation.human_control: this problem searches the step "
                                  "layout of Table 4.3; expected \"step\"")
-    if settings.get("optimize_frequency"):
-        return EvalRecord.failed("evaluation.optimize_frequency: not part of this problem's "
-                                 "space; expected false (the gait frequency is fixed at 0.9 Hz)")
-    try:
-        walk = WalkSettings.from_dict(settings)
-    except UserError as exc:
-        return EvalRecord.failed(str(exc))
-    record = evaluate_detailed(Design(dict(params)), walk, human_model=baseline.model)[0]
-    return with_problem_metrics(with_baseline_metrics(record, baseline), settings)
+    return with_baseline_metrics(walk(Design(dict(params)), settings, baseline.model), baseline)
 
 
 def with_baseline_metrics(record: EvalRecord, baseline: Baseline) -> EvalRecord:

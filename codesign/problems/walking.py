@@ -15,8 +15,7 @@ from typing import Any, Mapping
 from codesign.errors import UserError
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
-from codesign.walking import Design, WalkSettings
-from codesign.walking import evaluate as walk_evaluate
+from codesign.walking import Design, WalkSettings, evaluate_detailed
 from codesign.walking.rollout_base import RolloutSettings
 
 
@@ -33,8 +32,10 @@ def with_problem_metrics(record: EvalRecord, settings: Mapping[str, Any]) -> Eva
     return dataclasses.replace(record, metrics=metrics)
 
 
-def walk(design: Design, settings: Mapping[str, Any]) -> EvalRecord:
-    """WALK's evaluation plus the problems' metrics; a settings error is a failed record."""
+def walk(design: Design, settings: Mapping[str, Any], human_model=None) -> EvalRecord:
+    """WALK's evaluation plus the problems' metrics; a settings error is a failed record.
+    ``human_model``: the unaugmented human's engine model to use instead of the human's
+    (the anthropomorphic baseline's lumped model)."""
     if settings.get("optimize_frequency"):
         return EvalRecord.failed("evaluation.optimize_frequency: not part of this problem's "
                                  "space; expected false (the gait frequency is fixed at 0.9 Hz)")
@@ -42,7 +43,8 @@ def walk(design: Design, settings: Mapping[str, Any]) -> EvalRecord:
         walk_settings = WalkSettings.from_dict(settings)
     except UserError as exc:
         return EvalRecord.failed(str(exc))
-    return with_problem_metrics(walk_evaluate(design, walk_settings), settings)
+    record = evaluate_detailed(design, walk_settings, human_model=human_model)[0]
+    return with_problem_metrics(record, settings)
 
 
 def short_settings(settings: Mapping[str, Any]) -> dict:

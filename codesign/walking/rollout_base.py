@@ -11,6 +11,7 @@ definite, non-finite state), and for the event-driven models also ``chattering``
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from numba import njit
 from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
 from codesign.dynamics.kinematics import body_point_world, forward_kinematics, point_jacobian
 from codesign.dynamics.model import Model, make_workspace
+from codesign.walking import metrics as mt
 
 # termination codes of the checks (both rollouts)
 OK = 0
@@ -195,6 +197,52 @@ def walk_indices(model: Model) -> np.ndarray:
     """int64[3] (WI_*): the base x, base z and torso pitch coordinates."""
     return np.array([model.body_id("torso_x"), model.body_id("torso_z"), model.body_id("torso")],
                     dtype=np.int64)
+
+
+WalkParams = namedtuple(
+    "WalkParams",
+    [
+        "ctrl",          # ControllerArrays
+        "tau",           # float64[n] scratch: generalized control forces
+        "Kimp",          # float64[n, n] scratch: control stiffness (implicit; stepping)
+        "Dimp",          # float64[n, n] scratch: control damping (implicit; stepping)
+        "joint_tau",     # float64[na] scratch: active joint torques
+        "joint_rate",    # float64[na] scratch: active joint rates
+        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
+        "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
+        "ws",            # float64[6]: the checks' bounds, see WS_*
+        "wi",            # int64[3]: base x, base z, pitch coordinates (WI_*)
+        "contact_foot",  # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
+        "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
+        "fext",          # float64[n, 3] scratch
+        "tau_check",     # float64[n] scratch
+        "site_force",    # float64[k] scratch
+        "com",           # float64[4] scratch
+        "point",         # float64[2] scratch
+        "feet",          # float64[2]: foot in contact after the last step (0/1; stepping)
+        "last_contact",  # float64[1]: last time (s) a foot touched the ground
+        "counts",        # int64[1]: contact-mode changes (stepping)
+    ],
+)
+
+
+def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height: float,
+              site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkParams:
+    """The walking part of a rollout's parameters: the compiled controller ``ctrl``
+    (ControllerArrays), the checks' bounds, the metric accumulator (window from
+    max_time / 2) and scratch, for ``model`` with interaction sites ``site_bodies``."""
+    n = model.n
+    na = ctrl.act_rows.shape[0]
+    return WalkParams(
+        ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
+        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
+        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
+        ws=walk_settings(settings, standing_hip_height, upright_pitch), wi=walk_indices(model),
+        contact_foot=contact_feet(model),
+        site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
+        fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
+        com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), last_contact=np.zeros(1),
+        counts=np.zeros(1, dtype=np.int64))
 
 
 def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:

@@ -37,7 +37,6 @@ points), ``integrator`` (step underflow, max steps, non-finite), ``initial_state
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -52,38 +51,11 @@ from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
-                                           RolloutSettings, check_airborne, check_body, check_drift,
-                                           contact_feet, site_forces, status_of, walk_indices,
-                                           walk_settings)
+                                           RolloutSettings, WalkParams, check_airborne, check_body,
+                                           check_drift, make_walk, site_forces, status_of)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
 # vectors are the stepping rollout's (codesign.walking.rollout_base)
-
-EventWalk = namedtuple(
-    "EventWalk",
-    [
-        "ctrl",          # ControllerArrays
-        "joint_tau",     # float64[na] scratch: active joint torques
-        "joint_rate",    # float64[na] scratch: active joint rates
-        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
-        "tau",           # float64[n] scratch: generalized control forces (observe)
-        "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
-        "ws",            # float64[6]: min hip height (m), max |pitch - upright| (rad), max drift (m),
-                         # upright pitch (rad), max hip height (m), max time without foot contact (s)
-        "last_contact",  # float64[1] scratch: last time (s) a foot touched the ground
-        "wi",            # int64[3]: base x, base z, pitch coordinates
-        "contact_foot",  # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
-        "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
-        "fext",          # float64[n, 3] scratch
-        "tau_check",     # float64[n] scratch
-        "site_force",    # float64[k] scratch
-        "com",           # float64[4] scratch
-        "point",         # float64[2] scratch
-    ],
-)
-
-
-
 
 class EventParams(NamedTuple):
     """The event-driven rollout's parameters (the compiled hooks' ``p``)."""
@@ -92,7 +64,7 @@ class EventParams(NamedTuple):
     work: Any               # engine Workspace (make_workspace)
     contact_work: Any       # contact.make_contact_workspace: multipliers, rows, cache
     contact_settings: np.ndarray   # contact.make_settings (hard or soft)
-    walk: EventWalk         # controller, checks, metric accumulator, scratch
+    walk: WalkParams        # controller, checks, metric accumulator, scratch
 
 
 # --------------------------------------------------------------------------- compiled hooks
@@ -319,23 +291,11 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
                 upright_pitch: float = 0.0) -> EventParams:
     """The integrator's parameter record for ``model`` under ``ctrl``."""
-    n = model.n
-    na = ctrl.act_rows.shape[0]
-    cp = EventWalk(
-        ctrl=ctrl, joint_tau=np.zeros(na), joint_rate=np.zeros(na),
-        joint_gain=np.zeros((na, 2)), tau=np.zeros(n),
-        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
-        ws=walk_settings(settings, standing_hip_height, upright_pitch),
-        last_contact=np.zeros(1),
-        wi=walk_indices(model),
-        contact_foot=contact_feet(model),
-        site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
-        fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
-        com=np.zeros(4), point=np.zeros(2))
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = ct.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
-    return EventParams(model.arrays, make_workspace(model), ct.make_contact_workspace(model), s, cp)
+    return EventParams(model.arrays, make_workspace(model), ct.make_contact_workspace(model), s,
+                       make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))
 
 
 def initial_modes(x0: np.ndarray, p: EventParams, strike: int) -> tuple[np.ndarray, int]:

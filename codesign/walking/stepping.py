@@ -37,7 +37,6 @@ Status codes, settings and the result record: :mod:`codesign.walking.rollout_bas
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -50,36 +49,8 @@ from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
-                                           RolloutSettings, check_airborne, check_body, check_drift,
-                                           contact_feet, site_forces, status_of, walk_indices,
-                                           walk_settings)
-
-StepWalk = namedtuple(
-    "StepWalk",
-    [
-        "ctrl",          # ControllerArrays
-        "tau",           # float64[n] scratch: generalized control forces
-        "Kimp",          # float64[n, n] scratch: control stiffness (implicit)
-        "Dimp",          # float64[n, n] scratch: control damping (implicit)
-        "joint_tau",     # float64[na] scratch: active joint torques
-        "joint_rate",    # float64[na] scratch: active joint rates
-        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
-        "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
-        "ws",            # float64[6]: see WS_*
-        "wi",            # int64[3]: base x, base z, pitch coordinates
-        "contact_foot",  # int64[c]: 0 right foot, 1 left foot
-        "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
-        "fext",          # float64[n, 3] scratch
-        "tau_check",     # float64[n] scratch
-        "site_force",    # float64[k] scratch
-        "com",           # float64[4] scratch
-        "point",         # float64[2] scratch
-        "feet",          # float64[2]: foot in contact after the last step (0/1)
-        "state",         # float64[1]: last time (s) a foot touched the ground
-        "counts",        # int64[1]: contact-mode changes
-    ],
-)
-
+                                           RolloutSettings, WalkParams, check_airborne, check_body,
+                                           check_drift, make_walk, site_forces, status_of)
 
 class StepParams(NamedTuple):
     """The stepping rollout's parameters (the compiled functions' ``p``)."""
@@ -89,7 +60,7 @@ class StepParams(NamedTuple):
     step_work: Any          # time-step workspace (timestep.make_step_workspace): modes, impulses
     contact_settings: np.ndarray   # contact.make_settings
     step_settings: np.ndarray      # timestep.step_settings
-    walk: StepWalk          # controller, checks, metric accumulator, scratch
+    walk: WalkParams        # controller, checks, metric accumulator, scratch
 
 
 # --------------------------------------------------------------------------- compiled loop
@@ -126,7 +97,7 @@ def observe(t, x, p, assist_active):
     for i in range(c):
         if sw.mode[i] != ts.INACTIVE:
             cp.feet[cp.contact_foot[i]] = 1.0
-    code = check_airborne(t + ss[ts.H], cp.feet, cp.state, cp.ws)
+    code = check_airborne(t + ss[ts.H], cp.feet, cp.last_contact, cp.ws)
     if code != OK:
         return code
     for foot in range(2):
@@ -170,7 +141,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
 
     Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
     t0 continues a gait from a state taken at that time, e.g. a stride map); the airborne
-    clock restarts at t0 (cp.state[0] = t0) and the contact solver's warm start (sw.P,
+    clock restarts at t0 (cp.last_contact[0] = t0) and the contact solver's warm start (sw.P,
     sw.mode) is used as found, so a caller replaying from a state sets both. Metric
     samples accumulate into cp.acc as usual (its window starts at max_time / 2).
     Records x, the contact modes and forces at the first step start at or after each of
@@ -182,7 +153,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     v = x[n:]
     h = ss[ts.H]
     n_steps = int(math.floor((t_end - t0) / h + 0.5))
-    cp.state[0] = t0
+    cp.last_contact[0] = t0
     k_rec = 0
     prev_mode = sw.mode.copy()
     for k in range(n_steps):
@@ -213,23 +184,11 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
                 upright_pitch: float = 0.0) -> StepParams:
     """The compiled rollout's parameter record for ``model`` under ``ctrl``."""
-    n = model.n
-    na = ctrl.act_rows.shape[0]
-    cp = StepWalk(
-        ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
-        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
-        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
-        ws=walk_settings(settings, standing_hip_height, upright_pitch),
-        wi=walk_indices(model),
-        contact_foot=contact_feet(model),
-        site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
-        fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
-        com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), state=np.zeros(1),
-        counts=np.zeros(1, dtype=np.int64))
     cs = ct.make_settings("hard", mu=settings.mu)
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
                           pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
-    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model), cs, ss, cp)
+    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model), cs, ss,
+                      make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))
 
 
 def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,

@@ -84,7 +84,7 @@ def test_dropped_human_is_airborne_only_if_free_fall_outlasts_the_limit(drop, ai
     r = ro.run(x0, mode0, p, settings)
     if not airborne:
         assert r.status == "ok" and r.time == 0.2
-        assert p[5].state[0] == pytest.approx(0.2)  # on the ground at the end
+        assert p.walk.last_contact[0] == pytest.approx(0.2)  # on the ground at the end
         return
     assert r.status == "airborne" and "max_airborne_time" in r.message
     h = settings.h
