@@ -91,3 +91,41 @@ class EvalRecord:
     def failed(message: str, wall_s: float = 0.0, worker: str = "") -> "EvalRecord":
         return EvalRecord(status=STATUS_FAILED, message=message, stage=0,
                           stage_value=math.nan, metrics={}, wall_s=wall_s, worker=worker)
+
+
+# --------------------------------------------------------------------------- search spaces
+# A problem declares its default search space with these (thesis 3.2.1, Fig. 3.3); the
+# optimizer's Space (codesign.optimize.space) combines them into subspaces.
+
+@dataclass(frozen=True)
+class Parameter:
+    """A continuous parameter: search bounds [low, high] and initialisation range.
+
+    The initialisation range (default: the bounds) is where new positions are drawn
+    uniformly: at the start and when a particle enters a group that activates the
+    parameter (thesis toy example: particles started in [0, 0.25]^2 of [0, 1]^2).
+    """
+
+    name: str
+    low: float
+    high: float
+    init_low: float | None = None
+    init_high: float | None = None
+
+    @property
+    def init_range(self) -> tuple[float, float]:
+        lo = self.low if self.init_low is None else self.init_low
+        hi = self.high if self.init_high is None else self.init_high
+        return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    parameters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    groups: tuple[Group, ...]

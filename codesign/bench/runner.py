@@ -85,7 +85,8 @@ def codesign_sized_space():
     """A space shaped like the co-design one (§5.4.1): pool 1 with 126 groups (10
     topologies x their actuator pairs; 8 morphology parameters shared per topology + 14
     control parameters per pair), pool 2 with 20 common parameters: 1864 parameters."""
-    from codesign.optimize.space import Group, Parameter, Pool, Space
+    from codesign.types import Group, Parameter, Pool
+    from codesign.optimize.space import Space
     params, groups = [], []
     for t in range(10):
         morphology = [f"t{t}_m{k}" for k in range(8)]

@@ -26,39 +26,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Parameter:
-    """A continuous parameter: search bounds [low, high] and initialisation range.
-
-    The initialisation range (default: the bounds) is where new positions are drawn
-    uniformly: at the start and when a particle enters a group that activates the
-    parameter (thesis toy example: particles started in [0, 0.25]^2 of [0, 1]^2).
-    """
-
-    name: str
-    low: float
-    high: float
-    init_low: float | None = None
-    init_high: float | None = None
-
-    @property
-    def init_range(self) -> tuple[float, float]:
-        lo = self.low if self.init_low is None else self.init_low
-        hi = self.high if self.init_high is None else self.init_high
-        return float(lo), float(hi)
-
-
-@dataclass(frozen=True)
-class Group:
-    name: str
-    parameters: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Pool:
-    name: str
-    groups: tuple[Group, ...]
+from codesign.types import Group, Parameter, Pool
 
 
 @dataclass(frozen=True)

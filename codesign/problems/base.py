@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from codesign.objectives import Objective
-from codesign.optimize.space import Parameter, Pool
+from codesign.types import Parameter, Pool
 from codesign.types import EvalContext, EvalRecord
 
 

@@ -45,7 +45,7 @@ from codesign.model.anthropometry import human_geometry
 from codesign.model.lumping import MASS_AT, PointMass, load_metrics, lumped_model, segment_loads
 from codesign.model.morphology import build_morphology
 from codesign.objectives import Objective
-from codesign.optimize.space import Parameter
+from codesign.types import Parameter
 from codesign.problems import exo_codesign, human_gait
 from codesign.problems.base import Problem
 from codesign.problems.walking import short_settings, walk

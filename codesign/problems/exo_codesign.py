@@ -57,7 +57,7 @@ from codesign.objectives import Objective
 from codesign.problems.base import Problem
 from codesign.problems.human_gait import warmup as warmup_human
 from codesign.problems.walking import short_settings, walk
-from codesign.optimize.space import Group, Parameter, Pool
+from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, load_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.problems import objectives as ob

@@ -10,7 +10,7 @@ from typing import Mapping
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
 from codesign.objectives import Objective
-from codesign.optimize.space import Parameter
+from codesign.types import Parameter
 from codesign.problems.base import Problem
 from codesign.problems.walking import short_settings, walk
 from codesign.types import EvalContext, EvalRecord

@@ -8,7 +8,7 @@ import math
 import time
 
 from codesign.objectives import Objective
-from codesign.optimize.space import Group, Parameter, Pool
+from codesign.types import Group, Parameter, Pool
 from codesign.problems.base import Problem
 from codesign.types import EvalContext, EvalRecord
 

@@ -39,7 +39,8 @@ from codesign.errors import UserError
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
-from codesign.optimize.space import Group, Parameter, Pool, Space
+from codesign.types import Group, Parameter, Pool
+from codesign.optimize.space import Space
 
 ALGORITHMS = ("pso", "mmpso")
 MODES = ("serial", "local", "scheduler", "slurm", "pbs")

@@ -16,7 +16,8 @@ from codesign.problems import get_problem
 from codesign.problems.test_functions import six_hump_parts
 from codesign.optimize.pso import PSOSettings, pso_step
 from codesign.optimize.schedule import Migration, Schedule, constant, thesis_migration
-from codesign.optimize.space import Group, Parameter, Pool, Space, single_group_space
+from codesign.types import Group, Parameter, Pool
+from codesign.optimize.space import Space, single_group_space
 
 
 def run(optimizer: MMPSO, problem, objectives=None, each=None):
