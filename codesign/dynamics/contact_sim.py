@@ -35,10 +35,11 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import hybrid
-from codesign.dynamics.contact import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, NOT_FINITE,
-                                       SOFT, STICK, TERMINATION_MESSAGES, cached, guard_applies,
-                                       hard_dynamics, jump_impact, make_contact_workspace,
-                                       make_settings, read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact_event import (NOT_FINITE, TERMINATION_MESSAGES, cached, guard_applies,
+                                             hard_dynamics, jump_impact, make_contact_workspace,
+                                             read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact_rows import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, SOFT,
+                                            STICK, make_settings)
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics.model import Model, make_workspace
 from codesign.errors import UserError

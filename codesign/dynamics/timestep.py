@@ -1,6 +1,6 @@
 """Hard contacts by time stepping: one velocity-level step of the planar model (compiled).
 
-The event-driven hard-contact model (:mod:`codesign.dynamics.contact` with
+The event-driven hard-contact model (:mod:`codesign.dynamics.contact_event` with
 :mod:`codesign.dynamics.hybrid`) is exact between events, but a walking biped breaks it:
 four foot points with Coulomb friction meet Painleve configurations (no consistent
 contact mode at the acceleration level), Zeno touch-downs and thousands of events per
@@ -31,7 +31,7 @@ springs) is explicit.
 
 Rows J (R = 2 m + 2 c): the loop closures (2 per loop, world x and z of point_a - point_b,
 :func:`codesign.dynamics.loops.loop_constraints`), then the contact normals n.J_i and
-tangents t.J_i of CONTACT (:func:`codesign.dynamics.contact.contact_rows`; ground line
+tangents t.J_i of CONTACT (:func:`codesign.dynamics.contact_rows.contact_rows`; ground line
 with slope and height from CONTACT's settings). Conditions on v+:
 
 * loops: J_l v+ = -c_loop phi / h (equality; c_loop = 1 closes the linearized residual
@@ -80,7 +80,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from codesign.dynamics import contact as ct
+from codesign.dynamics import contact_rows as ct
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import cholesky, cholesky_solve, lu_solve

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from codesign.dynamics import examples, hybrid
-from codesign.dynamics.contact import INACTIVE, SLIP_NEG, SLIP_POS, STICK, make_settings
+from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK, make_settings
 from codesign.dynamics.contact_sim import simulate
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import center_of_mass, forward_kinematics
