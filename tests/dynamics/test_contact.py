@@ -7,13 +7,14 @@ integrator is compiled once for the whole file.
 import numpy as np
 import pytest
 
-from codesign.dynamics import examples, hybrid
+from codesign.dynamics import hybrid
 from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK, make_settings
-from codesign.dynamics.contact_sim import simulate
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import center_of_mass, forward_kinematics
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.model import ModelBuilder, make_workspace
+from codesign.dynamics.testing import examples
+from codesign.dynamics.testing.contact_sim import simulate
 from codesign.errors import UserError
 
 G = 9.81

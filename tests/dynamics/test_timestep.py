@@ -21,14 +21,15 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from codesign.dynamics import examples
+from codesign.dynamics.testing import examples
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import center_of_mass, forward_kinematics
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.model import ModelBuilder, make_workspace
 from codesign.dynamics.rnea import bias_forces
-from codesign.dynamics.timestep import INACTIVE, SLIP_NEG, SLIP_POS, STICK, simulate
+from codesign.dynamics.testing.stepping import simulate
+from codesign.dynamics.timestep import INACTIVE, SLIP_NEG, SLIP_POS, STICK
 
 G = 9.81
 REG = 1e-6            # step_settings' default regularization (module docstring above)

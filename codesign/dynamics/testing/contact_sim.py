@@ -1,4 +1,5 @@
-"""Simulate an engine model with loop closures and ground contacts under a controller.
+"""Simulate an engine model with loop closures and ground contacts under a controller (tests
+and benchmarks, not the production path).
 
 The hybrid system (``flow``, ``guards``, ``jump``, ``observe``) of ``codesign.dynamics.hybrid``
 for a :class:`~codesign.dynamics.model.Model`, with the contact model chosen by the
@@ -342,7 +343,7 @@ def _event_cases():
 
 
 def _examples():
-    from codesign.dynamics import examples
+    from codesign.dynamics.testing import examples
     return examples
 
 
