@@ -6,6 +6,11 @@ has the Python API, :func:`codesign.dynamics.hybrid.solve_hybrid`). The steps an
 output come from :mod:`codesign.dynamics.hybrid_steppers`, event location from
 :mod:`codesign.dynamics.hybrid_events`. It returns an :class:`Integration` record.
 
+Pieces of the loop: :func:`find_event` (the earliest guard crossing in a trial step),
+:func:`record_samples` (samples from a step's dense output), :func:`apply_events` (the
+jumps at one instant, with the arming rule and the chattering guard); the per-guard
+bookkeeping travels in a :class:`GuardState`.
+
 :func:`integrate` takes the system's njit functions as arguments, so it is compiled once per
 process and system; :func:`codesign.dynamics.specialize.specialize` rewrites it (and the
 steppers and event location) into a disk-cacheable copy for one system.
@@ -99,6 +104,163 @@ class Integration(NamedTuple):
     n_flow: int
 
 
+class GuardState(NamedTuple):
+    """Per-guard bookkeeping of :func:`integrate` (arrays of length ng = number of guards).
+
+    g_old: values at the last accepted point (or right after the last jump); g_new: values
+    at the end of the trial step; g_tmp: scratch; armed / pending (bool): the arming rule
+    (:mod:`codesign.dynamics.hybrid`; pending = disarmed by its own jump, excursion not yet
+    seen); s_root: located crossing of each guard in this step as a step fraction (2.0:
+    none); fired (int64): jumps applied per guard; bracket float64[4]: (a, b, fa, fb) of
+    the crossing being located.
+    """
+
+    g_old: np.ndarray
+    g_new: np.ndarray
+    g_tmp: np.ndarray
+    armed: np.ndarray
+    pending: np.ndarray
+    s_root: np.ndarray
+    fired: np.ndarray
+    bracket: np.ndarray
+
+
+@nb.njit(cache=True)
+def guard_state(ng):
+    """A fresh :class:`GuardState` for ng guards (nothing armed, no crossing located)."""
+    return GuardState(np.empty(ng), np.empty(ng), np.empty(ng), np.zeros(ng, dtype=np.bool_),
+                      np.zeros(ng, dtype=np.bool_), np.full(ng, 2.0), np.zeros(ng, dtype=np.int64),
+                      np.empty(4))
+
+
+@nb.njit  # takes dispatchers: not cacheable (codesign.dynamics.hybrid docstring)
+def find_event(flow, guards, method, t, h, t_step_end, x, x_new, K, mode, p, gs, event_tol,
+               h_floor, xs):
+    """The earliest guard crossing in the trial step [t, t + h] from x to x_new (guards at
+    its end already in gs.g_new): every armed guard <= 0 at the end, and every pending one
+    with a positive excursion inside, is located on the dense output (gs.s_root[k]).
+
+    Returns (k_evt, s_evt, retry, have_f1, n_flow): the guard (-1: none) and step fraction
+    of the earliest crossing (ties: lowest index); retry: a pending guard showed no
+    excursion and DOPRI5 may shorten the step (h > h_floor) to look again; have_f1: RK4's
+    K[4] = f(t_step_end, x_new) was evaluated (n_flow: flow evaluations made here).
+    """
+    ng = gs.g_new.shape[0]
+    k_evt = -1
+    s_evt = 2.0
+    gs.s_root[:] = 2.0
+    have_f1 = False
+    retry = False
+    n_flow = 0
+    for k in range(ng):
+        if gs.g_new[k] > 0.0 or not (gs.armed[k] or gs.pending[k]):
+            continue
+        if method == RK4 and not have_f1:
+            flow(t_step_end, x_new, mode, p, K[4])
+            n_flow += 1
+            have_f1 = True
+        if gs.armed[k]:
+            gs.bracket[0] = 0.0
+            gs.bracket[1] = 1.0
+            gs.bracket[2] = gs.g_old[k]
+            gs.bracket[3] = gs.g_new[k]
+        elif not search_excursion(guards, method, k, t, h, x, x_new, K, mode, p, gs.g_new[k], xs,
+                                  gs.g_tmp, gs.bracket):
+            # no positive excursion seen: shorten the step (adaptive) or give up
+            if method == DOPRI5 and h > h_floor:
+                retry = True
+            else:
+                gs.pending[k] = False
+            continue
+        s_k = locate(guards, method, k, t, h, x, x_new, K, mode, p, gs.bracket[0], gs.bracket[1],
+                     gs.bracket[2], gs.bracket[3], event_tol, xs, gs.g_tmp)
+        gs.s_root[k] = s_k
+        if s_k < s_evt:
+            s_evt = s_k
+            k_evt = k
+    return k_evt, s_evt, retry, have_f1, n_flow
+
+
+@nb.njit(cache=True)
+def record_samples(method, t, h, x, x_new, K, mode, record_times, t_seg_end, last_segment, t_end,
+                   rec_x, rec_mode, n_rec, xs):
+    """Samples of the step [t, t + h] (x to x_new, stages K) strictly before t_seg_end (and up
+    to t_end inclusive on the run's last segment) from the dense output into rec_x, rec_mode
+    (the mode of the step). Returns the new number of samples n_rec."""
+    nr = record_times.shape[0]
+    while n_rec < nr and (record_times[n_rec] < t_seg_end or (last_segment and record_times[n_rec] <= t_end)):
+        s = (record_times[n_rec] - t) / h
+        if s >= 1.0:
+            rec_x[n_rec] = x_new
+        else:
+            interpolate(method, x, x_new, K, h, s, xs)
+            rec_x[n_rec] = xs
+        rec_mode[n_rec] = mode
+        n_rec += 1
+    return n_rec
+
+
+@nb.njit  # takes dispatchers: not cacheable (codesign.dynamics.hybrid docstring)
+def apply_events(jump, observe, guards, k, t, x, mode, p, s_evt, h, event_tol, terminal, settings,
+                 gs, ring, ev_t, ev_k, ev_xb, ev_xa, ev_ma, n_events, iters):
+    """The jump of guard k at time t (x, mode in place), then, at the same instant, of every
+    guard the arming rule makes fire next (crossed within event_tol of this event, or armed
+    and pushed <= 0 by the jump; lowest index first), each logged in the event arrays
+    (first ``settings.max_events``) and counted in ring (the chattering window).
+
+    Returns (status, user_code, done, n_events, iters): done is True when the run must
+    stop with that status (CHATTERING, TERMINATED, TERMINAL_EVENT, MAX_STEPS).
+    """
+    ng = terminal.shape[0]
+    m_ev = settings.max_events
+    while k >= 0:
+        n_events += 1
+        iters += 1
+        slot = (n_events - 1) % ring.shape[0]
+        oldest = ring[(slot + 1) % ring.shape[0]]
+        ring[slot] = t
+        if n_events <= m_ev:
+            ev_t[n_events - 1] = t
+            ev_k[n_events - 1] = k
+            ev_xb[n_events - 1] = x
+        if n_events > settings.max_transitions and t - oldest <= settings.chatter_window:
+            # logged with x_after NaN: the jump is not applied
+            return CHATTERING, k, True, n_events, iters
+        code = jump(t, x, mode, p, k)
+        if n_events <= m_ev:
+            ev_xa[n_events - 1] = x
+            ev_ma[n_events - 1] = mode
+        gs.fired[k] += 1
+        if code != 0:
+            return TERMINATED, code, True, n_events, iters
+        code = observe(t, x, mode, p)
+        if code != 0:
+            return TERMINATED, code, True, n_events, iters
+        if terminal[k] > 0 and gs.fired[k] >= terminal[k]:
+            return TERMINAL_EVENT, k, True, n_events, iters
+        if iters > settings.max_steps:
+            return MAX_STEPS, 0, True, n_events, iters
+        guards(t, x, mode, p, gs.g_old)
+        gs.armed[k] = False
+        gs.pending[k] = True
+        gs.s_root[k] = 2.0
+        k_next = -1
+        for j in range(ng):
+            if j == k:
+                continue
+            # s_root 2.0 = no crossing located in this step: never "simultaneous", even
+            # when the step is so short (h <= event_tol) that event_tol / h exceeds 1
+            located = gs.s_root[j] <= 1.0 and gs.s_root[j] <= s_evt + event_tol / h
+            if located or (gs.armed[j] and gs.g_old[j] <= 0.0):
+                if k_next < 0:
+                    k_next = j  # crossed at the same time, or pushed through by the jump
+            elif gs.g_old[j] > 0.0 and not gs.armed[j]:
+                gs.armed[j] = True
+                gs.pending[j] = False
+        k = k_next
+    return SUCCESS, 0, False, n_events, iters
+
+
 @nb.njit  # takes dispatchers: not cacheable (codesign.dynamics.hybrid docstring)
 def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times, terminal, settings):
     """Integrate a hybrid system from (t0, x0, mode0) to t_end (:mod:`codesign.dynamics.hybrid`).
@@ -132,14 +294,12 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
     xs = np.empty(nx)
     K = np.zeros((7, nx))
     K_evt = np.zeros((7, nx))
-    g_old = np.empty(ng)
-    g_new = np.empty(ng)
-    g_tmp = np.empty(ng)
-    armed = np.zeros(ng, dtype=np.bool_)
-    pending = np.zeros(ng, dtype=np.bool_)  # disarmed by its own jump, excursion not yet seen
-    bracket = np.empty(4)
-    s_root = np.full(ng, 2.0)  # located crossing (step fraction) of each guard in this step
-    fired = np.zeros(ng, dtype=np.int64)
+    gs = guard_state(ng)
+    g_old = gs.g_old
+    g_new = gs.g_new
+    g_tmp = gs.g_tmp
+    armed = gs.armed
+    pending = gs.pending
 
     rec_x = np.full((nr, nx), np.nan)
     rec_mode = np.full((nr, nm), -1, dtype=np.int64)
@@ -233,36 +393,9 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
         t_step_end = t + h if method == DOPRI5 else t_next  # fixed steps stay on the grid
         # ---- events in this step?
         guards(t_step_end, x_new, mode, p, g_new)
-        k_evt = -1
-        s_evt = 2.0
-        s_root[:] = 2.0
-        have_f1 = False
-        retry = False
-        for k in range(ng):
-            if g_new[k] > 0.0 or not (armed[k] or pending[k]):
-                continue
-            if method == RK4 and not have_f1:
-                flow(t_step_end, x_new, mode, p, K[4])
-                n_flow += 1
-                have_f1 = True
-            if armed[k]:
-                bracket[0] = 0.0
-                bracket[1] = 1.0
-                bracket[2] = g_old[k]
-                bracket[3] = g_new[k]
-            elif not search_excursion(guards, method, k, t, h, x, x_new, K, mode, p, g_new[k], xs, g_tmp, bracket):
-                # no positive excursion seen: shorten the step (adaptive) or give up
-                if method == DOPRI5 and h > h_floor:
-                    retry = True
-                else:
-                    pending[k] = False
-                continue
-            s_k = locate(guards, method, k, t, h, x, x_new, K, mode, p, bracket[0], bracket[1],
-                          bracket[2], bracket[3], event_tol, xs, g_tmp)
-            s_root[k] = s_k
-            if s_k < s_evt:
-                s_evt = s_k
-                k_evt = k
+        k_evt, s_evt, retry, have_f1, n_f = find_event(flow, guards, method, t, h, t_step_end, x,
+                                                       x_new, K, mode, p, gs, event_tol, h_floor, xs)
+        n_flow += n_f
         if retry and (k_evt < 0 or s_evt > 0.25):
             n_steps -= 1
             n_rejected += 1
@@ -277,15 +410,8 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
                 flow(t_step_end, x_new, mode, p, K[4])
                 n_flow += 1
                 have_f1 = True
-            while n_rec < nr and (record_times[n_rec] < t_seg_end or (last_segment and record_times[n_rec] <= t_end)):
-                s = (record_times[n_rec] - t) / h
-                if s >= 1.0:
-                    rec_x[n_rec] = x_new
-                else:
-                    interpolate(method, x, x_new, K, h, s, xs)
-                    rec_x[n_rec] = xs
-                rec_mode[n_rec] = mode
-                n_rec += 1
+            n_rec = record_samples(method, t, h, x, x_new, K, mode, record_times, t_seg_end,
+                                   last_segment, t_end, rec_x, rec_mode, n_rec, xs)
 
         if k_evt < 0:
             # ---- plain accepted step
@@ -326,66 +452,10 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
         x[:] = x_evt
         if method == DOPRI5:
             err_prev_rejected = False
-        k = k_evt
-        # event loop: this event and any armed guard <= 0 right after a jump
-        while k >= 0:
-            n_events += 1
-            iters += 1
-            slot = (n_events - 1) % ring.shape[0]
-            oldest = ring[(slot + 1) % ring.shape[0]]
-            ring[slot] = t
-            if n_events <= m_ev:
-                ev_t[n_events - 1] = t
-                ev_k[n_events - 1] = k
-                ev_xb[n_events - 1] = x
-            if n_events > settings.max_transitions and t - oldest <= settings.chatter_window:
-                status = CHATTERING  # logged with x_after NaN: the jump is not applied
-                user_code = k
-                done = True
-                break
-            code = jump(t, x, mode, p, k)
-            if n_events <= m_ev:
-                ev_xa[n_events - 1] = x
-                ev_ma[n_events - 1] = mode
-            fired[k] += 1
-            if code != 0:
-                status = TERMINATED
-                user_code = code
-                done = True
-                break
-            code = observe(t, x, mode, p)
-            if code != 0:
-                status = TERMINATED
-                user_code = code
-                done = True
-                break
-            if terminal[k] > 0 and fired[k] >= terminal[k]:
-                status = TERMINAL_EVENT
-                user_code = k
-                done = True
-                break
-            if iters > settings.max_steps:
-                status = MAX_STEPS
-                done = True
-                break
-            guards(t, x, mode, p, g_old)
-            armed[k] = False
-            pending[k] = True
-            s_root[k] = 2.0
-            k_next = -1
-            for j in range(ng):
-                if j == k:
-                    continue
-                # s_root 2.0 = no crossing located in this step: never "simultaneous", even
-                # when the step is so short (h <= event_tol) that event_tol / h exceeds 1
-                located = s_root[j] <= 1.0 and s_root[j] <= s_evt + event_tol / h
-                if located or (armed[j] and g_old[j] <= 0.0):
-                    if k_next < 0:
-                        k_next = j  # crossed at the same time, or pushed through by the jump
-                elif g_old[j] > 0.0 and not armed[j]:
-                    armed[j] = True
-                    pending[j] = False
-            k = k_next
+        # this event and any guard that fires at the same instant after it
+        status, user_code, done, n_events, iters = apply_events(
+            jump, observe, guards, k_evt, t, x, mode, p, s_evt, h, event_tol, terminal, settings,
+            gs, ring, ev_t, ev_k, ev_xb, ev_xa, ev_ma, n_events, iters)
         if done:
             break
         flow(t, x, mode, p, K[0])
