@@ -45,7 +45,7 @@ perturbation of the gait but a different event (the stepping pushes a penetratio
 with a velocity that stays in the state; a lifted point falls and lands plastically), so
 the one-sided derivatives differ and central differences would average them. Position
 rows Cq: loops and the normals of the loaded contacts; velocity rows Cv: those plus the
-tangents of the contacts sticking at x* (:func:`codesign.dynamics.contact.contact_rows`).
+tangents of the contacts sticking at x* (:func:`codesign.dynamics.contact_rows.contact_rows`).
 The coordinates are partitioned (Wehage & Haug 1982): column-pivoted QR of Cq (without
 the x column) and of Cv picks as many dependent coordinates as the rows' rank (redundant
 rows, e.g. three points of one flat foot, are fine); z is the change of the independent
@@ -238,7 +238,7 @@ class StroboscopicMap:
         contacts loaded at x*) with their values (loop residuals and gaps, m) and the
         velocity rows (the same plus the tangents of the contacts sticking at x*) with
         Cv qd (m/s)."""
-        from codesign.dynamics import contact as ct
+        from codesign.dynamics import contact_rows as ct
         from codesign.dynamics.kinematics import forward_kinematics
         from codesign.dynamics.loops import loop_constraints
 

@@ -4,10 +4,10 @@ A serial chain of N revolute joints (1 m, 1 kg rods hanging from the world, star
 q = 0.3 rad per joint, at rest), and the same N degrees of freedom spread over 5 branches,
 simulated for 30 s at a fixed 1 ms step with semi-implicit Euler and with RK4:
 
-* this engine, two compiled paths: ``kernel`` = codesign.dynamics.rollout.tree_rollout
+* this engine, two compiled paths: ``kernel`` = codesign.dynamics.testing.rollouts.tree_rollout
   (the fixed-step loop and ABA in one compiled function) and ``hybrid`` = the generic
   event-driven integrator codesign.dynamics.hybrid.integrate with
-  codesign.dynamics.flows.multibody_flow and no guards (what rollouts with contacts use);
+  codesign.dynamics.testing.flows.multibody_flow and no guards (what rollouts with contacts use);
 * MuJoCo: the same model as MJCF (contacts and constraints disabled, no damping or
   armature), the whole loop in C via ``mujoco.mj_step(model, data, nstep)``; integrator
   "Euler" (MuJoCo's is semi-implicit) or "RK4";
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:  # pragma: no cover 
 
 def _engine_rollout(model, method: str, t_end: float, q0: np.ndarray):
     from codesign.dynamics import hybrid
-    from codesign.dynamics.flows import flow_params, multibody_flow
+    from codesign.dynamics.testing.flows import flow_params, multibody_flow
 
     n = model.n
     p = flow_params(model)
@@ -59,7 +59,7 @@ def _engine_rollout(model, method: str, t_end: float, q0: np.ndarray):
                            x0, np.zeros(1, dtype=np.int64), 0.0, t_end, p, rec,
                            np.zeros(0, dtype=np.int64), s)
     elapsed = time.perf_counter() - t0
-    status, x = out[0], out[3]
+    status, x = out.status, out.x
     q = x[:n].copy()
     if status != hybrid.SUCCESS:  # e.g. NONFINITE: the explicit scheme went unstable
         q[:] = np.nan
@@ -68,7 +68,7 @@ def _engine_rollout(model, method: str, t_end: float, q0: np.ndarray):
 
 def _kernel_rollout(model, method: str, t_end: float, q0: np.ndarray):
     from codesign.dynamics import make_workspace
-    from codesign.dynamics.rollout import RK4, SYMPLECTIC_EULER, closed_loop_rollout, tree_rollout
+    from codesign.dynamics.testing.rollouts import RK4, SYMPLECTIC_EULER, closed_loop_rollout, tree_rollout
 
     n = model.n
     w = make_workspace(model)
@@ -91,7 +91,7 @@ def _kernel_rollout(model, method: str, t_end: float, q0: np.ndarray):
 def _mujoco_rollout(model, method: str, t_end: float, q0: np.ndarray):
     import mujoco
 
-    from codesign.dynamics.peers import to_mjcf
+    from codesign.dynamics.testing.peers import to_mjcf
 
     mj = mujoco.MjModel.from_xml_string(to_mjcf(model, STEP, "Euler" if method == "symplectic_euler" else "RK4"))
     data = mujoco.MjData(mj)
@@ -110,7 +110,7 @@ def _mujoco_rollout(model, method: str, t_end: float, q0: np.ndarray):
 def _pinocchio_rollout(model, method: str, t_end: float, q0: np.ndarray):
     import pinocchio as pin
 
-    from codesign.dynamics.peers import to_pinocchio
+    from codesign.dynamics.testing.peers import to_pinocchio
 
     pm, order = to_pinocchio(model)
     pd = pm.createData()
@@ -147,7 +147,7 @@ def _pinocchio_loop_rollout(model, t_end: float, q0: np.ndarray):
     elements added as generalized forces as in our flow)."""
     import pinocchio as pin
 
-    from codesign.dynamics.peers import to_pinocchio
+    from codesign.dynamics.testing.peers import to_pinocchio
 
     pm, order = to_pinocchio(model)
     assert np.all(order == np.arange(model.n))
@@ -192,7 +192,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def run(args) -> int:
-    from codesign.dynamics import examples as E
+    from codesign.dynamics.testing import examples as E
 
     quick = bool(getattr(args, "quick", False))
     sizes = QUICK_SIZES if quick else SIZES
@@ -274,7 +274,7 @@ def run(args) -> int:
 def _contact_event_cost(folder: Path, repeats: int) -> None:
     """One hard-contact event (impulse with the extended Jacobian, active-set search,
     new modes) next to one flow evaluation of the same model: the event's price in flows."""
-    from codesign.dynamics.contact_sim import bench_contact_event
+    from codesign.dynamics.testing.contact_sim import bench_contact_event
 
     rows = bench_contact_event(repeats=repeats)
     print(f"one contact event vs one flow evaluation (mean of {repeats}, compile excluded)")

@@ -4,8 +4,6 @@ Public API (see each module's docstring for shapes and units):
 
 - model: Model, ModelBuilder, ModelArrays, Workspace, make_workspace, REVOLUTE, PRISMATIC_X,
   PRISMATIC_Z, WORLD
-- examples: serial_chain, four_bar, closed_three_link, pantograph_leg, falling_rod,
-  sliding_block, random_tree, close_loops_at (+ *_q0 initial configurations)
 
 Compiled kernels (numba.njit(cache=True); m = model.arrays, w = make_workspace(model);
 call forward_kinematics first for the state the others read):
@@ -32,24 +30,26 @@ call forward_kinematics first for the state the others read):
   project_velocities(m, q, qd, w, rel_tol)
 - joint_forces: joint_wrenches(m, w, qdd, f_ext, tau_check) -> w.joint_wrench;
   add_loop_forces(m, w, lam, loop_tau, f_ext); add_point_force(f_ext, body, x, z, fx, fz)
-- flows: multibody_flow(t, x, mode, p, xdot) with p = flow_params(model, ...);
-  mechanical_energy(m, w, q, qd) -> (kinetic, potential)
-- rollout: tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v);
-  closed_loop_rollout(m, w, tau, q, qd, h, n_steps, method, alpha, beta, rel_tol, k_q, k_v)
-  (fixed-step, in place; return 0, or 1 + the step at which the state stopped being finite)
 
 Hybrid systems and contacts (separate modules, not re-exported here):
 
-- hybrid: integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times,
-  terminal, settings) (compiled); settings(method, **kw); solve_hybrid(system, x0, mode0,
-  t_span, p, ...) -> result with status/message (as solve_ivp)
+- hybrid: the integrator's contract and Python API: solve_hybrid(system, x0, mode0, t_span,
+  p, ...) -> HybridResult with status/message (as solve_ivp); settings(method, **kw);
+  integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times, terminal,
+  settings) -> Integration record (compiled). Its compiled pieces, one algorithm each:
+  hybrid_steppers (DOPRI5 / RK4 / symplectic Euler, dense output), hybrid_events (event
+  location), hybrid_loop (the main loop, Settings, Integration, status codes)
 - specialize: specialize(flow, guards, jump, observe) -> integrate without the four
-  function arguments, cacheable on disk
-- contact, contact_soft: hard (impulsive, Coulomb) and soft (penalty) contact dynamics;
-  make_settings(model="hard"|"soft", mu, restitution, ...)
-- contact_sim: simulate(model, q0, qd0, t_end, ...) for a model with contacts and loops,
-  make_params(model, settings, controller), mode_names(modes)
-- peers (tests/benchmarks): to_pinocchio(model) -> (pin.Model, order), to_mjcf(model, dt, integrator)
+  function arguments, cacheable on disk (what the walking rollout uses)
+- contact_rows: the ground, the contact settings vector make_settings(model="hard"|"soft",
+  mu, restitution, ...), mode codes, loop and contact constraint rows
+- contact_event: event-driven hard (impulsive, Coulomb) contact: dynamics in a mode,
+  guards, impact, exact active-set mode search; contact_soft: soft (penalty) contact
+- timestep: hard contacts by time stepping, step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp)
+
+Tests and benchmarks only (not the production path): :mod:`codesign.dynamics.testing`
+(standard example models, a passive multibody flow, fixed-step rollouts, contact and
+time-stepping simulations, Pinocchio / MuJoCo adapters).
 """
 
 from codesign.dynamics.model import (  # noqa: F401

@@ -1,7 +1,7 @@
 """Soft (penalty) contact of body points with the ground (compiled): thesis 2.6.10 eq. 2.91
 and the model of its section 4.1 -- a flow without events.
 
-For every contact point below the ground (height h < 0, ground as in ``contact``):
+For every contact point below the ground (height h < 0, ground as in ``contact_rows``):
 
     normal:     lambda_n = max(0, -k h - d v_n)                       (eq. 2.91, N)
     tangential: lambda_t = -mu lambda_n * clip(v_t / v_reg, -1, 1)    (N)
@@ -18,7 +18,7 @@ block), adding at most v_reg^2 / (2 mu g) to a Coulomb stopping distance.
 
 The forces enter as external generalized forces J^T (lambda_n n + lambda_t t); loop
 closures are solved by the engine's constrained dynamics (Baumgarte gains of the
-settings). The contact workspace is shared with the hard model: the forces are stored
+settings). The contact workspace is shared with the hard model (``contact_event``): the forces are stored
 in the same rows of ``cw.lam`` (normal row nl + i, tangent row nl + c + i).
 """
 
@@ -27,8 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from codesign.dynamics.contact import (BAUMGARTE_D, BAUMGARTE_P, GROUND_Z, MU, SLOPE, SOFT_DAMPING,
-                                       SOFT_STIFFNESS, SOFT_VREG, store_cache)
+from codesign.dynamics.contact_event import store_cache
+from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, GROUND_Z, MU, SLOPE,
+                                            SOFT_DAMPING, SOFT_STIFFNESS, SOFT_VREG)
 from codesign.dynamics.kinematics import add_point_jacobian, forward_kinematics, point_kinematics
 from codesign.dynamics.loops import DEFAULT_REL_TOL, constrained_solve, loop_constraints, prepare_mass
 from codesign.dynamics.passive import add_passive_forces

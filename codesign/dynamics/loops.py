@@ -194,7 +194,20 @@ def project_velocities(m, q, qd, w, rel_tol):
 @njit(cache=True)
 def project_positions(m, q, w, tol, max_iter, rel_tol):
     """q <- a nearby configuration with |phi| <= tol (m), by Gauss-Newton steps
-    dq = -M^-1 K^T (K M^-1 K^T)^-1 phi (in place). Returns the final max |phi| (m)."""
+    dq = -M^-1 K^T (K M^-1 K^T)^-1 phi (in place). Returns the final max |phi| (m).
+
+    q float64[n] (rad / m); tol (m); max_iter Newton steps; rel_tol of the pivoted
+    Cholesky of K M^-1 K^T (dependent rows dropped).
+
+    Not the same algorithm as the screening's loop-closure IK
+    (:func:`codesign.screening.screen.close_loops_kernel`, also used by the walking
+    rollout's initial state): this one moves every coordinate, takes the minimum-norm
+    step in the mass-matrix metric (the dynamically consistent projection, what a
+    constraint impulse would do), undamped and without a step cap; that one moves only a
+    chosen subset of coordinates (the others held), in the Euclidean metric, with
+    Levenberg damping of K K^T and a step-length cap, on position-only kinematics. The
+    two give different configurations for the same start, so neither replaces the other.
+    """
     n = q.shape[0]
     zero_v = w.tmp_n2
     err = 0.0

@@ -118,6 +118,13 @@ def close_loops_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, lo
 
     q (n,) in/out. Returns the final residual (max abs component, m); converged if <= tol.
     pose (n,3), phi (2m,), jac (2m,n) are scratch.
+
+    Step: dq_free = -J_f^T (J_f J_f^T + damping I)^-1 phi (Euclidean metric, Levenberg
+    damping), scaled down to at most ``max_step``. Not the same algorithm as the engine's
+    :func:`codesign.dynamics.loops.project_positions` (every coordinate, mass-matrix
+    metric, undamped, no step cap): the two give different configurations from the same
+    start, and the walking initial state (``codesign.walking.initial_state.close_wr_loops``)
+    and the screening results depend on this one's numbers, so they are kept separate.
     """
     r = phi.shape[0]
     nf = free.shape[0]

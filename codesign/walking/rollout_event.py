@@ -1,7 +1,7 @@
 """Event-driven walking rollout (``contact_model = "hard_event"`` or ``"soft"``): the peer of
 the time-stepping rollout of :mod:`codesign.walking.rollout` (compiled).
 
-The hybrid system is CONTACT's hard-contact model (``codesign.dynamics.contact``: flow,
+The hybrid system is CONTACT's hard-contact model (``codesign.dynamics.contact_event``: flow,
 guards, jump) integrated by HYBRID's compiled integrator, with
 
 * the controller (step impedance + pitch assist, :mod:`codesign.control.impedance`)
@@ -43,7 +43,8 @@ import numpy as np
 from numba import njit
 
 from codesign.control.impedance import ControllerArrays, control_torques
-from codesign.dynamics import contact as ct
+from codesign.dynamics import contact_event as ct
+from codesign.dynamics import contact_rows as cr
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
@@ -83,7 +84,7 @@ def evaluate(t, x, mode, p):
     n = cw.qdd.shape[0]
     control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate,
                     cp.joint_gain)
-    if s[ct.CONTACT_MODEL] == ct.SOFT:
+    if s[cr.CONTACT_MODEL] == cr.SOFT:
         return soft_dynamics(m, w, cw, s, t, x, mode)
     return ct.hard_dynamics(m, w, cw, s, t, x, mode)
 
@@ -103,7 +104,7 @@ def walk_flow(t, x, mode, p, xdot):
 @njit(cache=True)
 def walk_guards(t, x, mode, p, g):
     """CONTACT's guards (two per contact point; never firing with soft contact)."""
-    if p.contact_settings[ct.CONTACT_MODEL] == ct.SOFT:
+    if p.contact_settings[cr.CONTACT_MODEL] == cr.SOFT:
         g[:] = 1.0
         return
     evaluate(t, x, mode, p)
@@ -115,7 +116,7 @@ def _foot_contacts(mode, contact_foot, out):
     out[0] = 0.0
     out[1] = 0.0
     for i in range(mode.shape[0]):
-        if mode[i] != ct.INACTIVE:
+        if mode[i] != cr.INACTIVE:
             out[contact_foot[i]] = 1.0
 
 
@@ -150,7 +151,7 @@ def _settle_approaching(t, x, mode, p):
     for _ in range(mode.shape[0]):
         strike = -1
         for i in range(mode.shape[0]):
-            if mode[i] != ct.INACTIVE and cw.vel[nl + i] < -s[ct.TOL_V]:
+            if mode[i] != cr.INACTIVE and cw.vel[nl + i] < -s[cr.TOL_V]:
                 strike = i
                 break
         if strike < 0:
@@ -171,7 +172,7 @@ def walk_jump(t, x, mode, p, k):
     no active contact and now has one touched down (its striking point's x goes to the
     step-length accumulator)."""
     m, w, cw, s, cp = p
-    if s[ct.CONTACT_MODEL] == ct.SOFT:
+    if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
     i = k // 2
     before = np.zeros(2)
@@ -201,13 +202,13 @@ def start_modes(x, mode, p, strike):
     the mode search of every touching point (as contact.initial_modes). Writes x (qd) and
     mode; returns 0 or a contact termination code."""
     m, w, cw, s, cp = p
-    mode[:] = ct.INACTIVE
-    if s[ct.CONTACT_MODEL] == ct.SOFT:
+    mode[:] = cr.INACTIVE
+    if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
     code = ct.impact(m, w, cw, s, x, mode, strike)
     if code != 0:
         return code
-    mode[:] = ct.INACTIVE
+    mode[:] = cr.INACTIVE
     _control_into_workspace(0.0, x, p)
     code = ct.resolve_modes(m, w, cw, s, 0.0, x, mode, -1)
     cw.cache_ok[0] = 0
@@ -232,7 +233,7 @@ def interaction_forces(t, x, mode, p):
     # Hard contact's loop rows are point_b - point_a: its multiplier acts +lam on b and
     # -lam on a; the soft model copies the engine's multipliers (rows point_a - point_b).
     # site_forces takes the force on a. Soft contact loads every point it reports.
-    soft = s[ct.CONTACT_MODEL] == ct.SOFT
+    soft = s[cr.CONTACT_MODEL] == cr.SOFT
     sign = 1.0 if soft else -1.0
     lam_loop = np.empty(nl)
     for r in range(nl):
@@ -241,7 +242,7 @@ def interaction_forces(t, x, mode, p):
     for i in range(c):
         loaded[i] = 1 if soft else mode[i]
     site_forces(m, w, lam_loop, cw.lam[nl:nl + c], cw.lam[nl + c:nl + 2 * c], loaded,
-                s[ct.SLOPE], cw.qdd, cp)
+                s[cr.SLOPE], cw.qdd, cp)
 
 
 @njit(cache=True)
@@ -259,7 +260,7 @@ def walk_observe(t, x, mode, p):
         return code
     center_of_mass(m, w, cp.com)
     feet = np.zeros(2)
-    if s[ct.CONTACT_MODEL] == ct.SOFT:
+    if s[cr.CONTACT_MODEL] == cr.SOFT:
         _soft_foot_contacts(m, cw, cp.contact_foot, feet)
     else:
         _foot_contacts(mode, cp.contact_foot, feet)
@@ -292,7 +293,7 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 upright_pitch: float = 0.0) -> EventParams:
     """The integrator's parameter record for ``model`` under ``ctrl``."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
-    s = ct.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
+    s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
     return EventParams(model.arrays, make_workspace(model), ct.make_contact_workspace(model), s,
                        make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))

@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from codesign.control.impedance import ControllerArrays, control_gains, control_torques
-from codesign.dynamics import contact as ct
+from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace

@@ -1,19 +1,20 @@
 """Hard and soft ground contact against analytic solutions and conservation laws.
 
-Every system here runs through the same compiled hybrid system (contact_sim), so the
-integrator is compiled once for the whole file.
+Every system here runs through the same compiled hybrid system (testing.contact_sim), so the
+integrator is compiled once and then loaded from numba's disk cache by later processes.
 """
 
 import numpy as np
 import pytest
 
-from codesign.dynamics import examples, hybrid
-from codesign.dynamics.contact import INACTIVE, SLIP_NEG, SLIP_POS, STICK, make_settings
-from codesign.dynamics.contact_sim import simulate
+from codesign.dynamics import hybrid
+from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK, make_settings
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import center_of_mass, forward_kinematics
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.model import ModelBuilder, make_workspace
+from codesign.dynamics.testing import examples
+from codesign.dynamics.testing.contact_sim import simulate
 from codesign.errors import UserError
 
 G = 9.81
@@ -149,13 +150,13 @@ def test_block_on_too_steep_slope_slides_with_coulomb_acceleration():
 
 
 @pytest.mark.parametrize("push", [0.6, 1.5])
-def test_block_pushed_by_controller_force_sticks_or_slides_by_coulomb(push):
-    """The controller hook: a constant horizontal force push * mu m g on the block."""
+def test_block_pushed_by_constant_force_sticks_or_slides_by_coulomb(push):
+    """Constant applied forces (tau): a horizontal force push * mu m g on the block."""
     mu, mass = 0.5, 2.0
     model, q0 = block_on_ground(mass=mass)
     force = push * mu * mass * G
     res = simulate(model, q0, t_end=0.5, settings=make_settings(mu=mu), **TIGHT,
-                   controller_params=np.array([force, 0.0, 0.0]))
+                   tau=np.array([force, 0.0, 0.0]))
     assert res.success, res.message
     if push < 1:   # static friction holds it: the ground's tangential force is -F
         assert np.all(res.modes == STICK)

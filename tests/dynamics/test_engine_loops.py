@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from codesign.dynamics import ModelBuilder, make_workspace
-from codesign.dynamics import examples as E
-from codesign.dynamics.flows import flow_params, mechanical_energy, multibody_flow
+from codesign.dynamics.testing import examples as E
+from codesign.dynamics.testing.flows import flow_params, mechanical_energy, multibody_flow
 from codesign.dynamics.joint_forces import add_loop_forces, joint_wrenches
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.loops import (

@@ -4,13 +4,13 @@ the generic constrained path."""
 import numpy as np
 import pytest
 
-from codesign.dynamics import examples as E
+from codesign.dynamics.testing import examples as E
 from codesign.dynamics import make_workspace
-from codesign.dynamics.flows import mechanical_energy
+from codesign.dynamics.testing.flows import mechanical_energy
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.loops import loop_constraints
-from codesign.dynamics.peers import to_mjcf
-from codesign.dynamics.rollout import RK4, SYMPLECTIC_EULER, closed_loop_rollout, tree_rollout
+from codesign.dynamics.testing.peers import to_mjcf
+from codesign.dynamics.testing.rollouts import RK4, SYMPLECTIC_EULER, closed_loop_rollout, tree_rollout
 
 mujoco = pytest.importorskip("mujoco")
 

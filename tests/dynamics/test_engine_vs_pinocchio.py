@@ -1,13 +1,13 @@
 """The engine's algorithms against Pinocchio on random planar models (to <= 1e-9).
 
-Models are converted by codesign.dynamics.peers.to_pinocchio: revolute axis (0, -1, 0)
+Models are converted by codesign.dynamics.testing.peers.to_pinocchio: revolute axis (0, -1, 0)
 (our counter-clockwise angle), prismatic PX/PZ, bodies in depth-first order.
 """
 
 import numpy as np
 import pytest
 
-from codesign.dynamics import examples as E
+from codesign.dynamics.testing import examples as E
 from codesign.dynamics import make_workspace
 from codesign.dynamics.aba import aba
 from codesign.dynamics.kinematics import (
@@ -16,7 +16,7 @@ from codesign.dynamics.kinematics import (
 from codesign.dynamics.loops import (
     constraint_impulse, forward_dynamics, loop_constraints, prepare_mass, project_velocities,
 )
-from codesign.dynamics.peers import to_pinocchio
+from codesign.dynamics.testing.peers import to_pinocchio
 from codesign.dynamics.rnea import inverse_dynamics
 
 pin = pytest.importorskip("pinocchio")

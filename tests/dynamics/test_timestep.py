@@ -1,4 +1,4 @@
-"""Hard contacts and loops by time stepping (timestep.simulate) against analytic solutions.
+"""Hard contacts and loops by time stepping (dynamics.testing.stepping.simulate) against analytic solutions.
 
 The same systems as test_contact.py (event-driven model), here through the first-order
 Moreau-Jean step. Every expected value is derived independently of the code (impulse-
@@ -21,14 +21,15 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from codesign.dynamics import examples
+from codesign.dynamics.testing import examples
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import center_of_mass, forward_kinematics
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.model import ModelBuilder, make_workspace
 from codesign.dynamics.rnea import bias_forces
-from codesign.dynamics.timestep import INACTIVE, SLIP_NEG, SLIP_POS, STICK, simulate
+from codesign.dynamics.testing.stepping import passive_rollout, simulate
+from codesign.dynamics.timestep import INACTIVE, SLIP_NEG, SLIP_POS, STICK
 
 G = 9.81
 REG = 1e-6            # step_settings' default regularization (module docstring above)
@@ -102,7 +103,7 @@ def test_sliding_block_slip_path_and_friction_work():
     and the friction impulses dissipate mu m g times it (v+ is the velocity of the step's
     travel, q+ = q + h v+); nothing accumulates once the block sticks; every step solved
     exactly."""
-    from codesign.dynamics import contact as ct
+    from codesign.dynamics import contact_rows as ct
 
     mu, v0, h, mass = 0.5, 2.0, 1e-3, 1.0
     model = examples.sliding_block(mass=mass)
@@ -111,7 +112,7 @@ def test_sliding_block_slip_path_and_friction_work():
     k = 600
     rec_q, rec_v = np.zeros((k, 3)), np.zeros((k, 3))
     rec_f, rec_m = np.zeros((k, 2, 2)), np.zeros((k, 2), dtype=np.int64)
-    code, _ = ts.passive_rollout(model.arrays, make_workspace(model), sw,
+    code, _ = passive_rollout(model.arrays, make_workspace(model), sw,
                                  ct.make_settings("hard", mu=mu), ts.step_settings(h=h),
                                  q, v, k, rec_q, rec_v, rec_f, rec_m)
     assert code == ts.STEP_OK

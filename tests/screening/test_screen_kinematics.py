@@ -4,7 +4,7 @@ analytic toggle positions and the pantographic leg."""
 import numpy as np
 import pytest
 
-from codesign.dynamics import examples
+from codesign.dynamics.testing import examples
 from codesign.dynamics.kinematics import forward_kinematics as engine_fk
 from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.model import ModelBuilder, make_workspace

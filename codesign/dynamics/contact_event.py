@@ -6,18 +6,14 @@ together with the loop closures (2.6.9); at activation an impulse makes the poin
 velocity consistent with the constraints, and the contact is released when its normal
 force would become negative. This module holds that model's compiled pieces for an
 engine :class:`~codesign.dynamics.model.Model` (dynamics in a mode, guards, impact, mode
-search); ``contact_sim`` assembles them into the hybrid integrator's flow / guards / jump
-/ observe with a controller, and ``contact_soft`` is the penalty alternative.
+search); the walking rollout (``codesign.walking.rollout_event``) and
+``codesign.dynamics.testing.contact_sim`` assemble them into the hybrid integrator's flow /
+guards / jump / observe, and ``contact_soft`` is the penalty alternative.
 
-Ground
-    A line through (0, ``GROUND_Z``) rising at angle ``SLOPE`` (rad) with x; unit tangent
-    t = (cos a, sin a), outward normal n = (-sin a, cos a). Height of a point p:
-    h = n . (p - (0, GROUND_Z)). Gravity keeps acting along -z.
-
-Mode (the integrator's discrete state): int64[c], one entry per contact point
-    ``INACTIVE`` (0) away from the ground, ``STICK`` (1) held in both directions,
-    ``SLIP_POS`` (2) / ``SLIP_NEG`` (3) sliding along +t / -t with kinetic Coulomb
-    friction ``mu lambda_n`` opposing the slip.
+The ground, the settings vector, the mode codes and the rows are in
+:mod:`codesign.dynamics.contact_rows`: ground line through (0, GROUND_Z) at angle SLOPE,
+height h = n . (p - (0, GROUND_Z)); mode int64[c] per contact point, INACTIVE / STICK /
+SLIP_POS / SLIP_NEG.
 
 Flow (constrained dynamics, thesis eq. 2.73-2.75 and 2.90)
     Rows K q̈ = k: 2 per loop closure, the normal row n.J of every active contact and
@@ -31,8 +27,8 @@ Flow (constrained dynamics, thesis eq. 2.73-2.75 and 2.90)
     phi = loop residual or contact height; the tangential rows have no position term).
     lambda solves (K M^-1 F) lambda = k - K M^-1 (tau - C): by pivoted Cholesky when the
     rows are independent and no contact slips (the common case), else as the
-    minimum-norm least-squares solution (SVD), so a redundant set (a body standing on two sticking
-    points has two equal tangential rows) neither fails nor picks an arbitrary split: the
+    minimum-norm least-squares solution (SVD), so a redundant set (a body standing on two
+    sticking points has two equal tangential rows) neither fails nor picks an arbitrary split: the
     statically indeterminate friction is shared evenly. Rank loss is counted in the
     workspace's ``stats``.
 
@@ -74,7 +70,8 @@ Several contacts switching at once: an exact active-set search (an LCP by enumer
 
 Functions here take ``(m, w, cw, s)``: ``m`` the model's ``ModelArrays``, ``w`` its
 engine ``Workspace``, ``cw`` a :class:`ContactWorkspace` (:func:`make_contact_workspace`),
-``s`` the settings vector float64[N_SETTINGS] (:func:`make_settings`); x = [q (n), qd (n)].
+``s`` the settings vector float64[N_SETTINGS]
+(:func:`codesign.dynamics.contact_rows.make_settings`); x = [q (n), qd (n)].
 None takes a dispatcher, so all are cached on disk.
 """
 
@@ -85,40 +82,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, BOUNCE_MIN_SPEED, INACTIVE,
+                                            MU, RESTITUTION, SLIP_NEG, SLIP_POS, STICK, TOL_H,
+                                            TOL_REL, TOL_V, contact_rows, loop_rows)
 from codesign.dynamics.crba import mass_matrix
-from codesign.dynamics.kinematics import add_point_jacobian, forward_kinematics, point_kinematics
+from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import ltl_factor, mass_solve, pivoted_cholesky_solve
-from codesign.dynamics.loops import loop_constraints
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
-from codesign.errors import UserError
-
-# contact modes
-INACTIVE = 0
-STICK = 1
-SLIP_POS = 2
-SLIP_NEG = 3
-MODE_NAMES = ("inactive", "stick", "slip+", "slip-")
-
-# settings vector (float64[N_SETTINGS]); build it with make_settings
-MU = 0                 # Coulomb friction coefficient (static = kinetic)
-RESTITUTION = 1        # Newton's coefficient of restitution e in [0, 1]
-SLOPE = 2              # ground angle, rad (positive: rising with x)
-GROUND_Z = 3           # ground height at x = 0, m
-BAUMGARTE_D = 4        # velocity gain of the drift stabilisation, 1/s (k -= 2 D phidot)
-BAUMGARTE_P = 5        # position gain, 1/s (k -= P^2 phi)
-TOL_H = 6              # m: a point this close to the ground joins an impact
-TOL_V = 7              # m/s: slower than this a point counts as not moving (sliding / separating)
-TOL_REL = 8            # relative tolerance of the complementarity checks
-BOUNCE_MIN_SPEED = 9   # m/s: impacts slower than this are plastic (e = 0)
-CONTACT_MODEL = 10     # HARD or SOFT (which flow contact_sim runs)
-SOFT_STIFFNESS = 11    # soft contact: normal stiffness, N/m
-SOFT_DAMPING = 12      # soft contact: normal damping, N s/m
-SOFT_VREG = 13         # soft contact: slip speed below which friction is linear in v_t, m/s
-N_SETTINGS = 14
-HARD = 0
-SOFT = 1
-CONTACT_MODELS = {"hard": HARD, "soft": SOFT}
 
 # termination codes returned by jump/observe (the integrator reports them)
 NO_CONSISTENT_MODE = 31
@@ -180,88 +151,9 @@ def make_contact_workspace(model) -> ContactWorkspace:
         cache_ok=np.zeros(1, np.int64), stats=np.zeros(N_STATS, np.int64))
 
 
-def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0,
-                  slope_rad: float = 0.0, ground_z: float = 0.0, baumgarte_d: float = 0.0,
-                  baumgarte_p: float = 0.0, tol_h: float = 1e-7, tol_v: float = 1e-7,
-                  tol_rel: float = 1e-8, bounce_min_speed: float = 0.0,
-                  stiffness: float = 1e5, damping: float = 1e3, v_reg: float = 1e-2) -> np.ndarray:
-    """The contact settings vector (float64[N_SETTINGS]), validated.
-
-    model: "hard" (this module) or "soft" (contact_soft); mu: Coulomb coefficient (>= 0);
-    restitution: e in [0, 1] (hard); slope_rad: ground angle (|.| < pi/2); ground_z: ground
-    height at x = 0 (m); baumgarte_d, baumgarte_p: drift stabilisation gains of loop and
-    contact rows (1/s, >= 0; 0 = none); tol_h (m), tol_v (m/s), tol_rel: event
-    tolerances (hard); bounce_min_speed (m/s): slower impacts are plastic (hard);
-    stiffness (N/m), damping (N s/m), v_reg (m/s): the soft model's normal spring, damper
-    and friction regularisation speed.
-    """
-    if model not in CONTACT_MODELS:
-        raise UserError(f"contact.model: {model!r}; expected one of {sorted(CONTACT_MODELS)}")
-    values = {"mu": mu, "restitution": restitution, "slope_rad": slope_rad, "ground_z": ground_z,
-              "baumgarte_d": baumgarte_d, "baumgarte_p": baumgarte_p, "tol_h": tol_h,
-              "tol_v": tol_v, "tol_rel": tol_rel, "bounce_min_speed": bounce_min_speed,
-              "stiffness": stiffness, "damping": damping, "v_reg": v_reg}
-    for key, value in values.items():
-        if not np.isfinite(value):
-            raise UserError(f"contact.{key}: {value!r}; expected a finite number")
-        if key not in ("slope_rad", "ground_z") and value < 0:
-            raise UserError(f"contact.{key}: {value!r}; expected >= 0")
-    if restitution > 1:
-        raise UserError(f"contact.restitution: {restitution!r}; expected a number in [0, 1]")
-    if abs(slope_rad) >= np.pi / 2:
-        raise UserError(f"contact.slope_rad: {slope_rad!r}; expected |slope| < pi/2")
-    if v_reg <= 0:
-        raise UserError(f"contact.v_reg: {v_reg!r}; expected > 0")
-    s = np.zeros(N_SETTINGS)
-    s[CONTACT_MODEL] = CONTACT_MODELS[model]
-    s[MU], s[RESTITUTION], s[SLOPE], s[GROUND_Z] = mu, restitution, slope_rad, ground_z
-    s[BAUMGARTE_D], s[BAUMGARTE_P] = baumgarte_d, baumgarte_p
-    s[TOL_H], s[TOL_V], s[TOL_REL], s[BOUNCE_MIN_SPEED] = tol_h, tol_v, tol_rel, bounce_min_speed
-    s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_VREG] = stiffness, damping, v_reg
-    return s
-
 
 # ---------------------------------------------------------------------------------------
-# rows: kinematics of loop closures and contact points
-
-
-@njit(cache=True)
-def loop_rows(m, w, K, bias, vel, pos):
-    """Rows 0..2m-1 from the engine's loop_constraints: K, bias J̇q̇, vel phidot, pos phi."""
-    nl = loop_constraints(m, w, 0.0, 0.0)
-    for r in range(nl):
-        K[r, :] = w.rows[r]
-        bias[r] = -w.rows_rhs[r]
-        vel[r] = w.phidot[r]
-        pos[r] = w.phi[r]
-
-
-@njit(cache=True)
-def contact_rows(m, w, s, K, bias, vel, pos, r0):
-    """Rows r0 + i (normal) and r0 + c + i (tangent) of contact i: n.J, t.J; pos = height
-    h for the normal row, 0 for the tangent; vel and bias likewise projected."""
-    c = m.contact_body.shape[0]
-    n = K.shape[1]
-    sa = np.sin(s[SLOPE])
-    ca = np.cos(s[SLOPE])
-    buf = np.empty(6)
-    J = np.zeros((2, n))
-    for i in range(c):
-        body = m.contact_body[i]
-        point_kinematics(w, body, m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
-        J[:, :] = 0.0
-        add_point_jacobian(m, w, body, buf[0], buf[1], 1.0, J, 0)
-        rn = r0 + i
-        rt = r0 + c + i
-        for j in range(n):
-            K[rn, j] = -sa * J[0, j] + ca * J[1, j]
-            K[rt, j] = ca * J[0, j] + sa * J[1, j]
-        pos[rn] = -sa * buf[0] + ca * (buf[1] - s[GROUND_Z])
-        pos[rt] = 0.0
-        vel[rn] = -sa * buf[2] + ca * buf[3]
-        vel[rt] = ca * buf[2] + sa * buf[3]
-        bias[rn] = -sa * buf[4] + ca * buf[5]
-        bias[rt] = ca * buf[4] + sa * buf[5]
+# rows, mass matrix and right-hand side at a state
 
 
 @njit(cache=True)

@@ -1,25 +1,26 @@
-"""Simulate an engine model with loop closures and ground contacts under a controller.
+"""Simulate an engine model with loop closures and ground contacts (tests and benchmarks).
+
+Not the production path (the walking rollout, :mod:`codesign.walking.rollout_event`,
+assembles its own system from the same contact pieces with its controller).
 
 The hybrid system (``flow``, ``guards``, ``jump``, ``observe``) of ``codesign.dynamics.hybrid``
 for a :class:`~codesign.dynamics.model.Model`, with the contact model chosen by the
-settings vector (``contact.make_settings``): hard contacts (``contact``, events) or soft
-penalty contacts (``contact_soft``, no events). Both share one system so the integrator
-is compiled once per process for either.
+settings vector (``contact_rows.make_settings``): hard contacts (``contact_event``, events)
+or soft penalty contacts (``contact_soft``, no events). Both share one system so the
+integrator is compiled once for either.
 
-``p = (m, w, cw, s, controller, controller_params)``: ``m`` = ``model.arrays``, ``w`` =
-``make_workspace(model)``, ``cw`` = ``contact.make_contact_workspace(model)``, ``s`` the
-settings vector, ``controller`` an njit function ``controller(t, x, mode, params, tau)``
-that writes generalized forces tau[n] (N m / N; zeroed before each call) at state
-x = [q, qd] in contact mode ``mode``, and ``params`` its parameters (any numba type). The
-controller must be a pure function of its arguments: the integrator calls it at trial
-points out of time order, and the recorded contact forces are recomputed from it.
+``p = (m, w, cw, s, tau)``: ``m`` = ``model.arrays``, ``w`` = ``make_workspace(model)``,
+``cw`` = ``contact_event.make_contact_workspace(model)``, ``s`` the settings vector and
+``tau`` float64[<= n] constant applied generalized forces (N m / N) on the first
+``len(tau)`` coordinates (the only "controller" here: a test that needs another one
+builds its own system, as the walking rollout does).
 
-Compilation: the functions that take ``p`` carry the controller's dispatcher type, which
-numba keys per process, so they are compiled once in every new process (no ``cache=True``
-on them, as for ``hybrid.integrate``); everything they call is cached on disk.
+Compilation: ``p`` holds arrays only (no function values), so every function here is
+``njit(cache=True)`` and the integrator is the disk-cacheable
+:func:`codesign.dynamics.specialize.specialize` of this system: a new process loads
+everything from numba's cache instead of compiling it again.
 
-* :func:`run` -- compiled: initial contact modes, integration, contact forces at the
-  record times (callable from other compiled code).
+* :func:`run` -- initial contact modes, integration, contact forces at the record times.
 * :func:`simulate` -- the Python wrapper returning a :class:`ContactSimResult` with
   ``status`` and ``message``.
 * :func:`bench_contact_event`, :func:`bench_pantograph` -- figures for ``codesign bench
@@ -35,31 +36,32 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import hybrid
-from codesign.dynamics.contact import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, NOT_FINITE,
-                                       SOFT, STICK, TERMINATION_MESSAGES, cached, guard_applies,
-                                       hard_dynamics, jump_impact, make_contact_workspace,
-                                       make_settings, read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact_event import (NOT_FINITE, TERMINATION_MESSAGES, cached, guard_applies,
+                                             hard_dynamics, jump_impact, make_contact_workspace,
+                                             read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact_rows import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, SOFT,
+                                            STICK, make_settings)
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics.model import Model, make_workspace
+from codesign.dynamics.specialize import specialize
 from codesign.errors import UserError
 
 # ----------------------------------------------------------------------------- the system
-@njit
+@njit(cache=True)
 def evaluate(t, x, mode, p):
     """Dynamics at (t, x, mode) into the contact workspace (cw.qdd, cw.lam), cached on
-    (t, x, mode): flow and guards at one point cost one solve and one controller call.
+    (t, x, mode): flow and guards at one point cost one solve.
     Returns False if the mass matrix is not positive definite."""
-    m, w, cw, s, controller, cp = p
+    m, w, cw, s, tau = p
     if cached(cw, t, x, mode):
         return True
-    cw.tau[:] = 0.0
-    controller(t, x, mode, cp, cw.tau)
+    applied_forces(tau, cw.tau)
     if s[CONTACT_MODEL] == SOFT:
         return soft_dynamics(m, w, cw, s, t, x, mode)
     return hard_dynamics(m, w, cw, s, t, x, mode)
 
 
-@njit
+@njit(cache=True)
 def flow(t, x, mode, p, xdot):
     """x = [q, qd] -> xdot = [qd, qdd]."""
     cw = p[2]
@@ -71,7 +73,7 @@ def flow(t, x, mode, p, xdot):
     xdot[n:] = cw.qdd
 
 
-@njit
+@njit(cache=True)
 def guards(t, x, mode, p, g):
     """2 guards per contact (contact module docstring); all 1 (never) for soft contact."""
     if p[3][CONTACT_MODEL] == SOFT:
@@ -81,10 +83,10 @@ def guards(t, x, mode, p, g):
     write_guards(p[0], p[2], p[3], mode, g)
 
 
-@njit
+@njit(cache=True)
 def jump(t, x, mode, p, k):
     """Impact and/or new contact modes after guard k; 0 or a termination code."""
-    m, w, cw, s, controller, cp = p
+    m, w, cw, s, tau = p
     if s[CONTACT_MODEL] == SOFT:
         return 0
     g = np.empty(2 * mode.shape[0])
@@ -94,12 +96,11 @@ def jump(t, x, mode, p, k):
     code, forced = jump_impact(m, w, cw, s, x, mode, k)
     if code != 0 or forced == -2:
         return code
-    cw.tau[:] = 0.0
-    controller(t, x, mode, cp, cw.tau)
+    applied_forces(tau, cw.tau)
     return resolve_modes(m, w, cw, s, t, x, mode, forced)
 
 
-@njit
+@njit(cache=True)
 def observe(t, x, mode, p):
     """Stops the run (NOT_FINITE) if the state is no longer finite."""
     for j in range(x.shape[0]):
@@ -108,21 +109,20 @@ def observe(t, x, mode, p):
     return 0
 
 
-@njit
+@njit(cache=True)
 def initial_modes(t, x, mode, p):
     """Consistent contact modes at the start (hard contact: every point within TOL_H of
     the ground and not separating is resolved as at an event). Writes ``mode``; returns 0
     or a termination code."""
-    m, w, cw, s, controller, cp = p
+    m, w, cw, s, tau = p
     mode[:] = INACTIVE
     if s[CONTACT_MODEL] == SOFT:
         return 0
-    cw.tau[:] = 0.0
-    controller(t, x, mode, cp, cw.tau)
+    applied_forces(tau, cw.tau)
     return resolve_modes(m, w, cw, s, t, x, mode, -1)
 
 
-@njit
+@njit(cache=True)
 def contact_forces(t, x, mode, p, out):
     """out[c, 2] = (lambda_n, lambda_t) of every contact at (t, x, mode): the ground's
     force on the body along the ground normal and tangent (N); 0 when not in contact."""
@@ -131,43 +131,48 @@ def contact_forces(t, x, mode, p, out):
 
 
 @njit(cache=True)
-def constant_forces(t, x, mode, params, tau):
-    """The default controller: constant generalized forces tau[j] = params[j] (N m / N)
-    for j < len(params); none with an empty params."""
-    for j in range(min(tau.shape[0], params.shape[0])):
-        tau[j] = params[j]
+def applied_forces(tau, out):
+    """out[n] = the constant generalized forces: out[j] = tau[j] (N m / N) for
+    j < len(tau), 0 beyond (none with an empty tau)."""
+    out[:] = 0.0
+    for j in range(min(out.shape[0], tau.shape[0])):
+        out[j] = tau[j]
 
 
-@njit
+def system_integrator():
+    """:func:`codesign.dynamics.hybrid.integrate` specialized to this system (disk-cached)."""
+    return specialize(flow, guards, jump, observe)
+
+
+@njit(cache=True)
+def record_forces(p, record_times, rec_x, rec_mode, n_rec, forces):
+    """forces[r] = :func:`contact_forces` at the recorded samples r < n_rec."""
+    for r in range(n_rec):
+        contact_forces(record_times[r], rec_x[r], rec_mode[r], p, forces[r])
+
+
 def run(p, x0, mode0, resolve_initial, t0, t_end, record_times, settings):
-    """Compiled simulation: initial modes (if ``resolve_initial``), ``hybrid.integrate``,
-    contact forces at the record times.
+    """Initial modes (if ``resolve_initial``), the integration, contact forces at the
+    record times.
 
-    Returns ``integrate``'s tuple (see hybrid.integrate) followed by forces
-    float64[nr, c, 2] (NaN where not recorded) and the initial modes int64[c]. If the
-    initial modes cannot be resolved the run stops at t0 with status TERMINATED and that
-    code.
+    Returns (out, forces, mode_initial): ``out`` the integrator's
+    :class:`~codesign.dynamics.hybrid.Integration` record (status TERMINATED with the code
+    if the initial modes cannot be resolved: the run then stops at t0), forces
+    float64[nr, c, 2] (NaN where not recorded) and the initial modes int64[c].
     """
     c = mode0.shape[0]
     mode = mode0.copy()
     code = 0
     if resolve_initial:
-        code = initial_modes(t0, x0, mode, p)
+        code = int(initial_modes(t0, x0, mode, p))
     terminal = np.zeros(2 * c, np.int64)
-    out = hybrid.integrate(flow, guards, jump, observe, x0, mode, t0, t0 if code != 0 else t_end,
-                           p, record_times, terminal, settings)
-    nr = record_times.shape[0]
-    forces = np.full((nr, c, 2), np.nan)
-    rec_x = out[5]
-    rec_mode = out[6]
-    for r in range(out[7]):
-        contact_forces(record_times[r], rec_x[r], rec_mode[r], p, forces[r])
-    status = out[0]
-    user_code = out[1]
+    out = system_integrator()(x0, mode, t0, t0 if code != 0 else t_end, p, record_times, terminal,
+                       settings)
+    forces = np.full((record_times.shape[0], c, 2), np.nan)
+    record_forces(p, record_times, out.rec_x, out.rec_mode, out.n_rec, forces)
     if code != 0:
-        status = hybrid.TERMINATED
-        user_code = code
-    return (status, user_code) + out[2:] + (forces, mode)
+        out = out._replace(status=hybrid.TERMINATED, user_code=code)
+    return out, forces, mode
 
 
 # ----------------------------------------------------------------------------- Python API
@@ -212,14 +217,16 @@ class ContactSimResult:
         return self.status >= 0
 
 
-def make_params(model: Model, settings: np.ndarray | None = None, controller=constant_forces,
-                controller_params=None) -> tuple:
-    """The ``p`` tuple of the system for ``model`` (fresh workspaces)."""
+def make_params(model: Model, settings: np.ndarray | None = None, tau=None) -> tuple:
+    """The ``p`` tuple of the system for ``model`` (fresh workspaces; tau: constant
+    generalized forces float64[<= n], none if omitted)."""
     s = make_settings() if settings is None else np.ascontiguousarray(settings, dtype=np.float64)
     if s.shape != (N_SETTINGS,):
         raise UserError(f"settings: shape {s.shape}; expected ({N_SETTINGS},) from contact.make_settings")
-    cp = np.zeros(0) if controller_params is None else controller_params
-    return (model.arrays, make_workspace(model), make_contact_workspace(model), s, controller, cp)
+    tau = np.zeros(0) if tau is None else np.ascontiguousarray(tau, dtype=np.float64).reshape(-1)
+    if tau.shape[0] > model.n:
+        raise UserError(f"tau: {tau.shape[0]} values; expected at most n = {model.n}")
+    return (model.arrays, make_workspace(model), make_contact_workspace(model), s, tau)
 
 
 def _applied_events(ev_k, ev_xb, ev_xa, ev_ma, mode0):
@@ -246,14 +253,13 @@ def _applied_events(ev_k, ev_xb, ev_xa, ev_ma, mode0):
 
 
 def simulate(model: Model, q0, qd0=None, t_end: float = 1.0, *, settings: np.ndarray | None = None,
-             controller=constant_forces, controller_params=None, record_times=None, mode0=None,
+             tau=None, record_times=None, mode0=None,
              t0: float = 0.0, method: str = "dopri5", **integrator) -> ContactSimResult:
     """Simulate ``model`` from (q0, qd0) at t0 to t_end (s) with ground contacts and loops.
 
     settings: ``contact.make_settings(...)`` (default: hard contact, mu = 1, flat ground
-    at z = 0). controller / controller_params: see the module docstring; the default
-    applies constant generalized forces ``controller_params`` (float64[<= n], none if
-    omitted). Every distinct controller function costs one compilation per process. record_times:
+    at z = 0). tau: constant applied generalized forces float64[<= n] (N m / N) on the
+    first len(tau) coordinates (none if omitted). record_times:
     sorted sample times (default: 101 evenly spaced). mode0: initial contact modes int[c]
     (default: resolved from the state: points on the ground and not separating are put
     in a consistent stick/slip/off combination). method and ``integrator`` keywords:
@@ -282,11 +288,13 @@ def simulate(model: Model, q0, qd0=None, t_end: float = 1.0, *, settings: np.nda
         hs = hybrid.settings(method, **integrator)
     except (ValueError, TypeError) as exc:
         raise UserError(f"integrator: {exc}") from None
-    p = make_params(model, settings, controller, controller_params)
-    out = run(p, np.concatenate([q0, qd0]), m0, resolve, float(t0), float(t_end), rt, hs)
-    (status, user_code, t, x, mode, rec_x, rec_mode, n_rec, ev_t, ev_k, ev_xb, ev_xa, ev_ma,
-     n_events, n_steps, n_rejected, n_flow, forces, mode_initial) = out
-    status, user_code = int(status), int(user_code)
+    p = make_params(model, settings, tau)
+    out, forces, mode_initial = run(p, np.concatenate([q0, qd0]), m0, resolve, float(t0),
+                                    float(t_end), rt, hs)
+    status, user_code, t, x, mode = int(out.status), int(out.user_code), out.t, out.x, out.mode
+    rec_x, rec_mode, ev_t, ev_k = out.rec_x, out.rec_mode, out.ev_t, out.ev_k
+    ev_xb, ev_xa, ev_ma = out.ev_x_before, out.ev_x_after, out.ev_mode_after
+    n_events, n_steps, n_rejected, n_flow = out.n_events, out.n_steps, out.n_rejected, out.n_flow
     if status == hybrid.TERMINATED and user_code in TERMINATION_MESSAGES:
         message = f"{TERMINATION_MESSAGES[user_code]} at t={float(t):.9g} s"
     else:
@@ -311,7 +319,7 @@ def mode_names(modes: np.ndarray) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- benchmarks
-@njit
+@njit(cache=True)
 def _repeat_jump(p, x_pre, mode_pre, k, repeats, x, mode):
     """Apply the jump of guard k to copies of (x_pre, mode_pre) ``repeats`` times."""
     code = 0
@@ -322,7 +330,7 @@ def _repeat_jump(p, x_pre, mode_pre, k, repeats, x, mode):
     return code
 
 
-@njit
+@njit(cache=True)
 def _repeat_flow(p, x, mode, repeats, xdot):
     """``repeats`` flow evaluations at distinct times (so the cache never hits)."""
     for r in range(repeats):
@@ -341,7 +349,7 @@ def _event_cases():
 
 
 def _examples():
-    from codesign.dynamics import examples
+    from codesign.dynamics.testing import examples
     return examples
 
 
