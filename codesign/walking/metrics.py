@@ -30,6 +30,24 @@ Metrics (name: unit, definition):
 - ``step_length``: m, mean |x_k - x_{k-1}| between touchdowns of alternating feet
 - ``stance_fraction``: mean over both feet of the fraction of the window in contact
 - ``<site>_force_peak``, ``<site>_force_rms``: N, interaction force magnitude
+
+Gait physics (issue 15; :func:`accumulate_gait`, fed per sample by the rollouts):
+
+- ``foot_slip_fraction``: -, of the time a foot is loaded (one of its contact points
+  carries a normal force), the fraction in which a loaded point of that foot slides
+  (|tangential velocity| > ``SLIP_SPEED`` = 1 cm/s), both feet pooled (time-weighted)
+- ``grf_peak_bw``: -, peak of the total vertical ground reaction averaged over a moving
+  ``GRF_WINDOW`` = 30 ms (the step's impulses summed over the window / its length), in
+  body weights of the whole model (person + device) -- a rigid impact's impulse J counts
+  as J / GRF_WINDOW, independent of the time step (stepping rollout only; NaN for the
+  event-driven peers, whose impacts are jumps without a force)
+- ``knee_hyperextension_peak_deg``: deg, largest knee hyperextension (beyond 0 deg)
+- ``joint_range_violation_deg``: deg, largest excursion of a hip, knee or ankle beyond
+  its passive range of motion (``JOINT_RANGE_DEG``)
+- ``cuff_force_peak``: N, largest force magnitude at a device-human attachment joint
+  (NaN without attachments)
+- ``interaction_force_peak_bw``: -, largest force over the attachments and the human
+  joint sites, in body weights (person + device)
 """
 
 from __future__ import annotations
@@ -50,17 +68,53 @@ T_START, N_SAMPLES, T_FIRST, T_LAST, X_FIRST, X_LAST = 0, 1, 2, 3, 4, 5
 PREV_VX, PREV_ASSIST, PREV_FLIGHT, PREV_STANCE, PREV_POWER, PREV_TAU2 = 6, 7, 8, 9, 10, 11
 I_VX, I_VX2, I_ASSIST, I_FLIGHT, I_STANCE, I_ENERGY, I_TAU2 = 12, 13, 14, 15, 16, 17, 18
 STEP_SUM, STEP_COUNT, TD_X, TD_FOOT = 19, 20, 21, 22
-HEADER = 23
+# --- gait physics (issue 15): foot slip, windowed vertical GRF, joint range, cuff forces
+PREV_LOADED, PREV_SLIDING, I_LOADED, I_SLIDING = 23, 24, 25, 26
+GRF_PEAK, KNEE_HYPER_PEAK, RANGE_PEAK, CUFF_PEAK = 27, 28, 29, 30
+GRF_STEPS, GRF_H, GRF_NEXT, GRF_RING = 31, 32, 33, 34   # ring: window steps, h, next slot, offset
+HEADER = 35
 SITE_PREV_F2, SITE_PEAK, SITE_I_F2 = 0, 1, 2
 SITE_SLOTS = 3
 
+# --- gait physics (issue 15)
+# A contact point slides when its tangential velocity exceeds 1 cm/s: 10x the largest
+# sticking velocity the time step leaves (0.7 mm/s, its Delassus regularisation; issue 15
+# diagnosis), 1 % of walking speed, and over a 0.6-s stance at most 6 mm of creep.
+SLIP_SPEED = 0.01   # m/s
+# Rigid plastic impacts are impulses (their mean force over a step, impulse / h, grows
+# without bound as h -> 0). The reported ground reaction is its moving average over 30 ms,
+# the time over which a real heel pad and shoe spread the heel-strike impact (the impact
+# peak of a heel strike occurs within the first 10-30 ms of stance: Clark, Ryan & Weyand,
+# J Exp Biol 217:2037, 2014; 220:247, 2017): an impulse J contributes J / 30 ms, a steady
+# force itself (a standing body reads 1.0 BW), whatever the step.
+GRF_WINDOW = 0.03   # s
+# Passive ranges of motion, anatomical degrees (hip flexion, knee flexion, ankle
+# dorsiflexion; - = extension / hyperextension / plantarflexion), AAOS-style norms:
+# hip -15..120, knee -5..140 (AAOS: 0 normal, up to ~10 deg hyperextension), ankle -50..20
+# (docs/walking.md, Metrics, for the sources).
+JOINT_RANGE_DEG = np.array([[-15.0, 120.0], [-5.0, 140.0], [-50.0, 20.0]])
+JOINT_SIGN = np.array([1.0, -1.0, 1.0])   # engine = sign * anatomical (codesign.model.gait)
 
-def new_accumulator(n_sites: int, t_start: float) -> np.ndarray:
-    """float64[HEADER + 3 n_sites] accumulator for a window starting at ``t_start`` (s)."""
-    acc = np.zeros(HEADER + SITE_SLOTS * n_sites)
+
+def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
+                    h: float = 0.0) -> np.ndarray:
+    """float64[HEADER + 3 n_sites + grf_steps] accumulator for a window starting at
+    ``t_start`` (s); ``grf_steps`` > 0: the vertical ground reaction is averaged over the
+    last grf_steps steps of h seconds (:func:`push_ground_impulse`)."""
+    acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps)
     acc[T_START] = t_start
     acc[TD_FOOT] = -1.0
+    # --- gait physics (issue 15): -1 = nothing measured yet
+    acc[GRF_PEAK] = acc[KNEE_HYPER_PEAK] = acc[RANGE_PEAK] = acc[CUFF_PEAK] = -1.0
+    acc[GRF_STEPS] = grf_steps
+    acc[GRF_H] = h
+    acc[GRF_RING] = HEADER + SITE_SLOTS * n_sites
     return acc
+
+
+def grf_window_steps(h: float) -> int:
+    """Steps of h seconds in the GRF window (at least 1)."""
+    return max(1, int(round(GRF_WINDOW / h)))
 
 
 @njit(cache=True)
@@ -121,6 +175,130 @@ def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) ->
     acc[TD_X] = x_foot
 
 
+# --------------------------------------------------------------------------- gait physics (issue 15)
+@njit(cache=True)
+def foot_slip(loaded, ut, contact_foot, slip_speed):
+    """(feet loaded, feet sliding) of one sample, each 0, 1 or 2: a foot is loaded when one
+    of its contact points is (loaded[i] != 0: it carries a normal force) and slides when a
+    loaded point has |ut[i]| (m/s, tangential velocity) > slip_speed; contact_foot[i] is
+    the point's foot (0 or 1)."""
+    l0 = l1 = s0 = s1 = 0.0
+    for i in range(loaded.shape[0]):
+        if loaded[i] == 0:
+            continue
+        slides = 1.0 if abs(ut[i]) > slip_speed else 0.0
+        if contact_foot[i] == 0:
+            l0 = 1.0
+            s0 = max(s0, slides)
+        else:
+            l1 = 1.0
+            s1 = max(s1, slides)
+    return l0 + l1, s0 + s1
+
+
+@njit(cache=True)
+def push_ground_impulse(acc, impulse):
+    """Add one step's total vertical ground impulse (N s) to the window ring (every step,
+    also before the metrics' window). Returns the vertical ground reaction averaged over
+    the last GRF_STEPS steps (their impulses / (GRF_STEPS h), N), NaN without a ring."""
+    n = int(acc[GRF_STEPS])
+    if n == 0:
+        return np.nan
+    base = int(acc[GRF_RING])
+    k = int(acc[GRF_NEXT])
+    acc[base + k] = impulse
+    acc[GRF_NEXT] = (k + 1) % n
+    total = 0.0
+    for j in range(n):
+        total += acc[base + j]
+    return total / (n * acc[GRF_H])
+
+
+@njit(cache=True)
+def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force):
+    """One gait-physics sample at time t, called before :func:`accumulate_sample` of the
+    same sample (it integrates from that function's last sample time).
+
+    loaded_feet, sliding_feet: :func:`foot_slip`; grf: N, the windowed vertical ground
+    reaction (NaN: not measured); q: engine coordinates; gait_q: int64[6] coordinates of
+    hip, knee, ankle of the right then the left leg (-1: absent); cuff_force: float64[k, 2]
+    force on the device at each attachment (N, world x and z)."""
+    if t < acc[T_START]:
+        return
+    if acc[N_SAMPLES] > 0.0:
+        half = 0.5 * (t - acc[T_LAST])
+        acc[I_LOADED] += half * (acc[PREV_LOADED] + loaded_feet)
+        acc[I_SLIDING] += half * (acc[PREV_SLIDING] + sliding_feet)
+    acc[PREV_LOADED] = loaded_feet
+    acc[PREV_SLIDING] = sliding_feet
+    if grf > acc[GRF_PEAK]:           # False for NaN
+        acc[GRF_PEAK] = grf
+    for j in range(gait_q.shape[0]):
+        i = gait_q[j]
+        if i < 0:
+            continue
+        joint = j % 3
+        a = math.degrees(JOINT_SIGN[joint] * q[i])     # anatomical, deg
+        if joint == 1:
+            hyper = max(-a, 0.0)                        # knee flexion < 0: hyperextension
+            if hyper > acc[KNEE_HYPER_PEAK]:
+                acc[KNEE_HYPER_PEAK] = hyper
+        out = max(JOINT_RANGE_DEG[joint, 0] - a, a - JOINT_RANGE_DEG[joint, 1], 0.0)
+        if out > acc[RANGE_PEAK]:
+            acc[RANGE_PEAK] = out
+    for k in range(cuff_force.shape[0]):
+        f = math.hypot(cuff_force[k, 0], cuff_force[k, 1])
+        if f > acc[CUFF_PEAK]:
+            acc[CUFF_PEAK] = f
+
+
+def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) -> dict[str, float]:
+    """The gait-physics metrics (module docstring) of an accumulator; NaN where not
+    measured. body_weight: N (person + device); site_peaks: the sites' peak forces (N)."""
+    nan = math.nan
+    measured = acc[N_SAMPLES] > 0
+
+    def peak(slot, scale=1.0):
+        return acc[slot] / scale if measured and acc[slot] >= 0.0 else nan
+
+    cuff = peak(CUFF_PEAK)
+    forces = [f for f in (*site_peaks, cuff) if math.isfinite(f)]
+    return {
+        "foot_slip_fraction": acc[I_SLIDING] / acc[I_LOADED] if acc[I_LOADED] > 0 else nan,
+        "grf_peak_bw": peak(GRF_PEAK, body_weight),
+        "knee_hyperextension_peak_deg": peak(KNEE_HYPER_PEAK),
+        "joint_range_violation_deg": peak(RANGE_PEAK),
+        "cuff_force_peak": cuff,
+        "interaction_force_peak_bw": max(forces) / body_weight if forces else nan,
+    }
+
+
+def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, body_weight,
+                   site_peaks) -> dict[str, float]:
+    """Plain-NumPy reference of :func:`accumulate_gait` + :func:`finalize_gait`: per
+    sample loaded, sliding (feet, float[s]), grf (N, float[s]), angles (engine, float[s, 6]:
+    hip, knee, ankle right then left), cuff (float[s, k, 2], N)."""
+    t = np.asarray(t, float)
+    w = t >= t_start
+    tw = t[w]
+    ang = np.degrees(np.asarray(angles, float)[w].reshape(-1, 2, 3) * JOINT_SIGN)
+    lo, hi = JOINT_RANGE_DEG[:, 0], JOINT_RANGE_DEG[:, 1]
+    out_of_range = np.maximum(np.maximum(lo - ang, ang - hi), 0.0)
+    cuff = np.asarray(cuff, float)[w]
+    cuff_peak = float(np.hypot(cuff[..., 0], cuff[..., 1]).max()) if cuff.shape[1] else math.nan
+    forces = [f for f in (*site_peaks, cuff_peak) if math.isfinite(f)]
+    g = np.asarray(grf, float)[w]
+    return {
+        "foot_slip_fraction": (np.trapezoid(np.asarray(sliding, float)[w], tw)
+                               / np.trapezoid(np.asarray(loaded, float)[w], tw)),
+        "grf_peak_bw": float(np.nanmax(g)) / body_weight if np.isfinite(g).any() else math.nan,
+        "knee_hyperextension_peak_deg": float(np.maximum(-ang[..., 1], 0.0).max()),
+        "joint_range_violation_deg": float(out_of_range.max()),
+        "cuff_force_peak": cuff_peak,
+        "interaction_force_peak_bw": max(forces) / body_weight if forces else math.nan,
+    }
+
+
 def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[str, ...] = (),
              total_mass: float = math.nan, gravity: float = 9.81,
              target_speed: float = TARGET_SPEED) -> dict[str, float]:
@@ -158,17 +336,22 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         base = HEADER + SITE_SLOTS * k
         out[f"{name}_force_peak"] = acc[base + SITE_PEAK] if acc[N_SAMPLES] > 0 else nan
         out[f"{name}_force_rms"] = math.sqrt(mean(base + SITE_I_F2)) if duration > 0 else nan
+    # --- gait physics (issue 15)
+    out.update(finalize_gait(acc, total_mass * gravity,
+                             [out[f"{name}_force_peak"] for name in site_names]))
     return {k: float(v) for k, v in out.items()}
 
 
 def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_rate,
                       site_force, touchdowns, *, t_start: float, time: float,
                       site_names: tuple[str, ...] = (), total_mass: float = math.nan,
-                      gravity: float = 9.81, target_speed: float = TARGET_SPEED) -> dict[str, float]:
+                      gravity: float = 9.81, target_speed: float = TARGET_SPEED,
+                      gait: Mapping | None = None) -> dict[str, float]:
     """Plain-NumPy reference of the compiled accumulator (same definitions), for tests.
 
     t, x, vx, assist, contact_r, contact_l: float[s]; joint_tau, joint_rate: float[s, a];
-    site_force: float[s, k]; touchdowns: sequence of (t, foot, x_foot).
+    site_force: float[s, k]; touchdowns: sequence of (t, foot, x_foot); gait: the keyword
+    arguments of :func:`gait_reference` but t, t_start, body_weight, site_peaks.
     """
     t = np.asarray(t, float)
     w = t >= t_start
@@ -204,6 +387,9 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
     for k, name in enumerate(site_names):
         out[f"{name}_force_peak"] = float(np.abs(f[:, k]).max())
         out[f"{name}_force_rms"] = math.sqrt(np.trapezoid(f[:, k] ** 2, tw) / T)
+    if gait is not None:        # --- gait physics (issue 15)
+        out.update(gait_reference(t, t_start, body_weight=total_mass * gravity,
+                                  site_peaks=[out[f"{n}_force_peak"] for n in site_names], **gait))
     return {k: float(v) for k, v in out.items()}
 
 

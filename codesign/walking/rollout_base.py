@@ -222,27 +222,87 @@ WalkParams = namedtuple(
         "feet",          # float64[2]: foot in contact after the last step (0/1; stepping)
         "last_contact",  # float64[1]: last time (s) a foot touched the ground
         "counts",        # int64[1]: contact-mode changes (stepping)
+        # --- gait physics (issue 15)
+        "gait_q",        # int64[6]: hip, knee, ankle coordinates, right then left leg (-1: absent)
+        "cuff",          # int64[k, 3]: attachments (ATTACH_TREE body | ATTACH_LOOP loop, index, sign)
+        "cuff_force",    # float64[k, 2]: force on the device at each attachment (N, world x, z)
     ],
 )
+
+
+# --- gait physics (issue 15)
+ATTACH_TREE, ATTACH_LOOP = 0, 1
+GAIT_JOINT_BODIES = ("thigh", "shank", "foot")      # hip, knee, ankle coordinates
+
+
+def gait_coordinates(model: Model) -> np.ndarray:
+    """int64[6]: the coordinates of hip, knee, ankle of the right then the left leg (-1
+    where the model lacks the body)."""
+    return np.array([model.body_names.index(f"{b}_{s}") if f"{b}_{s}" in model.body_names else -1
+                     for s in ("r", "l") for b in GAIT_JOINT_BODIES], dtype=np.int64)
+
+
+def attachment_joints(model: Model) -> np.ndarray:
+    """int64[k, 3]: every joint between a device body (named ``wr*``, see
+    :mod:`codesign.model.assemble`) and a human body -- the cuffs of the topology's
+    ``attachment`` joints: (ATTACH_TREE, device body, +1) for a tree joint whose parent is
+    human, (ATTACH_LOOP, loop, +1 / -1) for a loop closure whose body a / b is the device."""
+    names = model.body_names
+
+    def device(b):
+        return b >= 0 and names[b].startswith("wr")
+
+    def human(b):
+        return b >= 0 and not names[b].startswith("wr")
+
+    rows = [(ATTACH_TREE, b, 1) for b in range(model.n)
+            if device(b) and human(int(model.parent[b]))]
+    for k in range(model.n_loops):
+        a, b = int(model.loop_body_a[k]), int(model.loop_body_b[k])
+        if device(a) and human(b):
+            rows.append((ATTACH_LOOP, k, 1))
+        elif human(a) and device(b):
+            rows.append((ATTACH_LOOP, k, -1))
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+@njit(cache=True)
+def cuff_forces(w, loop_force, cp):
+    """cp.cuff_force[k] = force (N, world x, z) on the device at attachment k: a tree
+    joint's constraint force (w.joint_wrench of the last :func:`site_forces`, what the
+    human parent exerts on the device body) or a loop closure's force (loop_force[2m]: on
+    point a, its opposite on b)."""
+    for k in range(cp.cuff.shape[0]):
+        kind, i, sign = cp.cuff[k, 0], cp.cuff[k, 1], cp.cuff[k, 2]
+        if kind == ATTACH_TREE:
+            cp.cuff_force[k, 0] = w.joint_wrench[i, 1]
+            cp.cuff_force[k, 1] = w.joint_wrench[i, 2]
+        else:
+            cp.cuff_force[k, 0] = sign * loop_force[2 * i]
+            cp.cuff_force[k, 1] = sign * loop_force[2 * i + 1]
 
 
 def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height: float,
               site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkParams:
     """The walking part of a rollout's parameters: the compiled controller ``ctrl``
     (ControllerArrays), the checks' bounds, the metric accumulator (window from
-    max_time / 2) and scratch, for ``model`` with interaction sites ``site_bodies``."""
+    max_time / 2; the stepping model's also holds the ground-reaction window) and
+    scratch, for ``model`` with interaction sites ``site_bodies``."""
     n = model.n
     na = ctrl.act_rows.shape[0]
+    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model == "hard" else 0
+    cuff = attachment_joints(model)
     return WalkParams(
         ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
         joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
-        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time),
+        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h),
         ws=walk_settings(settings, standing_hip_height, upright_pitch), wi=walk_indices(model),
         contact_foot=contact_feet(model),
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
         fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
         com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), last_contact=np.zeros(1),
-        counts=np.zeros(1, dtype=np.int64))
+        counts=np.zeros(1, dtype=np.int64),
+        gait_q=gait_coordinates(model), cuff=cuff, cuff_force=np.zeros((cuff.shape[0], 2)))
 
 
 def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:

@@ -47,13 +47,14 @@ from codesign.dynamics import contact_event as ct
 from codesign.dynamics import contact_rows as cr
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
-from codesign.dynamics.kinematics import body_point_world, center_of_mass
+from codesign.dynamics.kinematics import body_point_world, center_of_mass, point_kinematics
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkParams, check_airborne, check_body,
-                                           check_drift, make_walk, site_forces, status_of)
+                                           check_drift, cuff_forces, make_walk, site_forces,
+                                           status_of)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
 # vectors are the stepping rollout's (codesign.walking.rollout_base)
@@ -243,6 +244,30 @@ def interaction_forces(t, x, mode, p):
         loaded[i] = 1 if soft else mode[i]
     site_forces(m, w, lam_loop, cw.lam[nl:nl + c], cw.lam[nl + c:nl + 2 * c], loaded,
                 s[cr.SLOPE], cw.qdd, cp)
+    cuff_forces(w, lam_loop, cp)      # --- gait physics (issue 15)
+
+
+@njit(cache=True)
+def foot_slip_now(m, w, cw, s, mode, cp):
+    """(feet loaded, feet sliding) (:func:`codesign.walking.metrics.foot_slip`) at the
+    state of the last evaluate (w holds its kinematics): hard contact loads its active
+    points (tangential velocities from its contact rows), soft contact the points with a
+    normal force (velocities from the points' kinematics, along the ground)."""
+    nl = 2 * m.loop_body_a.shape[0]
+    c = mode.shape[0]
+    if s[cr.CONTACT_MODEL] != cr.SOFT:
+        return mt.foot_slip(mode, cw.vel[nl + c:nl + 2 * c], cp.contact_foot, mt.SLIP_SPEED)
+    loaded = np.zeros(c, dtype=np.int64)
+    ut = np.zeros(c)
+    buf = np.empty(6)
+    sa = np.sin(s[cr.SLOPE])
+    ca = np.cos(s[cr.SLOPE])
+    for i in range(c):
+        if cw.lam[nl + i] > 0.0:
+            loaded[i] = 1
+            point_kinematics(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
+            ut[i] = ca * buf[2] + sa * buf[3]
+    return mt.foot_slip(loaded, ut, cp.contact_foot, mt.SLIP_SPEED)
 
 
 @njit(cache=True)
@@ -271,6 +296,11 @@ def walk_observe(t, x, mode, p):
                     cp.joint_gain)
     if cp.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
+    # --- gait physics (issue 15): impacts are jumps without a force here, so there is no
+    # ground-reaction window (grf_peak_bw NaN)
+    if t >= cp.acc[mt.T_START]:
+        loaded, sliding = foot_slip_now(m, w, cw, s, mode, cp)
+        mt.accumulate_gait(cp.acc, t, loaded, sliding, np.nan, x, cp.gait_q, cp.cuff_force)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
                          feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     return 0

@@ -16,9 +16,12 @@ whole rollout is one compiled loop of
    constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
    deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
    metric sample (:mod:`codesign.walking.metrics`) at the step's start with the step's
-   mean forces (interaction forces: those of the continuous phases, :func:`impact_step`
-   holds the last value through a touch-down impact), and a foot touch-down (a foot
-   with no loaded point before the step and one after) for the step length.
+   mean forces (interaction forces at the human joints and the device's attachments:
+   those of the continuous phases, :func:`impact_step` holds the last value through a
+   touch-down impact), the feet's slip (sw.ut of the loaded points), the vertical ground
+   impulse into the ground reaction's moving window (impacts included: an impulse J
+   counts J / window), and a foot touch-down (a foot with no loaded point before the step
+   and one after) for the step length.
 
 The event-driven model of the thesis's simulator (exact contact-mode switching at
 located events, ``"hard_event"``) and a soft penalty model (``"soft"``) run the same
@@ -50,7 +53,8 @@ from codesign.dynamics.model import Model, make_workspace
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkParams, check_airborne, check_body,
-                                           check_drift, make_walk, site_forces, status_of)
+                                           check_drift, cuff_forces, make_walk, site_forces,
+                                           status_of)
 
 class StepParams(NamedTuple):
     """The stepping rollout's parameters (the compiled functions' ``p``)."""
@@ -75,6 +79,18 @@ def impact_step(sw, nl, c, h, g):
         if sw.mode[i] != ts.INACTIVE and sw.vel[nl + i] < -2.0 * g * h:
             return True
     return False
+
+
+@njit(cache=True)
+def vertical_impulse(sw, c, h, slope):
+    """Total vertical (world z) ground impulse of the last step, N s: the contact forces
+    (normal, tangent to a ground of the given slope, rad) times h."""
+    ca = math.cos(slope)
+    sa = math.sin(slope)
+    total = 0.0
+    for i in range(c):
+        total += ca * sw.force[i, 0] + sa * sw.force[i, 1]
+    return h * total
 
 
 @njit(cache=True)
@@ -109,6 +125,8 @@ def observe(t, x, p, assist_active):
                                      m.contact_xz[i, 1], cp.point)
                     mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
                     break
+    # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
+    grf = mt.push_ground_impulse(cp.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
     if t < cp.acc[mt.T_START]:
         return OK                              # before the metrics' window
     center_of_mass(m, w, cp.com)
@@ -116,6 +134,9 @@ def observe(t, x, p, assist_active):
         # the step's mean forces and accelerations; an impact step holds the last value
         site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
                     cs[ct.SLOPE], sw.qdd, cp)
+        cuff_forces(w, sw.loop_force, cp)
+    loaded, sliding = mt.foot_slip(sw.mode, sw.ut, cp.contact_foot, mt.SLIP_SPEED)
+    mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
                          cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     return OK

@@ -35,13 +35,34 @@ def synthetic(stance=0.6, dt=1e-3):
     return t, x, vx, assist, contact_r, contact_l, tau, rate, force, touchdowns
 
 
+def synthetic_gait(t):
+    """Gait-physics samples with known window (t >= 5 s) answers: feet loaded 1 or 2, one
+    foot sliding in [6, 6.5) s; a windowed GRF peaking at 1.3 BW (70 kg) at t = 7 s;
+    angles: right knee hyperextended 7 deg at its peak, left hip flexed to 130 deg (10
+    deg beyond its range); two cuffs, the larger 400 N."""
+    loaded = 1.0 + (np.sin(2 * W * t) > 0)
+    sliding = ((t >= 6.0) & (t < 6.5)).astype(float)
+    grf = 70 * 9.81 * (1.0 + 0.3 * np.exp(-((t - 7.0) / 0.05) ** 2))
+    angles = np.zeros((len(t), 6))
+    angles[:, 1] = np.radians(7.0) * np.sin(W * t)            # engine knee > 0: hyperextension
+    angles[:, 3] = np.radians(130.0) * np.sin(W * t) ** 2     # left hip flexion
+    cuff = np.zeros((len(t), 2, 2))
+    cuff[:, 0] = [240.0, 320.0]                              # 400 N
+    cuff[:, 1, 1] = 100.0 * np.cos(W * t)
+    return dict(loaded=loaded, sliding=sliding, grf=grf, angles=angles, cuff=cuff)
+
+
 def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
     acc = mt.new_accumulator(force.shape[1], 5.0)
     td = list(touchdowns)
+    gait = synthetic_gait(t)
+    gait_q = np.arange(6, dtype=np.int64)
     for i in range(len(t)):
         while td and td[0][0] <= t[i]:
             tk, foot, xf = td.pop(0)
             mt.accumulate_touchdown(acc, tk, foot, xf)
+        mt.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
+                           gait["angles"][i], gait_q, gait["cuff"][i])
         mt.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
                              force[i])
     return mt.finalize(acc, time=10.0, n_joints=tau.shape[1], **kw)
@@ -53,7 +74,7 @@ KW = dict(site_names=("hip_r", "knee_r"), total_mass=70.0, gravity=9.81)
 def test_compiled_equals_reference():
     data = synthetic()
     got = compiled(*data, **KW)
-    ref = mt.metrics_reference(*data, t_start=5.0, time=10.0, **KW)
+    ref = mt.metrics_reference(*data, t_start=5.0, time=10.0, gait=synthetic_gait(data[0]), **KW)
     assert got.keys() == ref.keys()
     for k in got:
         assert got[k] == pytest.approx(ref[k], rel=1e-10, abs=1e-12), k
@@ -78,6 +99,14 @@ def test_known_answers():
     assert m["hip_r_force_peak"] == pytest.approx(350.0, rel=1e-6)
     assert m["hip_r_force_rms"] == pytest.approx(math.sqrt(300**2 + 50**2 / 2), rel=1e-6)
     assert m["knee_r_force_rms"] == pytest.approx(120.0, rel=1e-12)
+    # gait physics (issue 15)
+    loaded = 1.5                                   # mean feet loaded (sin > 0 half the time)
+    assert m["foot_slip_fraction"] == pytest.approx(0.5 / (loaded * 5.0), rel=2e-3)
+    assert m["grf_peak_bw"] == pytest.approx(1.3, rel=1e-9)
+    assert m["knee_hyperextension_peak_deg"] == pytest.approx(7.0, rel=1e-5)   # sampled peak
+    assert m["joint_range_violation_deg"] == pytest.approx(10.0, abs=1e-4)
+    assert m["cuff_force_peak"] == pytest.approx(400.0, rel=1e-12)
+    assert m["interaction_force_peak_bw"] == pytest.approx(400.0 / (70 * 9.81), rel=1e-9)
 
 
 def test_flight_phase_counts_non_contact_time():
@@ -92,6 +121,9 @@ def test_empty_window_gives_nan_not_error():
     mt.accumulate_sample(acc, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(0))
     m = mt.finalize(acc, time=1.0, n_joints=1)
     assert m["time"] == 1.0 and math.isnan(m["speed"]) and math.isnan(m["power"])
+    for name in ("foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg",
+                 "joint_range_violation_deg", "cuff_force_peak", "interaction_force_peak_bw"):
+        assert math.isnan(m[name]), name
 
 
 def test_nominal_gait_agreement_known_answers():

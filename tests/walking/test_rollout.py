@@ -60,6 +60,13 @@ def test_standing_ten_seconds_sticking_and_ground_reaction_equals_weight():
     assert m["knee_l_force_peak"] == pytest.approx((torso / 2 + thigh) * g, rel=1e-4)
     assert m["non_contact_time"] == 0.0 and m["stance_fraction"] == 1.0
     assert abs(m["speed"]) < 1e-6 and m["assist_fraction"] == 0.0
+    # gait physics (issue 15): the windowed ground reaction of a standing body is its
+    # weight; nothing slides; straight knees within every range; no device, no cuffs
+    assert m["grf_peak_bw"] == pytest.approx(1.0, rel=1e-6)
+    assert m["foot_slip_fraction"] == 0.0
+    assert m["knee_hyperextension_peak_deg"] < 0.5 and m["joint_range_violation_deg"] == 0.0
+    assert math.isnan(m["cuff_force_peak"])
+    assert m["interaction_force_peak_bw"] == pytest.approx(m["knee_l_force_peak"] / weight)
 
 
 def airborne_start(rise, vz, max_time, **overrides):
@@ -160,6 +167,12 @@ def test_event_driven_peer_agrees_with_stepping_on_a_drop():
         weight = model.total_mass() * model.gravity
         assert r.record_forces[-1, :, 0].sum() == pytest.approx(weight, rel=1e-9)
         out[model_name] = r.records[:, model.body_id("torso_z")]
+        # gait physics (issue 15): both measure slip (none: standing) and joint angles;
+        # only stepping has a ground-reaction window (the event model's impacts are jumps)
+        m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=SITE_NAMES,
+                        total_mass=model.total_mass(), gravity=model.gravity)
+        assert m["foot_slip_fraction"] == 0.0 and m["joint_range_violation_deg"] == 0.0
+        assert math.isnan(m["grf_peak_bw"]) == (model_name == "hard_event")
     g, h = model.gravity, ro.RolloutSettings().h
     lag = out["hard_event"][0] - out["hard"][0]
     assert 0.0 < lag <= 0.5 * g * h * times[0] * (1 + 1e-6) + 1e-9

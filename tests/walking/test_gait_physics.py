@@ -1,0 +1,138 @@
+"""Gait-physics metrics (issue 15) against closed-form truths: the foot-slip fraction of a
+block sliding to rest (Coulomb stopping time), the windowed vertical ground reaction of a
+dropped block (impulse-momentum, h-independent), and the cuff forces of a person standing
+in a device (free body of the device: the cuffs carry its weight).
+
+The block tests drive the engine's time step directly and feed its output through the
+same compiled metric code as the walking rollout (metrics.foot_slip, push_ground_impulse,
+accumulate_gait, finalize_gait)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from codesign.dynamics import contact as ct
+from codesign.dynamics import examples
+from codesign.dynamics import timestep as ts
+from codesign.dynamics.model import make_workspace
+from codesign.walking import metrics as mt
+
+G = 9.81
+NO_JOINTS = np.full(6, -1, dtype=np.int64)
+NO_CUFFS = np.zeros((0, 2))
+EMPTY = np.zeros(0)
+
+
+def block_run(q, v, steps, h, mu):
+    """Run the sliding block (two corners, both 'foot 0') from (q, v) for ``steps`` time
+    steps; per step the metric sample at the step's start time with that step's contact
+    modes, slip velocities and vertical impulse, as stepping.observe takes it. Returns
+    (accumulator, model)."""
+    model = examples.sliding_block(mass=1.0, gravity=G)
+    m, w, sw = model.arrays, make_workspace(model), ts.make_step_workspace(model)
+    cs, ss = ct.make_settings("hard", mu=mu), ts.step_settings(h=h)
+    n = model.n
+    tau, K, D = np.zeros(n), np.zeros((n, n)), np.zeros((n, n))
+    foot = np.zeros(model.n_contacts, dtype=np.int64)
+    acc = mt.new_accumulator(0, 0.0, mt.grf_window_steps(h), h)
+    for k in range(steps):
+        t = k * h
+        assert ts.step(m, w, sw, cs, ss, q, v, tau, K, D) == ts.STEP_OK
+        impulse = h * sw.force[:, 0].sum()                  # flat ground: normal = vertical
+        grf = mt.push_ground_impulse(acc, impulse)
+        loaded, sliding = mt.foot_slip(sw.mode, sw.ut, foot, mt.SLIP_SPEED)
+        mt.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS)
+        mt.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 0.0, EMPTY, EMPTY, EMPTY)
+    return acc, model
+
+
+@pytest.mark.parametrize("v0, mu", [(2.0, 0.5), (1.0, 1.0)])
+def test_slip_fraction_of_a_block_sliding_to_rest_is_its_stopping_time(v0, mu):
+    # Coulomb: v(t) = v0 - mu g t, at rest from t_stop = v0 / (mu g); the block is loaded
+    # throughout, so over a window of length T the slip fraction is t_stop / T -- less the
+    # last SLIP_SPEED / (mu g) of deceleration below the slip threshold; the step's
+    # semi-implicit Euler and the sampling add at most 2 h
+    h, steps = 1e-3, 800
+    acc, _ = block_run(np.array([0.0, 0.05, 0.0]), np.array([v0, 0.0, 0.0]), steps, h, mu)
+    T = (steps - 1) * h                                     # first to last sample
+    t_stop = v0 / (mu * G)
+    out = mt.finalize_gait(acc, G, [])
+    below_threshold = mt.SLIP_SPEED / (mu * G)
+    assert out["foot_slip_fraction"] == pytest.approx((t_stop - below_threshold) / T, abs=2 * h / T)
+    assert abs(out["foot_slip_fraction"] - t_stop / T) <= (below_threshold + 2 * h) / T
+    assert out["grf_peak_bw"] == pytest.approx(1.0, rel=1e-5)  # resting on the ground: 1 BW
+
+
+@pytest.mark.parametrize("h", [1e-3, 2.5e-4])
+@pytest.mark.parametrize("drop", [0.02, 0.1])
+def test_windowed_ground_reaction_of_a_dropped_block_is_impulse_momentum(drop, h):
+    # A rigid block dropped from `drop` m lands plastically: the ground's impulse stops
+    # its momentum m v_b and then carries its weight. The window of N = T / h steps from
+    # the first loaded step holds J = m v_b + m g T, so the windowed peak is
+    # m v_b / T + m g, whatever h (the per-step force impulse / h grows as 1 / h).
+    # Discrete free fall (semi-implicit Euler): v_k = g h k, z_k = drop - g h^2 k (k + 1) / 2;
+    # the first loaded step k0 has z_k0 >= 0 > z_k0+1 (free), so
+    # sqrt(2 g drop) - 2 g h < v_b = g h k0 <= sqrt(2 g drop): |peak - truth| <= 2 m g h / T.
+    mass, T = 1.0, mt.GRF_WINDOW
+    steps = int(round((math.sqrt(2 * drop / G) + 3 * T) / h))
+    acc, model = block_run(np.array([0.0, 0.05 + drop, 0.0]), np.zeros(3), steps, h, 1.0)
+    weight = mass * G
+    assert model.total_mass() == mass
+    peak = mt.finalize_gait(acc, weight, [])["grf_peak_bw"] * weight
+    truth = mass * math.sqrt(2 * G * drop) / T + weight
+    assert abs(peak - truth) <= 2 * mass * G * h / T
+    # the per-step mean force of the impact step is an impulse / h: far above the window's
+    assert truth > 1.5 * weight
+
+
+@pytest.mark.slow
+def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
+    # Free body of the device (every body named wr*): gravity and the forces of the
+    # attachment joints (cuffs) only -- its actuators and springs act inside it or as
+    # torques. Standing still, the cuffs' forces on the device sum to its weight, upward.
+    from codesign import walking as ev
+    from codesign.control import impedance as imp
+    from codesign.control import signals as sg
+    from codesign.model.anthropometry import human_geometry
+    from codesign.model.human import upright_configuration
+    from codesign.walking import rollout as ro
+    from codesign.walking.rollout_base import attachment_joints, place_on_ground
+    from codesign.walking.setup import SITE_NAMES, SITES, build_setup
+
+    settings = ev.WalkSettings.from_dict({"max_time": 3.0})
+    setup, early, _ = build_setup(ev.typical_codesign_design(settings), settings)
+    assert early is None
+    model, human = setup.model, human_geometry()
+    n = model.n
+    joints, rows = [], {}      # stiff, well damped PD holding the human upright
+    for name, body in (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot")):
+        joints.append(imp.ActiveJoint(name, sg.constant(0.0), sg.constant(3000.0), sg.constant(600.0)))
+        rows[name] = tuple(imp.tree_joint_row(n, model.body_id(f"{body}_{s}")) for s in "rl")
+    ctrl = imp.compile_controller(imp.Controller(active=tuple(joints)), n, rows, {},
+                                  model.body_id("torso"))
+    rs = ro.RolloutSettings(max_time=3.0)
+    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES)
+    cuffs = attachment_joints(model)
+    # topology 1: a four-bar at the hip (torso, thigh) and one at the knee (thigh, shank),
+    # per leg: four attachments a leg
+    assert cuffs.shape[0] == 8
+    q, qd, low = place_on_ground(model, upright_configuration(model, human), np.zeros(n))
+    x0 = np.concatenate([q, qd])          # upright: the WR loops close at WR angles 0
+    mode0, code = ro.initial_modes(x0, p, low)
+    r = ro.run(x0, mode0, p, rs)
+    assert r.status == "ok", r.message
+    assert np.abs(r.x[n:]).max() < 1e-6                      # standing still
+    device = sum(model.mass[b] for b, name in enumerate(model.body_names) if name.startswith("wr"))
+    assert device > 1.0
+    f = p.walk.cuff_force                                    # on the device, N (last sample)
+    g = model.gravity
+    assert f[:, 1].sum() == pytest.approx(device * g, rel=1e-6)
+    assert abs(f[:, 0].sum()) <= 1e-6 * device * g
+    m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=SITE_NAMES,
+                    total_mass=model.total_mass(), gravity=g)
+    assert m["cuff_force_peak"] == pytest.approx(np.hypot(f[:, 0], f[:, 1]).max(), rel=1e-6)
+    peaks = [m[f"{s}_force_peak"] for s in SITE_NAMES] + [m["cuff_force_peak"]]
+    assert m["interaction_force_peak_bw"] == pytest.approx(max(peaks) / (model.total_mass() * g))
+    assert m["grf_peak_bw"] == pytest.approx(1.0, rel=1e-6)
+    assert m["foot_slip_fraction"] == 0.0
