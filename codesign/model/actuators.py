@@ -16,7 +16,8 @@ An :class:`Actuator` is the hardware behind one actuated joint, described at the
   speed up to its current limit, which this envelope does not credit). The rollout
   delivers tau = clip(tau_cmd, -tau_lim(w), +tau_lim(w)), w the joint speed at the
   step's start (:func:`saturate`, applied in :func:`codesign.control.impedance.control_torques`).
-  The power region is empty when w_max <= P / tau_p.
+  The power region is empty when w_max <= P / tau_p; the envelope steps from
+  min(tau_p, P / w_max) to 0 at w_max.
 
 * ``gear_ratio`` N, ``torque_constant`` Kt (N m/A, motor side), ``winding_resistance``
   R (ohm), ``regeneration`` eta in [0, 1]: the **electrical power** of one actuator at

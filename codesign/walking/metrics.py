@@ -212,10 +212,10 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out[f"{name}_force_peak"] = acc[base + SITE_PEAK] if acc[N_SAMPLES] > 0 else nan
         out[f"{name}_force_rms"] = math.sqrt(mean(base + SITE_I_F2)) if duration > 0 else nan
     # --- actuators (issue 15)
-    motors = acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0
-    out["power_electrical"] = mean(A_I_EL) if motors else nan
-    out["actuator_torque_ratio_peak"] = acc[A_TAU_RATIO] if motors else nan
-    out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO] if motors else nan
+    if acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0:     # no motors (the human): left out
+        out["power_electrical"] = mean(A_I_EL)
+        out["actuator_torque_ratio_peak"] = acc[A_TAU_RATIO]
+        out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO]
     return {k: float(v) for k, v in out.items()}
 
 
