@@ -110,9 +110,6 @@ class Actuator:
 
 
 NUMBER_FIELDS = tuple(f.name for f in fields(Actuator) if f.name != "model")
-UNITS = {"peak_torque": "N m", "max_speed": "rad/s", "rated_power": "W", "gear_ratio": "",
-         "torque_constant": "N m/A", "winding_resistance": "ohm", "regeneration": "",
-         "mass_offset": "kg", "torque_density": "N m/kg"}
 
 
 def actuator_mass(peak_torque: float, mass_offset: float, torque_density: float) -> float:
