@@ -22,6 +22,18 @@ neutral zone around the upright pitch ``q_up``::
     e = q - q_up;  |e| <= q_a: tau = 0 (inactive);
     otherwise:     tau = Ka_p (sign(e) q_a - e) - Ka_d qd   (active; its time is measured)
 
+Actuators (issue 15): an active joint with an actuator
+(:class:`codesign.model.actuators.Actuator`, the WR's actuated joints) delivers its
+torque clipped to the actuator's torque-speed envelope at the joint speed,
+tau = clip(tau_5.9, -tau_lim(qd_j), tau_lim(qd_j)), before it is mapped to generalized
+forces; a joint without one (the human's joints: muscles) is unbounded. A saturated
+joint reports zero stiffness and damping to :func:`control_gains`: its torque no longer
+depends on q (nor, at the peak torque, on qd), and the time step's implicit
+M + hD + h^2 K would otherwise add the linearized impedance -h K dq - D dqd on top of the
+limit, i.e. deliver more than the actuator can. In the envelope's power region
+tau_lim = P / |qd| does depend on qd; treating it explicitly is first order like the
+rest of the step, and never adds the negative damping its derivative has when braking.
+
 Joints as rows: every controlled joint angle is a linear function of the generalized
 coordinates, angle = row . q, rate = row . qd, and a joint torque tau enters the generalized
 forces as row^T tau. For a tree joint the row is a unit vector; for a (possibly actuated)
@@ -42,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from codesign.control import signals as sg
+from codesign.model import actuators as act
 
 ASSIST_STIFFNESS = 3000.0      # N m / rad  (thesis 4.1.1)
 ASSIST_DAMPING = 20.0          # N m s / rad
@@ -90,6 +103,7 @@ class ActiveJoint:
     reference: sg.Signal
     stiffness: sg.Signal
     damping: sg.Signal
+    actuator: act.Actuator | None = None   # None: a human joint (muscles), unbounded
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,10 @@ ControllerArrays = namedtuple(
         "pas_params",    # float64[np, 3]: stiffness, rest angle, damping
         "assist_index",  # int64[1]: coordinate of the base pitch, -1 = no assist
         "assist_params", # float64[4]: stiffness, damping, zone half-width, upright pitch
+        # --- actuators (issue 15)
+        "act_kind",      # int64[na]: actuators.NO_MOTOR, SATURATE or REPORT
+        "act_limit",     # float64[na, 3]: peak torque, max speed, rated power (inf: none)
+        "act_motor",     # float64[na, 4]: gear ratio, torque constant, resistance, regeneration
     ],
 )
 
@@ -153,13 +171,18 @@ def compile_controller(controller: Controller, n: int,
     """
     signals: list[sg.Signal] = []
     rows, offsets, sig_idx = [], [], []
+    kinds, limits, motors = [], [], []
     for joint in controller.active:
         base = len(signals)
         signals += [joint.reference, joint.stiffness, joint.damping]
+        hw = joint.actuator
         for side, row in enumerate(_rows_of(active_rows, joint.name)):
             rows.append(np.asarray(row, dtype=np.float64))
             offsets.append(0.5 * side)
             sig_idx.append([base, base + 1, base + 2])
+            kinds.append(act.NO_MOTOR if hw is None else act.SATURATE if hw.enforced else act.REPORT)
+            limits.append(act.UNBOUNDED_LIMIT if hw is None else hw.limit_row())
+            motors.append(act.NO_MOTOR_ROW if hw is None else hw.motor_row())
     p_rows, p_par = [], []
     for joint in controller.passive:
         for row in _rows_of(passive_rows, joint.name):
@@ -177,6 +200,9 @@ def compile_controller(controller: Controller, n: int,
         pas_params=np.array(p_par, dtype=np.float64).reshape(len(p_par), 3),
         assist_index=np.array([pitch_index if a.enabled else -1], dtype=np.int64),
         assist_params=np.array([a.stiffness, a.damping, a.zone, a.upright], dtype=np.float64),
+        act_kind=np.array(kinds, dtype=np.int64),
+        act_limit=np.array(limits, dtype=np.float64).reshape(len(rows), 3),
+        act_motor=np.array(motors, dtype=np.float64).reshape(len(rows), 4),
     )
 
 
@@ -217,9 +243,10 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
 
     q, v: float64[n]; c: ControllerArrays. Writes (overwrites) tau: float64[n] generalized
     forces of all joint torques and the assist; joint_tau, joint_rate: float64[na] torque
-    (N m) and rate (rad/s) of each active joint (for power metrics); joint_gain:
-    float64[na, 2] its stiffness K(t) (N m/rad) and damping D(t) (N m s/rad), for
-    :func:`control_gains`. Returns (assist torque N m, assist active?).
+    (N m; delivered: clipped to the joint's actuator envelope where c.act_kind is
+    SATURATE) and rate (rad/s) of each active joint (for power metrics); joint_gain:
+    float64[na, 2] its stiffness K(t) (N m/rad) and damping D(t) (N m s/rad), zero while
+    saturated, for :func:`control_gains`. Returns (assist torque N m, assist active?).
     """
     n = q.shape[0]
     for i in range(n):
@@ -237,6 +264,11 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
         k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
         d = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[2], phase)
         torque = k * (ref - angle) - d * rate
+        if c.act_kind[j] == act.SATURATE:
+            torque, saturated = act.saturate(torque, rate, c.act_limit[j])
+            if saturated:      # d tau / d q = 0: nothing for the step to treat implicitly
+                k = 0.0
+                d = 0.0
         joint_tau[j] = torque
         joint_rate[j] = rate
         joint_gain[j, 0] = k

@@ -4,7 +4,8 @@ Used by the anthropomorphic baseline (:mod:`codesign.problems.baseline`): the hu
 carrying a co-design design's added mass, without the linkage.
 
 Mass rule (per leg; both legs carry the same WR). MODEL's mass model (thesis 5.4.2,
-:mod:`codesign.model.morphology`): an actuated joint is 2 kg and a passive joint 0.5 kg,
+:mod:`codesign.model.morphology`): an actuated joint is ``morphology.actuator_mass`` (2 kg
+under the thesis's rule, else the actuator model's mass law) and a passive joint 0.5 kg,
 each a solid cylinder of radius 5 cm (I = m r^2 / 2); a bar is 0.7 kg/m; a joint's mass
 belongs to one WR link (an attachment joint to the WR link it attaches; else the child of
 its tree joint; else, WR-WR loop closure, its second link). Lumped:
@@ -51,7 +52,7 @@ import numpy as np
 
 from codesign.model.anthropometry import human_geometry
 from codesign.model.human import LEGS, build_human
-from codesign.model.morphology import (ACTUATOR_MASS, BAR_MASS_PER_M, JOINT_RADIUS, PASSIVE_JOINT_MASS,
+from codesign.model.morphology import (BAR_MASS_PER_M, JOINT_RADIUS, PASSIVE_JOINT_MASS,
                                        human_com_upright, human_link)
 from codesign.topology.catalog import ATTACHMENT
 
@@ -133,7 +134,7 @@ def segment_loads(morphology, mass_at: str = "attachments") -> tuple[PointMass, 
         return (float(c[0]), float(c[1]))
 
     def joint_mass(jid: int) -> float:
-        return ACTUATOR_MASS if jid in morphology.actuators else PASSIVE_JOINT_MASS
+        return morphology.actuator_mass if jid in morphology.actuators else PASSIVE_JOINT_MASS
 
     attachments = {link: [j for j in topo.joints if j.kind == ATTACHMENT and link in j.links]
                    for link in topo.wr_links}

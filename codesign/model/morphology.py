@@ -15,7 +15,9 @@ UPRIGHT pose and shared by both legs:
 Geometry: a WR link with k joints is a rigid frame of the k(k-1)/2 bars between its joints
 (binary link = one bar, ternary = a triangle of three bars, thesis 5.4.2).
 
-Mass distribution (thesis 5.4.2, "Mass distribution"): an actuator is 2 kg with the inertia
+Mass distribution (thesis 5.4.2, "Mass distribution"): an actuator is 2 kg (the thesis's
+rule; an actuator model's mass law gives another mass, ``actuator_mass``,
+:mod:`codesign.model.actuators`) with the inertia
 of a solid cylinder of radius 5 cm about its axis (m r^2 / 2); a passive joint 0.5 kg with
 the same cylinder shape; bars 0.7 kg per metre (aluminium, 1 x 3.5 cm section), each a thin
 rod (m L^2 / 12 about its middle). A joint's mass belongs to one WR body: the WR link it
@@ -134,6 +136,7 @@ class Morphology:
     joint_positions: dict[int, np.ndarray]
     bars: tuple[Bar, ...]
     bodies: tuple[WRBody, ...]
+    actuator_mass: float = ACTUATOR_MASS   # kg per actuator (codesign.model.actuators)
 
     @property
     def added_mass_per_leg(self) -> float:
@@ -202,8 +205,11 @@ def compose_inertia(masses: ArrayLike, points: ArrayLike, inertias: ArrayLike) -
 
 
 def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[str, float],
-                     human: HumanGeometry | None = None) -> Morphology:
+                     human: HumanGeometry | None = None,
+                     actuator_mass: float = ACTUATOR_MASS) -> Morphology:
     """Realize ``topology`` with ``params`` (see :func:`parameter_space`) and actuator pair.
+    ``actuator_mass``: kg of each actuator (the thesis's 2 kg by default; the actuator
+    model's mass law: :meth:`codesign.model.actuators.Actuator.mass`).
 
     Raises UserError for missing/unknown/out-of-range parameters, an actuator pair not
     valid for the topology, or two joints of one WR link at the same place.
@@ -233,13 +239,14 @@ def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[
             parts_i.append(m * bar.length**2 / 12.0)
         for j in topology.joints:
             if _joint_owner(topology, j.id) == child:
-                m = ACTUATOR_MASS if j.id in actuators else PASSIVE_JOINT_MASS
+                m = actuator_mass if j.id in actuators else PASSIVE_JOINT_MASS
                 parts_m.append(m)
                 parts_c.append(pos[j.id] - origin)
                 parts_i.append(0.5 * m * JOINT_RADIUS**2)
         mass, com, inertia = compose_inertia(parts_m, parts_c, parts_i)
         bodies.append(WRBody(child, parent, jid, origin, mass, com, inertia))
-    return Morphology(topology, actuators, dict(params), human, pos, tuple(bars), tuple(bodies))
+    return Morphology(topology, actuators, dict(params), human, pos, tuple(bars), tuple(bodies),
+                      float(actuator_mass))
 
 
 def human_com_upright(human: HumanGeometry) -> tuple[float, np.ndarray]:

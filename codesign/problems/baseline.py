@@ -27,7 +27,9 @@ evaluation it is a failed record. The baseline is resolved once per process (cac
 ``codesign simulate --run BASELINE_RUN --best`` replays a candidate of a baseline run on
 the same lumped model (its metrics equal the stored ones).
 
-The mass rule and where the lumps sit: :mod:`codesign.model.lumping`.
+The mass rule and where the lumps sit: :mod:`codesign.model.lumping`. The actuators weigh
+what the source design's weigh (issue 15): the mass law of the source run's
+``actuator_model`` / ``[evaluation.actuators]``, or of this spec's own for a design file.
 """
 
 from __future__ import annotations
@@ -52,9 +54,13 @@ from codesign.problems.walking import short_settings, walk
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
 from codesign.problems import objectives as ob
+from codesign.walking.settings import actuators_from_dict
 from codesign.walking.setup import morphology_params
 
 KEYS = ("baseline_of", "baseline_eval", "baseline_mass_at")
+# The lumped actuators weigh what the source design's weigh: the source run's actuator
+# settings, or, for a design file, this spec's own (issue 15).
+ACTUATOR_KEYS = ("actuator_model", "actuators")
 
 
 # --------------------------------------------------------------------------- the baseline
@@ -128,9 +134,18 @@ def _resolve(of: str, which: str | None, mass_at: str, settings_items: tuple, cw
     except KeyError:
         raise UserError(f"evaluation.baseline_of: {source}: topology {design.topology} is not in "
                         f"{catalog}; expected a topology of the catalog") from None
+    own = dict(settings_items)
+    actuator_settings = run_settings if run_settings is not None else {
+        k: json.loads(own[k]) for k in ACTUATOR_KEYS if k in own}
+    try:
+        actuator = actuators_from_dict(actuator_settings.get("actuator_model", "bounded"),
+                                       actuator_settings.get("actuators"))
+    except UserError as exc:
+        raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
     try:
         morph = build_morphology(topology, design.actuators,
-                                 morphology_params(topology, design.params), human_geometry())
+                                 morphology_params(topology, design.params), human_geometry(),
+                                 actuator.mass())
         loads = segment_loads(morph, mass_at)
     except (UserError, ValueError) as exc:
         raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
@@ -157,7 +172,9 @@ def resolve_baseline(settings: Mapping[str, Any]) -> Baseline:
         raise UserError(f"evaluation.baseline_mass_at: {mass_at!r}; expected one of {list(MASS_AT)}")
     catalog = settings.get("catalog")
     key = json.dumps(of, sort_keys=True) if isinstance(of, Mapping) else of
-    return _resolve(key, which, mass_at, (("catalog", catalog),) if catalog else (), str(Path.cwd()))
+    items = (("catalog", catalog),) if catalog else ()
+    items += tuple((k, json.dumps(settings[k], sort_keys=True)) for k in ACTUATOR_KEYS if k in settings)
+    return _resolve(key, which, mass_at, items, str(Path.cwd()))
 
 
 # --------------------------------------------------------------------------- evaluation

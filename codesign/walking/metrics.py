@@ -48,6 +48,19 @@ Gait physics (issue 15; :func:`accumulate_gait`, fed per sample by the rollouts)
   (NaN without attachments)
 - ``interaction_force_peak_bw``: -, largest force over the attachments and the human
   joint sites, in body weights (person + device)
+
+Actuator metrics (issue 15; over the motors only -- the WR's actuated joints, not the
+human's muscles; left out when a model has none; envelope and electrical model:
+:mod:`codesign.model.actuators`):
+
+- ``power_electrical``: W, mean over the window of sum_a P_el,a, with
+  P_el = tau w + (tau / (Kt N))^2 R for tau w >= 0 and eta tau w + (tau / (Kt N))^2 R
+  otherwise (eta the regeneration efficiency, 0 by default)
+- ``actuator_torque_ratio_peak``: max over motors and samples of |tau| / tau_lim(w), the
+  delivered torque over the envelope's limit at that speed (1 = saturated; above 1 only
+  under the thesis's unbounded rule); samples beyond the maximum speed are the speed
+  ratio's business and left out
+- ``actuator_speed_ratio_peak``: max over motors and samples of |w| / w_max
 """
 
 from __future__ import annotations
@@ -59,6 +72,7 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
+from codesign.model import actuators as act
 from codesign.types import STATUS_OK, EvalRecord
 
 TARGET_SPEED = 1.3  # m/s (thesis 4.1.2, Winter's normal walking)
@@ -72,7 +86,11 @@ STEP_SUM, STEP_COUNT, TD_X, TD_FOOT = 19, 20, 21, 22
 PREV_LOADED, PREV_SLIDING, I_LOADED, I_SLIDING = 23, 24, 25, 26
 GRF_PEAK, KNEE_HYPER_PEAK, RANGE_PEAK, CUFF_PEAK = 27, 28, 29, 30
 GRF_STEPS, GRF_H, GRF_NEXT, GRF_RING = 31, 32, 33, 34   # ring: window steps, h, next slot, offset
-HEADER = 35
+# --- actuators (issue 15): accumulate_actuators' own sample count and clock, so its
+# calls need no order relative to accumulate_sample's
+A_MOTORS, A_SAMPLES, A_T_PREV, A_PREV_PEL, A_I_EL, A_TAU_RATIO, A_SPEED_RATIO = (
+    35, 36, 37, 38, 39, 40, 41)
+HEADER = 42
 SITE_PREV_F2, SITE_PEAK, SITE_I_F2 = 0, 1, 2
 SITE_SLOTS = 3
 
@@ -115,6 +133,41 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
 def grf_window_steps(h: float) -> int:
     """Steps of h seconds in the GRF window (at least 1)."""
     return max(1, int(round(GRF_WINDOW / h)))
+
+
+# --- actuators (issue 15)
+@njit(cache=True)
+def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
+                         joint_rate: np.ndarray, kind: np.ndarray, limit: np.ndarray,
+                         motor: np.ndarray) -> None:
+    """Add one sample of the actuator metrics (module docstring): delivered torques and
+    rates of the active joints with their kinds, envelopes and motor constants
+    (ControllerArrays.act_kind / act_limit / act_motor); joints of kind NO_MOTOR are not
+    actuators. Samples in time order, the same as :func:`accumulate_sample`'s."""
+    if t < acc[T_START]:
+        return
+    p_el = 0.0
+    motors = 0
+    for j in range(joint_tau.shape[0]):
+        if kind[j] == act.NO_MOTOR:
+            continue
+        motors += 1
+        tau = joint_tau[j]
+        w = joint_rate[j]
+        p_el += act.electrical_power(tau, w, motor[j])
+        speed_ratio = abs(w) / limit[j, act.LIMIT_SPEED]
+        if speed_ratio > acc[A_SPEED_RATIO]:
+            acc[A_SPEED_RATIO] = speed_ratio
+        if speed_ratio <= 1.0:
+            lim = act.torque_limit(w, limit[j])
+            if abs(tau) / lim > acc[A_TAU_RATIO]:
+                acc[A_TAU_RATIO] = abs(tau) / lim
+    acc[A_MOTORS] = motors
+    if acc[A_SAMPLES] > 0.0:
+        acc[A_I_EL] += 0.5 * (t - acc[A_T_PREV]) * (acc[A_PREV_PEL] + p_el)
+    acc[A_SAMPLES] += 1.0
+    acc[A_T_PREV] = t
+    acc[A_PREV_PEL] = p_el
 
 
 @njit(cache=True)
@@ -339,6 +392,11 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
     # --- gait physics (issue 15)
     out.update(finalize_gait(acc, total_mass * gravity,
                              [out[f"{name}_force_peak"] for name in site_names]))
+    # --- actuators (issue 15)
+    if acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0:     # no motors (the human): left out
+        out["power_electrical"] = mean(A_I_EL)
+        out["actuator_torque_ratio_peak"] = acc[A_TAU_RATIO]
+        out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO]
     return {k: float(v) for k, v in out.items()}
 
 
@@ -391,6 +449,34 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
         out.update(gait_reference(t, t_start, body_weight=total_mass * gravity,
                                   site_peaks=[out[f"{n}_force_peak"] for n in site_names], **gait))
     return {k: float(v) for k, v in out.items()}
+
+
+# --- actuators (issue 15)
+def actuator_metrics_reference(t, joint_tau, joint_rate, kind, limit, motor, *,
+                               t_start: float) -> dict[str, float]:
+    """Plain-NumPy reference of :func:`accumulate_actuators` + the actuator part of
+    :func:`finalize` (same definitions), for tests. t: float[s]; joint_tau, joint_rate:
+    float[s, a]; kind: int[a]; limit: float[a, 3]; motor: float[a, 4]."""
+    t = np.asarray(t, float)
+    w = t >= t_start
+    tw = t[w]
+    tau = np.asarray(joint_tau, float).reshape(len(t), -1)[w]
+    rate = np.asarray(joint_rate, float).reshape(len(t), -1)[w]
+    keep = np.asarray(kind) != act.NO_MOTOR
+    tau, rate = tau[:, keep], rate[:, keep]
+    limit, motor = np.asarray(limit, float)[keep], np.asarray(motor, float)[keep]
+    if not keep.any() or tw.size < 2:
+        return {}
+    mech = tau * rate
+    joule = (tau / (motor[:, 1] * motor[:, 0])) ** 2 * motor[:, 2]
+    p_el = np.where(mech >= 0, mech, motor[:, 3] * mech) + joule
+    speed_ratio = np.abs(rate) / limit[:, 1]
+    lim = np.where(np.abs(rate) * limit[:, 0] > limit[:, 2],
+                   limit[:, 2] / np.maximum(np.abs(rate), 1e-300), limit[:, 0])
+    torque_ratio = np.where(speed_ratio <= 1.0, np.abs(tau) / lim, 0.0)
+    return {"power_electrical": float(np.trapezoid(p_el.sum(axis=1), tw) / (tw[-1] - tw[0])),
+            "actuator_torque_ratio_peak": float(torque_ratio.max()),
+            "actuator_speed_ratio_peak": float(speed_ratio.max())}
 
 
 def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,

@@ -303,6 +303,8 @@ def walk_observe(t, x, mode, p):
         mt.accumulate_gait(cp.acc, t, loaded, sliding, np.nan, x, cp.gait_q, cp.cuff_force)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
                          feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
+    mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,
+                            cp.ctrl.act_limit, cp.ctrl.act_motor)
     return 0
 
 

@@ -10,6 +10,9 @@ from typing import Any, Mapping
 
 from codesign.control import signals as sg
 from codesign.errors import UserError
+from codesign.model.actuators import MODELS as ACTUATOR_MODELS
+from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
+from codesign.model.actuators import Actuator
 from codesign.walking import rollout as ro
 
 DEFAULT_CATALOG = Path("topologies/catalog.json")
@@ -22,19 +25,25 @@ class WalkSettings:
     rollout: :class:`~codesign.walking.rollout.RolloutSettings` fields (``max_time``,
     ``phase0``, ``contact_model``, ``mu``, ``rtol`` ...); human_control:
     ``constant`` | ``step`` | ``ppoly`` (chapter-4 K/D kind); optimize_frequency: bool;
-    catalog: path of the topology catalog.
+    catalog: path of the topology catalog; actuators: the WR's actuated joints'
+    :class:`~codesign.model.actuators.Actuator` (``actuator_model = "bounded"`` (default)
+    | ``"thesis"`` and the table ``[evaluation.actuators]`` with its number fields:
+    peak_torque, max_speed, rated_power, gear_ratio, torque_constant,
+    winding_resistance, regeneration, mass_offset, torque_density).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
     human_control: str = "step"
     optimize_frequency: bool = False
     catalog: str = str(DEFAULT_CATALOG)
+    actuators: Actuator = Actuator()
 
     @staticmethod
     def from_dict(d: Mapping[str, Any] | None) -> "WalkSettings":
         d = dict(d or {})
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
-        known = set(fields) | {"human_control", "optimize_frequency", "catalog"}
+        known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
+                               "actuators"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -68,4 +77,37 @@ class WalkSettings:
         if human_control not in sg.KIND_NAMES:
             raise UserError(f"evaluation.human_control: {human_control!r}; expected one of {list(sg.KIND_NAMES)}")
         return WalkSettings(rollout, human_control,
-                            bool(d.get("optimize_frequency", False)), str(d.get("catalog", DEFAULT_CATALOG)))
+                            bool(d.get("optimize_frequency", False)), str(d.get("catalog", DEFAULT_CATALOG)),
+                            actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")))
+
+
+def actuators_from_dict(model: Any, table: Any) -> Actuator:
+    """The WR actuators of ``actuator_model`` and the ``[evaluation.actuators]`` table
+    (UserError, one line naming the key: an unknown model or key, a value that is not a
+    finite number > 0, a regeneration outside [0, 1])."""
+    if model not in ACTUATOR_MODELS:
+        raise UserError(f"evaluation.actuator_model: {model!r}; expected one of {list(ACTUATOR_MODELS)}")
+    if table is None:
+        table = {}
+    if not isinstance(table, Mapping):
+        raise UserError(f"evaluation.actuators: {table!r}; expected a table of "
+                        f"{', '.join(ACTUATOR_KEYS)}")
+    kw: dict[str, Any] = {"model": model}
+    for key, value in table.items():
+        if key not in ACTUATOR_KEYS:
+            raise UserError(f"evaluation.actuators.{key}: unknown key; expected one of "
+                            f"{list(ACTUATOR_KEYS)}")
+        number = (not isinstance(value, bool) and isinstance(value, (int, float))
+                  and math.isfinite(value))
+        if key == "regeneration":
+            if not (number and 0 <= value <= 1):
+                raise UserError(f"evaluation.actuators.regeneration: {value!r}; expected a "
+                                "fraction in [0, 1]")
+        elif key == "mass_offset":
+            if not (number and value >= 0):
+                raise UserError(f"evaluation.actuators.mass_offset: {value!r}; expected a "
+                                "finite mass >= 0 kg")
+        elif not (number and value > 0):
+            raise UserError(f"evaluation.actuators.{key}: {value!r}; expected a finite number > 0")
+        kw[key] = float(value)
+    return Actuator(**kw)

@@ -85,6 +85,15 @@ def _wr_rows(model, wr_joints) -> dict:
     return {k: tuple(v) for k, v in rows.items()}
 
 
+def with_actuators(controller: imp.Controller, names, actuator) -> imp.Controller:
+    """The controller with ``actuator`` (:class:`codesign.model.actuators.Actuator`) on
+    its active joints named in ``names`` (the WR's actuated joints); the human's joints
+    keep none (muscles: unbounded)."""
+    active = tuple(dataclasses.replace(j, actuator=actuator) if j.name in names else j
+                   for j in controller.active)
+    return dataclasses.replace(controller, active=active)
+
+
 def build_setup(design: Design, settings: WalkSettings, screen_first: bool = True,
                 human_model=None):
     """(Setup or None, EvalRecord of a design that is not simulated or None, seconds spent
@@ -109,11 +118,13 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
 
         topology = _catalog(settings.catalog).topology(design.topology)
         morph = build_morphology(topology, design.actuators, morphology_params(topology, design.params),
-                                 human)
+                                 human, settings.actuators.mass())
         masses = mass_report(morph)
         design_metrics = {"longest_segment": float(morph.longest_link), "singularity": 0.0,
                           "added_mass": float(masses["added_mass_kg"]),
-                          "com_shift": float(math.hypot(masses["com_shift_x_m"], masses["com_shift_z_m"]))}
+                          "com_shift": float(math.hypot(masses["com_shift_x_m"], masses["com_shift_z_m"])),
+                          # --- actuators (issue 15): both legs' actuators
+                          "actuator_mass": 2 * len(design.actuators) * morph.actuator_mass}
         if screen_first:
             t0 = time.perf_counter()
             verdict = screen(morph, gait)
@@ -128,6 +139,9 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         passive_rows = _wr_rows(model, aug.passive)
         wr_coords = [j.index for j in aug.wr_joints if not j.loop]
     controller = layout.decode(design.params)
+    if design.topology is not None:
+        controller = with_actuators(controller, {wr_joint_name(a) for a in design.actuators},
+                                    settings.actuators)
     rs = settings.rollout
     ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
                                   model.body_id("torso"), rs.phase0)

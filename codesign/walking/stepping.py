@@ -139,6 +139,8 @@ def observe(t, x, p, assist_active):
     mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force)
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
                          cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
+    mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,
+                            cp.ctrl.act_limit, cp.ctrl.act_motor)
     return OK
 
 

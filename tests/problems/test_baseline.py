@@ -254,3 +254,20 @@ def test_baseline_of_a_run_end_to_end(tmp_path, capsys):
     with open_run(codesign) as store:
         store.set_status(int(store.runs()["run_id"].iloc[-1]), "running")
     assert "still running" in _one_line_error({"baseline_of": str(codesign), "baseline_mass_at": "segment_com"})
+
+
+def test_lumped_actuators_weigh_what_the_source_design_s_weigh(tmp_path, parallelogram):
+    # issue 15: a design file lumps with this spec's actuator model; the thesis's rule
+    # (2 kg) and the bounded default's mass law (0.25 + 120 / 70 kg) differ by 4 actuators
+    morph, design = parallelogram
+    good = tmp_path / "design.json"
+    good.write_text(json.dumps(design.to_json()))
+    thesis = resolve({"baseline_of": str(good), "actuator_model": "thesis"})
+    bounded = resolve({"baseline_of": str(good)})
+    strong = resolve({"baseline_of": str(good), "actuators": {"peak_torque": 240.0}})
+    assert thesis.metrics["added_mass"] == pytest.approx(mass_report(morph)["added_mass_kg"], abs=1e-12)
+    m = 0.25 + 120.0 / 70.0
+    assert bounded.metrics["added_mass"] - thesis.metrics["added_mass"] == pytest.approx(4 * (m - 2.0), abs=1e-12)
+    assert strong.metrics["added_mass"] - bounded.metrics["added_mass"] == pytest.approx(4 * 120.0 / 70.0, abs=1e-12)
+    assert "actuators.peak_torque" in _one_line_error({"baseline_of": str(good),
+                                                       "actuators": {"peak_torque": -1.0}})

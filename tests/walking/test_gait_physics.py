@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from codesign.dynamics import contact as ct
-from codesign.dynamics import examples
+from codesign.dynamics import contact_rows as ct
+from codesign.dynamics.testing import examples
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.model import make_workspace
 from codesign.walking import metrics as mt

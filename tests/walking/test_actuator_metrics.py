@@ -1,0 +1,142 @@
+"""Actuator metrics (issue 15): the compiled accumulator equals the plain-NumPy reference;
+models without motors leave them out; a walking rollout delivers torques inside the
+envelope under the bounded model and keeps the thesis's numbers under the thesis's rule."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codesign.model import actuators as act
+from codesign.walking import metrics as mt
+
+
+DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
+
+
+def synthetic(seed=3, n=4001):
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 4.0, n)
+    rate = np.stack([9.0 * np.sin(3.1 * t), 2.5 * np.cos(1.7 * t), -6.0 * np.sin(2.3 * t + 1)], axis=1)
+    tau = np.stack([150.0 * np.cos(3.1 * t), 60.0 * np.sin(5.0 * t), 90.0 * np.cos(2.3 * t)], axis=1)
+    tau += rng.normal(0.0, 1.0, tau.shape)
+    kind = np.array([act.REPORT, act.NO_MOTOR, act.SATURATE])
+    a, b = act.Actuator(), act.Actuator(peak_torque=100.0, max_speed=7.0, rated_power=300.0,
+                                        regeneration=0.5)
+    limit = np.stack([a.limit_row(), act.UNBOUNDED_LIMIT, b.limit_row()])
+    motor = np.stack([a.motor_row(), act.NO_MOTOR_ROW, b.motor_row()])
+    return t, tau, rate, kind, limit, motor
+
+
+def test_compiled_actuator_metrics_equal_the_reference():
+    t, tau, rate, kind, limit, motor = synthetic()
+    acc = mt.new_accumulator(0, 1.0)
+    for i in range(len(t)):
+        mt.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        mt.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
+    got = mt.finalize(acc, time=4.0, n_joints=3)
+    ref = mt.actuator_metrics_reference(t, tau, rate, kind, limit, motor, t_start=1.0)
+    assert set(ref) == {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"}
+    for k in ref:
+        assert got[k] == pytest.approx(ref[k], rel=1e-12), k
+    assert got["actuator_speed_ratio_peak"] == pytest.approx(9.0 / 8.0, rel=1e-4)   # motor 0
+    assert got["actuator_torque_ratio_peak"] > 1.0        # the unbounded REPORT motor exceeds it
+
+
+def test_without_motors_the_actuator_metrics_are_left_out():
+    t, tau, rate, _, limit, motor = synthetic()
+    kind = np.full(3, act.NO_MOTOR)
+    acc = mt.new_accumulator(0, 1.0)
+    for i in range(len(t)):
+        mt.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        mt.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
+    m = mt.finalize(acc, time=4.0, n_joints=3)
+    assert not {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"} & set(m)
+    assert m["power"] > 0                                 # `power` keeps all active joints
+
+
+# --------------------------------------------------------------------------- walking
+# The metrics of main at 0e6bd32 (before actuators), max_time = 2 s: the thesis's rule must
+# reproduce them bit for bit, and the human (no motors) under the bounded default too.
+THESIS_CODESIGN_2S = {
+    'time': 2.0,
+    'speed': 0.5989720989092807,
+    'speed_ratio': 0.46074776839175435,
+    'speed_match': 0.46074776839175435,
+    'speed_std': 0.13562797215336586,
+    'assist_fraction': 0.13213213213213212,
+    'assist_free': 0.8678678678678678,
+    'non_contact_time': 0.11599999999999999,
+    'power': 30968.944452045842,
+    'torque_rms': 7720.4089617236195,
+    'cost_of_transport': 62.24088034594476,
+    'step_length': 0.36006911855748214,
+    'stance_fraction': 0.6296296296296298,
+    'hip_r_force_peak': 68278.22603910469,
+    'hip_r_force_rms': 42282.01468208566,
+    'knee_r_force_peak': 59412.27434365235,
+    'knee_r_force_rms': 38936.25461052872,
+    'hip_l_force_peak': 68115.82431517953,
+    'hip_l_force_rms': 47475.45595532438,
+    'knee_l_force_peak': 59730.07047787139,
+    'knee_l_force_rms': 42955.79842059646,
+    'longest_segment': 0.6483217201970425,
+    'singularity': 0.0,
+    'added_mass': 14.678874346165244,
+    'com_shift': 0.057685812842116886,
+}
+HUMAN_2S = {
+    'time': 2.0,
+    'speed': 1.145764732140521,
+    'speed_ratio': 0.8813574862619393,
+    'speed_match': 0.8813574862619393,
+    'speed_std': 0.07896721628346055,
+    'assist_fraction': 0.5885885885885886,
+    'assist_free': 0.41141141141141135,
+    'non_contact_time': 0.0,
+    'power': 420.48580045023874,
+    'torque_rms': 76.5394302106964,
+    'cost_of_transport': 0.5344275486688059,
+    'stance_fraction': 0.5210210210210209,
+    'hip_r_force_peak': 2271.943376465,
+    'hip_r_force_rms': 477.4185010099147,
+    'knee_r_force_peak': 2585.0633066900896,
+    'knee_r_force_rms': 526.7649919038561,
+    'hip_l_force_peak': 1812.0535173637327,
+    'hip_l_force_rms': 487.8327004691987,
+    'knee_l_force_peak': 2050.2852030362396,
+    'knee_l_force_rms': 534.028406837684,
+    'longest_segment': 0.0,
+    'singularity': 0.0,
+    'added_mass': 0.0,
+    'com_shift': 0.0,
+}
+
+
+@pytest.mark.slow
+def test_thesis_rule_reproduces_the_earlier_numbers_bit_for_bit():
+    from codesign import walking as ev
+
+    design = ev.load_design(DESIGNS / "codesign-walking.json")
+    m = ev.evaluate(design, {"max_time": 2.0, "actuator_model": "thesis"}).metrics
+    for key, value in THESIS_CODESIGN_2S.items():
+        assert m[key] == value, key
+    assert m["actuator_mass"] == 4 * 2.0
+    # the thesis's designs ask far more than a real actuator gives
+    assert m["actuator_torque_ratio_peak"] > 100 and m["power_electrical"] > m["power"]
+    human = ev.evaluate(ev.load_design(DESIGNS / "human-walking.json"), {"max_time": 2.0}).metrics
+    assert {k: human[k] for k in HUMAN_2S} == HUMAN_2S      # the same numbers as before
+    assert not {"power_electrical", "actuator_torque_ratio_peak"} & set(human)   # no motors
+
+
+@pytest.mark.slow
+def test_bounded_rollout_delivers_torques_inside_the_envelope():
+    from codesign import walking as ev
+
+    design = ev.load_design(DESIGNS / "codesign-walking.json")
+    m = ev.evaluate(design, {"max_time": 0.4}).metrics          # window [0.2, 0.4] s
+    assert m["actuator_torque_ratio_peak"] == 1.0                 # saturated, never beyond
+    assert m["actuator_mass"] == pytest.approx(4 * (0.25 + 120.0 / 70.0), rel=1e-15)
+    thesis = ev.evaluate(design, {"max_time": 0.4, "actuator_model": "thesis"}).metrics
+    assert m["added_mass"] - thesis["added_mass"] == pytest.approx(m["actuator_mass"] - 8.0, abs=1e-12)
