@@ -74,6 +74,24 @@ CREATE TABLE iterations (
 """
 
 
+TABLES = ("codesign_meta", "runs", "subspaces", "evaluations", "eval_params", "eval_metrics",
+          "iterations")
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    """A connection to an existing database file. Read-only: where the file and its folder
+    are writable, a read-write connection with ``query_only`` -- SQLite then removes the
+    -wal and -shm files when the last connection closes, which a ``mode=ro`` connection
+    never does (it would leave them beside every run it read)."""
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    mode = "rw" if writable or not readonly else "ro"
+    conn = sqlite3.connect(f"file:{path.resolve()}?mode={mode}", uri=True, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if readonly:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
 class RunStore(abc.ABC):
     """Contract of a run store (every backend must pass tests/optimize/test_store_*.py).
 
@@ -175,9 +193,21 @@ class SQLiteRunStore(RunStore):
         if not self.path.is_file():
             raise UserError(f"{self.path}: no such run database; expected results/<name>/run.sqlite")
         try:
-            uri = f"file:{self.path.resolve()}?mode={'ro' if readonly else 'rw'}"
-            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None)
-            self._conn.execute("PRAGMA busy_timeout = 10000")
+            self._conn = _connect(self.path, readonly)
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path}: unreadable or corrupt database ({exc}); "
+                            f"expected a codesign run database") from None
+        try:
+            self._check_schema()
+            if not readonly:
+                self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            self.close()       # the last connection to close removes the -wal and -shm files
+            raise
+
+    def _check_schema(self) -> None:
+        try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "codesign_meta" not in tables:
                 raise UserError(f"{self.path}: not a codesign run database (no codesign_meta table); "
@@ -192,9 +222,10 @@ class SQLiteRunStore(RunStore):
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise UserError(f"{self.path}: run database schema {meta.get('schema_version')!r}; "
                             f"expected {SCHEMA_VERSION!r}")
-        if not readonly:
-            self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+        missing = [t for t in TABLES if t not in tables]
+        if missing:
+            raise UserError(f"{self.path}: damaged run database (table {', '.join(missing)} missing); "
+                            f"expected the tables of a codesign run database")
 
     def close(self) -> None:
         self._conn.close()
@@ -209,7 +240,7 @@ class SQLiteRunStore(RunStore):
         """Run a database action; damage found on the way becomes a UserError."""
         try:
             return action()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
             raise UserError(f"{self.path}: corrupt run database ({exc}); "
                             f"expected a codesign run database") from None
 
@@ -286,7 +317,8 @@ class SQLiteRunStore(RunStore):
         try:
             yield self
         finally:
-            self._conn.execute("COMMIT")
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     def _frame(self, sql: str, run_id: int | None) -> pd.DataFrame:
         where = "" if run_id is None else " WHERE run_id = ?"
