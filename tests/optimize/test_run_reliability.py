@@ -71,3 +71,22 @@ def test_runs_lists_a_run_whose_evaluations_all_failed(tmp_path):
     assert rows["allfailed"][1:6] == ["finished", "3/3", "-", "-", "-"]
     assert rows["fine"][1:3] == ["finished", "3/3"] and rows["fine"][3] != "-"
     assert listing(tmp_path) == before
+
+
+# -- 7. a damaged database: refused in one line, nothing left beside it -----------------------
+
+def test_resume_and_report_refuse_a_database_without_evaluations(tmp_path):
+    path = start_run(parse_spec(sphere("damaged")), tmp_path, progress=False)
+    with sqlite3.connect(path) as c:
+        c.execute("DROP TABLE evaluations")
+    c.close()
+    before = listing(tmp_path)
+    assert sorted(before) == ["damaged/run.sqlite"]
+    for args in (("resume", tmp_path / "damaged"), ("report", tmp_path / "damaged", "--no-gait")):
+        done = codesign(*args)
+        one_line(done, 2, rf"codesign {args[0]}: error: {re.escape(str(path))}: damaged run database "
+                          r"\(table evaluations missing\); expected the tables of a codesign run database")
+        assert listing(tmp_path) == before, args         # no -wal, -shm or report/ beside it
+    done = codesign("runs", "--results", tmp_path)       # listed as unreadable, not a crash
+    assert done.returncode == 0 and "unreadable" in done.stdout and "table evaluations missing" in done.stdout
+    assert listing(tmp_path) == before
