@@ -19,7 +19,7 @@ from codesign.errors import UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
 from codesign.run.executors import make_executor
-from codesign.run.spec import ExecutionSpec, Spec, build_space, parse_spec
+from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
 from codesign.run.store import RUN_FILE, SQLiteRunStore, driver_alive, find_run_database, open_run
 
@@ -62,7 +62,10 @@ def execution_with(spec: Spec, workers: int | None = None, scheduler: str | None
 def start_run(spec: Spec, results: str | Path = "results", name: str | None = None,
               execution: ExecutionSpec | None = None, progress: bool = True) -> Path:
     """Create results/<name>/run.sqlite for the spec and run it to the end; returns the path."""
-    name = name or spec.name or "run"
+    if name is None:
+        name = check_run_name(spec.name or "run", f"{spec.source}: name")
+    else:
+        check_run_name(name, "--name")
     path = Path(results) / name / RUN_FILE
     if path.exists():
         raise UserError(f"{path}: already exists; expected a new --name, or `codesign resume {path.parent}`")

@@ -90,3 +90,27 @@ def test_resume_and_report_refuse_a_database_without_evaluations(tmp_path):
     done = codesign("runs", "--results", tmp_path)       # listed as unreadable, not a crash
     assert done.returncode == 0 and "unreadable" in done.stdout and "table evaluations missing" in done.stdout
     assert listing(tmp_path) == before
+
+
+# -- 2. run names are file names of their own under results/ ----------------------------------
+
+RULE = re.escape("expected a run name of letters, digits, '-', '_', '.' (not starting with '.', at most 200)")
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "x/y", ".hidden", ""])
+def test_optimize_refuses_a_name_that_is_not_a_file_name(tmp_path, name):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "s.toml").write_text(sphere("fine"))
+    before = listing(tmp_path)
+    done = codesign("optimize", "s.toml", "--name", name, "--results", "results", "--quiet", cwd=work)
+    one_line(done, 2, rf"codesign optimize: error: --name: got {re.escape(repr(name))}; {RULE}")
+    assert listing(tmp_path) == before and not (work / "results").exists()
+
+
+def test_the_spec_name_follows_the_same_rule(tmp_path):
+    (tmp_path / "s.toml").write_text(sphere("../up"))
+    done = codesign("optimize", tmp_path / "s.toml", "--results", tmp_path / "results", "--quiet")
+    one_line(done, 2, rf"codesign optimize: error: {re.escape(str(tmp_path / 's.toml'))}: name: "
+                      rf"got '../up'; {RULE}")
+    assert sorted(listing(tmp_path)) == ["s.toml"]
