@@ -8,7 +8,8 @@ Each subcommand lives in its own module exposing::
 
 Modules are imported only when their subcommand runs, so `codesign --help` stays fast
 and a stage's heavy imports (numba, dask) are paid only by the stage that needs them.
-A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2.
+A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2; a
+:class:`codesign.errors.Stopped` run one line and exit status 130.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import importlib.util
 import os
 import sys
 
-from codesign.errors import UserError
+from codesign.errors import Stopped, UserError
 
 # subcommand -> module implementing it (see the module docstring for the contract)
 COMMANDS: dict[str, str] = {
@@ -81,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"codesign {args.command}: error: {exc}", file=sys.stderr)
         return UserError.exit_status
+    except Stopped as exc:
+        print(f"codesign {args.command}: {exc}", file=sys.stderr)
+        return Stopped.exit_status
     except KeyboardInterrupt:
         print(f"codesign {args.command}: interrupted", file=sys.stderr)
         return 130
