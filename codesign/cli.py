@@ -91,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:   # output piped into a reader that stopped (`| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a path the commands did not check up front (they check where they write): still
+        # one line naming the file, not a traceback
+        print(f"codesign {args.command}: error: {exc.filename}: {exc.strerror or type(exc).__name__}; "
+              f"expected a path that can be read or written", file=sys.stderr)
+        return UserError.exit_status
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from codesign.io import writable_folder
     from codesign.report.freeze import freeze_spec, parse_parts, write_spec_atomic
     from codesign.run.spec import check_run_name
 
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     check_run_name(args.name or out.stem, "--name" if args.name else "-o (the run name is its stem)")
     if out.exists() and not args.force:
         raise UserError(f"{out}: already exists; expected a new spec path (or --force)")
+    writable_folder(out.parent, "-o", create=False, given=out)   # before reading the run
     text, summary = freeze_spec(args.run, keep, open_parts=open_parts, solution=args.solution,
                                 name=args.name or out.stem, warm_start=args.warm_start,
                                 catalog_path=Path(args.catalog) if args.catalog else None)
