@@ -388,8 +388,8 @@ def build_space(spec: Spec, problem) -> Space:
     """The problem's default space with the spec's overrides, exclusions and freezing.
 
     ``space.parameters``: with a problem that declares parameters, each entry overrides the
-    bounds/init of one of them (unknown names are errors); otherwise they declare the
-    parameters. ``space.pools``: replace the problem's pools; without any pools the space
+    bounds/init of one of them, inside the problem's own range (unknown names and wider
+    bounds are errors); otherwise they declare the parameters. ``space.pools``: replace the problem's pools; without any pools the space
     is plain PSO (one group of all parameters).
     """
     declared = {p.name: p for p in problem.parameters}
@@ -403,6 +403,9 @@ def build_space(spec: Spec, problem) -> Space:
         if base is None and "bounds" not in entry:
             raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
         low, high = entry.get("bounds", (base.low, base.high) if base else None)
+        if base is not None and not base.low <= low < high <= base.high:
+            raise _error(f"{spec.source}: {path}.bounds: {[low, high]} outside the range of problem "
+                         f"{problem.name!r} [{base.low:g}, {base.high:g}]; expected bounds inside it")
         init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
         if init[0] < low or init[1] > high:
             raise _error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "

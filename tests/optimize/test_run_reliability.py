@@ -256,3 +256,32 @@ def test_an_interrupted_run_stops_in_one_line_and_resumes_to_the_same_database(t
     for table in left:
         pd.testing.assert_frame_equal(left[table], right[table], check_exact=True, obj=table)
     assert right["runs"].loc[0, "status"] == "finished"
+
+
+# -- 6. the spec is judged before the run starts ----------------------------------------------
+
+@pytest.mark.parametrize("problem, table, message", [
+    ("sphere", '[evaluation]\nmax_time = 1.0', "evaluation.max_time: unknown key for problem 'sphere'; "
+     "expected one of busy_s, sleep_s, raise_above, nan_below, count_warmups"),
+    ("sphere", '[evaluation]\nsleep_s = "ten"', "evaluation.sleep_s: got 'ten'; expected a finite number >= 0"),
+    ("six_hump_camel", '[evaluation]\nsleep_s = 1', "evaluation.sleep_s: unknown key for problem "
+     "'six_hump_camel'; expected no keys (it takes no settings)"),
+    ("human_gait", '[evaluation]\nmax_time = "ten"', "evaluation.max_time: 'ten'; expected a finite number >= 0"),
+    ("human_gait", '[evaluation]\nmax_time = -5', "evaluation.max_time: -5; expected a finite number >= 0"),
+    ("exo_codesign", '[evaluation]\nh = 0.05', "evaluation.h: 0.05; expected a time step in (0, 0.01] s"),
+    ("exo_codesign", '[evaluation]\nmaxtime = 5', "evaluation.maxtime: unknown key; expected one of [...]"),
+    ("six_hump_camel", '[[objectives]]\nmetric = "g"', "objectives[0].metric: 'g' is not a metric of problem "
+     "'six_hump_camel'; expected one of f, fx, fy"),
+    ("sphere", '[space.parameters.x]\nbounds = [0, inf]', "space.parameters.x.bounds: got [0, inf]; "
+     "expected [low, high] with finite numbers, low < high"),
+    ("sphere", '[space.parameters.x]\nbounds = [0, 5]', "space.parameters.x.bounds: [0, 5] outside the range "
+     "of problem 'sphere' [-1, 1]; expected bounds inside it"),
+])
+def test_bad_specs_are_refused_before_the_run_is_created(tmp_path, problem, table, message):
+    spec = tmp_path / "v.toml"
+    spec.write_text(f'name = "v"\n[problem]\nname = "{problem}"\n[optimizer]\nparticles = 2\n'
+                    f'iterations = 1\n[execution]\nmode = "local"\nworkers = 2\n{table}\n')
+    done = codesign("optimize", spec, "--results", tmp_path / "results", "--quiet")
+    pattern = re.escape(f"codesign optimize: error: {spec}: {message}").replace(re.escape("[...]"), r"\[.*\]")
+    one_line(done, 2, pattern)
+    assert sorted(listing(tmp_path)) == ["v.toml"]          # no results/, no run folder
