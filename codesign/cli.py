@@ -8,7 +8,8 @@ Each subcommand lives in its own module exposing::
 
 Modules are imported only when their subcommand runs, so `codesign --help` stays fast
 and a stage's heavy imports (numba, dask) are paid only by the stage that needs them.
-A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2.
+A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2; a
+:class:`codesign.errors.Stopped` run one line and exit status 130.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import importlib.util
 import os
 import sys
 
-from codesign.errors import UserError
+from codesign.errors import Stopped, UserError
 
 # subcommand -> module implementing it (see the module docstring for the contract)
 COMMANDS: dict[str, str] = {
@@ -81,12 +82,23 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"codesign {args.command}: error: {exc}", file=sys.stderr)
         return UserError.exit_status
+    except Stopped as exc:
+        print(f"codesign {args.command}: {exc}", file=sys.stderr)
+        return Stopped.exit_status
     except KeyboardInterrupt:
         print(f"codesign {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:   # output piped into a reader that stopped (`| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a path the commands did not check up front (they check where they write): still
+        # one line naming the file, not a traceback
+        print(f"codesign {args.command}: error: {exc.filename}: {exc.strerror or type(exc).__name__}; "
+              f"expected a path that can be read or written", file=sys.stderr)
+        return UserError.exit_status
 
 
 if __name__ == "__main__":

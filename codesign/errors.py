@@ -10,3 +10,11 @@ class UserError(Exception):
     """A mistake in user input: one line, naming the key or path and what was expected."""
 
     exit_status = 2
+
+
+class Stopped(Exception):
+    """A run stopped on request (SIGINT, SIGTERM): one line saying where it stopped and how
+    to continue. The command line prints it and exits with status 130 (as a shell does
+    for an interrupt)."""
+
+    exit_status = 130

@@ -1,16 +1,59 @@
-"""Atomic file output shared by every command that writes results.
+"""File input and output shared by every command.
 
 A reader (a person, a plot script, a resumed run) must never see a half-written file that
 looks complete: everything is written to a temporary file in the target's folder and
 renamed over the target (``os.replace`` is atomic on POSIX within one file system).
+Where output goes is checked before the work that produces it (:func:`writable_folder`),
+and input files that cannot be read as JSON are one :class:`UserError` line
+(:func:`read_json`).
 """
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from codesign.errors import UserError
+
+
+def writable_folder(folder: str | os.PathLike, option: str, create: bool = True,
+                    given: str | os.PathLike | None = None) -> Path:
+    """``folder``, made if missing (``create``) and tried by writing a temporary file into
+    it; a UserError (one line) naming ``option`` and its value ``given`` (default: the
+    folder) when it cannot be written -- a file in the way, a read-only or impossible
+    path -- so a command refuses before it does the work, not after."""
+    folder = Path(folder)
+    try:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".codesign-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        reason = f"{blocker} is a file" if blocker is not None else exc.strerror or type(exc).__name__
+        raise UserError(f"{option} {given if given is not None else folder}: cannot write there "
+                        f"({reason}); expected a writable folder") from None
+    return folder
+
+
+def read_json(path: str | os.PathLike, expected: str) -> Any:
+    """The JSON document in ``path``; a UserError (one line) naming the file and ``expected``
+    for a file that cannot be read, is not UTF-8 text or is not JSON."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or type(exc).__name__}); expected "
+                        f"{expected}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start}); expected {expected}") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected "
+                        f"{expected}") from None
 
 
 def _umask() -> int:

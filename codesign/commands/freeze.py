@@ -32,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from codesign.io import writable_folder
     from codesign.report.freeze import freeze_spec, parse_parts, write_spec_atomic
+    from codesign.run.spec import check_run_name
 
     keep = [p for text in args.keep for p in parse_parts(text, "--keep")]
     open_parts = [p for text in args.open_parts for p in parse_parts(text, "--open")]
@@ -41,8 +43,10 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".toml":
         raise UserError(f"-o: got {out}; expected a path ending in .toml")
+    check_run_name(args.name or out.stem, "--name" if args.name else "-o (the run name is its stem)")
     if out.exists() and not args.force:
         raise UserError(f"{out}: already exists; expected a new spec path (or --force)")
+    writable_folder(out.parent, "-o", create=False, given=out)   # before reading the run
     text, summary = freeze_spec(args.run, keep, open_parts=open_parts, solution=args.solution,
                                 name=args.name or out.stem, warm_start=args.warm_start,
                                 catalog_path=Path(args.catalog) if args.catalog else None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pandas as pd
+
 from codesign.errors import UserError
 from codesign.run.store import driver_alive, open_run
 
@@ -30,12 +32,14 @@ def run_rows(results: Path) -> list[dict]:
             if status == "running" and not driver_alive(run["driver"]):
                 status = "stopped"
             last = mine.iloc[-1] if len(mine) else None
-            has_best = last is not None and last["best_stage"] == last["best_stage"]
+            # no best yet: every evaluation so far failed (NULL, read as None or NaN)
+            has_best = last is not None and bool(pd.notna(last["best_stage"]))
             rows.append({"run": run["name"], "status": status,
                          "iterations": f"{len(mine)}/{run['iterations_total']}",
                          "best_stage": int(last["best_stage"]) if has_best else "-",
                          "best_value": f"{last['best_value']:.6g}" if has_best else "-",
-                         "subspace": int(last["best_subspace_id"]) if has_best else "-",
+                         "subspace": int(last["best_subspace_id"])
+                         if has_best and pd.notna(last["best_subspace_id"]) else "-",
                          "parent": run["parent_run_id"] or "-", "created": run["created"]})
     return rows
 

@@ -125,13 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
 def load_design(path: Path, catalog: Catalog) -> Morphology:
     """Read a design JSON (format in the module docstring) -> Morphology (UserError if bad)."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror}); expected a design JSON file") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected a design JSON file") from None
-    return load_design_dict(doc, catalog, str(path))
+    from codesign.io import read_json
+
+    return load_design_dict(read_json(path, "a design JSON file"), catalog, str(path))
 
 
 def load_design_dict(doc: Any, catalog: Catalog, path: str) -> Morphology:

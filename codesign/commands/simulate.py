@@ -28,6 +28,7 @@ import numpy as np
 from codesign import walking
 from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
+from codesign.io import writable_folder
 from codesign.objectives import score
 from codesign.problems import baseline as bl
 from codesign.problems import get_problem
@@ -36,6 +37,9 @@ from codesign.run.stored import inline_run_reference, stored_candidate
 from codesign.report import gait as figures
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
+
+# the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
+MAX_SAMPLES = 1_000_000
 
 HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, gait figure"
 
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     settings_doc.update(overrides)
     if args.max_time is not None:
         settings_doc["max_time"] = args.max_time
-    if not args.sample > 0:
+    if not (math.isfinite(args.sample) and args.sample > 0):
         raise UserError(f"--sample: {args.sample}; expected a step > 0 s")
     if args.human + bool(args.design) + (args.run is not None) != 1:
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
@@ -79,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     elif design is None:
         design = walking.load_design(args.design)
     t_end = settings.rollout.max_time
+    samples = t_end / args.sample + 1
+    if samples > MAX_SAMPLES:
+        raise UserError(f"--sample: {args.sample:g} s over {t_end:g} s is {samples:.3g} samples; expected "
+                        f"at most {MAX_SAMPLES:,} (a larger --sample or a shorter --max-time)")
+    out = writable_folder(args.out, "--out")          # before the simulation, not after
     times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
     times = times[times <= t_end]
     record, timings, rollout, setup = walking.evaluate_detailed(
@@ -86,8 +95,6 @@ def run(args: argparse.Namespace) -> int:
     if baseline is not None:
         record = bl.with_baseline_metrics(record, baseline)
     record = score(with_problem_metrics(record, settings_doc), _objectives(stored, design, baseline))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     summary = {"status": record.status, "message": record.message, "stage": record.stage,
                "stage_value": record.stage_value, "metrics": record.metrics,
                "timings_s": timings, "design": design.to_json()}

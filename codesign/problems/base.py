@@ -4,7 +4,8 @@ A problem is a pure function ``evaluate(params, context) -> EvalRecord`` plus it
 search space (parameters and pools), its default lexicographic objectives (a spec's
 ``[[objectives]]`` replaces them), and optionally a ``warmup(settings)`` hook run once per
 worker (compile numba kernels there) and a ``check(settings)`` hook run on the driver
-before the run (bad input -> UserError). ``evaluate`` returns metrics and a status; the
+before the run (bad input -> UserError), and optionally the names of its ``metrics`` (a
+spec's objectives are checked against them). ``evaluate`` returns metrics and a status; the
 fitness (stage, stage value) is computed from them once, by the run layer
 (:func:`codesign.objectives.score`), never by the problem.
 """
@@ -36,3 +37,6 @@ class Problem:
     # run layer reads that run's design into the settings before the problem sees them
     # (:func:`codesign.run.stored.inline_run_reference`); problems never open a run store
     run_reference: tuple[str, str] | None = None
+    # the names of the metrics evaluate can report: when given, a spec's objectives are
+    # checked against them before a run starts (empty: anything goes)
+    metrics: tuple[str, ...] = ()

@@ -56,7 +56,7 @@ from codesign.model.morphology import parameter_space
 from codesign.objectives import Objective
 from codesign.problems.base import Problem
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import short_settings, walk
+from codesign.problems.walking import check_settings as check_walk_settings, short_settings, walk
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, load_catalog
 from codesign.types import EvalContext, EvalRecord
@@ -204,6 +204,13 @@ def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
     return walk(design, {**context.settings, "catalog": str(catalog_path(context.settings))})
 
 
+def check(settings: dict) -> None:
+    """Driver-side check of the [evaluation] table (the problem's ``check`` hook): WALK's
+    settings, and a catalog that exists."""
+    check_walk_settings(settings)
+    get_catalog(settings)
+
+
 def warmup(settings: dict) -> None:
     """Compile (or load from numba's disk cache) the kernels in this process once: screen
     the first subspace's design at the middle of its bounds, and simulate the unaugmented
@@ -223,4 +230,5 @@ def problem() -> Problem:
     return Problem("exo_codesign", evaluate,
                    "co-design of a wearable robot: topology, actuator pair, morphology and "
                    "control (thesis chapter 5); MMPSO over the catalog's subspaces",
-                   parameters=parameters, pools=pools, objectives=stages, warmup=warmup)
+                   parameters=parameters, pools=pools, objectives=stages, warmup=warmup,
+                   check=check)

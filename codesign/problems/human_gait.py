@@ -12,7 +12,8 @@ from codesign.control.parameters import ControlLayout, human_layout
 from codesign.objectives import Objective
 from codesign.types import Parameter
 from codesign.problems.base import Problem
-from codesign.problems.walking import short_settings, walk
+from codesign.errors import UserError
+from codesign.problems.walking import check_settings as check_walk_settings, short_settings, walk
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
 from codesign.problems import objectives as ob
@@ -47,6 +48,14 @@ def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
     return walk(Design(dict(params)), context.settings)
 
 
+def check(settings: dict) -> None:
+    """Driver-side check of the [evaluation] table (the problem's ``check`` hook)."""
+    if settings.get("human_control", "step") != "step":
+        raise UserError(f"evaluation.human_control: {settings['human_control']!r}; expected \"step\" "
+                        f"(this problem searches the step layout of Table 4.3)")
+    check_walk_settings(settings)
+
+
 def warmup(settings: dict) -> None:
     """Compile the kernels once in this process (a 50-ms rollout of the mid-bounds design)."""
     middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait_layout().bounds().items()}
@@ -59,4 +68,4 @@ def problem() -> Problem:
     return Problem("human_gait", evaluate,
                    "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
                    "Table 4.2 objectives)",
-                   parameters=parameters, objectives=stages, warmup=warmup)
+                   parameters=parameters, objectives=stages, warmup=warmup, check=check)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 
+from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.types import Group, Parameter, Pool
 from codesign.problems.base import Problem
@@ -24,17 +25,36 @@ def _six_hump(params: dict, context: EvalContext) -> EvalRecord:
     return EvalRecord("ok", metrics={"f": fx + fy + fxy, "fx": fx, "fy": fy})
 
 
+def check_settings(allowed: dict[str, str], problem: str):
+    """A check hook for a problem whose [evaluation] keys are ``allowed``: name -> kind
+    ("number >= 0", "number", "boolean"); anything else is one UserError line."""
+    def check(settings: dict) -> None:
+        for key, value in settings.items():
+            kind = allowed.get(key)
+            if kind is None:
+                expected = f"one of {', '.join(allowed)}" if allowed else "no keys (it takes no settings)"
+                raise UserError(f"evaluation.{key}: unknown key for problem {problem!r}; expected {expected}")
+            number = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+            ok = (isinstance(value, bool) if kind == "boolean" else
+                  number and (kind == "number" or value >= 0))
+            if not ok:
+                raise UserError(f"evaluation.{key}: got {value!r}; expected a {'finite ' if kind != 'boolean' else ''}{kind}")
+    return check
+
+
 _SIX_HUMP_PARAMETERS = (Parameter("x", -2.0, 2.0), Parameter("y", -1.0, 1.0))
 
 SIX_HUMP_CAMEL = Problem(
     "six_hump_camel", _six_hump, "six-hump camel function (thesis eq. 3.5), minimized",
-    parameters=_SIX_HUMP_PARAMETERS, objectives=(Objective("f"),))
+    parameters=_SIX_HUMP_PARAMETERS, objectives=(Objective("f"),),
+    check=check_settings({}, "six_hump_camel"), metrics=("f", "fx", "fy"))
 
 # Table 3.2: optimize f_x until f_x < 0.5, then f_y until f_y < -0.9, then f.
 LEXICOGRAPHIC_SIX_HUMP = Problem(
     "lexicographic_six_hump", _six_hump, "six-hump camel with the lexicographic stages of Table 3.2",
     parameters=_SIX_HUMP_PARAMETERS,
-    objectives=(Objective("fx", until=0.5), Objective("fy", until=-0.9), Objective("f")))
+    objectives=(Objective("fx", until=0.5), Objective("fy", until=-0.9), Objective("f")),
+    check=check_settings({}, "lexicographic_six_hump"), metrics=("f", "fx", "fy"))
 
 
 def _mmpso_toy(params: dict, context: EvalContext) -> EvalRecord:
@@ -50,7 +70,8 @@ MMPSO_TOY = Problem(
     "mmpso_toy", _mmpso_toy, "the thesis's MMPSO example: subspaces {(x)} and {(x, y)}",
     parameters=(Parameter("x", 0.0, 1.0), Parameter("y", 0.0, 1.0)),
     pools=(Pool("shape", (Group("x", ("x",)), Group("xy", ("x", "y")))),),
-    objectives=(Objective("f", sense="maximize"),))
+    objectives=(Objective("f", sense="maximize"),),
+    check=check_settings({}, "mmpso_toy"), metrics=("f",))
 
 
 def _sphere(params: dict, context: EvalContext) -> EvalRecord:
@@ -90,4 +111,7 @@ def _sphere_warmup(settings: dict) -> None:
 SPHERE = Problem(
     "sphere", _sphere, "shifted sphere with optional evaluation cost and injected faults",
     parameters=tuple(Parameter(n, -1.0, 1.0) for n in ("x", "y", "z")),
-    objectives=(Objective("f"),), warmup=_sphere_warmup)
+    objectives=(Objective("f"),), warmup=_sphere_warmup,
+    check=check_settings({"busy_s": "number >= 0", "sleep_s": "number >= 0", "raise_above": "number",
+                          "nan_below": "number", "count_warmups": "boolean"}, "sphere"),
+    metrics=("f", "warmups"))

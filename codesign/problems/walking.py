@@ -47,6 +47,17 @@ def walk(design: Design, settings: Mapping[str, Any], human_model=None) -> EvalR
     return with_problem_metrics(record, settings)
 
 
+def check_settings(settings: Mapping[str, Any]) -> None:
+    """The walking problems' ``check`` hook: the ``[evaluation]`` table judged on the
+    driver before a run starts (WALK's :meth:`WalkSettings.from_dict`: unknown keys, wrong
+    types, out-of-range values), one UserError line naming the key -- inside a run the
+    same mistakes would only make every evaluation fail."""
+    if settings.get("optimize_frequency"):
+        raise UserError("evaluation.optimize_frequency: not part of this problem's space; "
+                        "expected false (the gait frequency is fixed at 0.9 Hz)")
+    WalkSettings.from_dict(settings)
+
+
 def short_settings(settings: Mapping[str, Any]) -> dict:
     """The settings with a 50-ms rollout (warm-up hooks: compile the kernels)."""
     return dict(settings, max_time=min(0.05, float(settings.get("max_time", 10.0))))

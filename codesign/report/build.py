@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from codesign.errors import UserError
+from codesign.io import writable_folder
 from codesign.report import designs
 from codesign.report.flow import flow_figure, particle_flow
 from codesign.report.grid import SubspaceGrid, grid_from_catalog, grid_from_groups
@@ -288,7 +289,7 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
     data = load_run(run)
     out = Path(out) if out is not None else data.folder / "report"
     _check_replaceable(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    writable_folder(out.parent, "-o", given=out)
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()

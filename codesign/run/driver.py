@@ -10,18 +10,22 @@ times, worker names and timestamps.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from codesign.errors import UserError
+from codesign.errors import Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
 from codesign.run.executors import make_executor
-from codesign.run.spec import ExecutionSpec, Spec, build_space, parse_spec
+from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
-from codesign.run.store import RUN_FILE, SQLiteRunStore, driver_alive, find_run_database, open_run
+from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
+                                open_run)
 
 
 def resolve_problem(spec: Spec):
@@ -59,66 +63,171 @@ def execution_with(spec: Spec, workers: int | None = None, scheduler: str | None
     return execution
 
 
+def check_run(spec: Spec):
+    """Everything about a spec that can be judged before a run starts, judged before any
+    file or worker: the problem, the space, the ``[evaluation]`` table (the problem's
+    ``check``) and the objectives' metrics (the problem's ``metrics``, where declared).
+    Returns (problem, settings handed to the workers)."""
+    problem = resolve_problem(spec)
+    build_space(spec, problem)
+    settings = inline_run_reference(spec.evaluation, problem.run_reference)
+    if problem.check is not None:     # bad [evaluation] input: one line, before any worker
+        try:
+            problem.check(settings)
+        except UserError as exc:
+            raise UserError(f"{spec.source}: {exc}") from None
+    if problem.metrics:
+        for k, objective in enumerate(spec.objectives):
+            if objective.metric not in problem.metrics:
+                raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
+                                f"metric of problem {problem.name!r}; expected one of "
+                                f"{', '.join(problem.metrics)}")
+    return problem, settings
+
+
 def start_run(spec: Spec, results: str | Path = "results", name: str | None = None,
               execution: ExecutionSpec | None = None, progress: bool = True) -> Path:
-    """Create results/<name>/run.sqlite for the spec and run it to the end; returns the path."""
-    name = name or spec.name or "run"
-    path = Path(results) / name / RUN_FILE
-    if path.exists():
-        raise UserError(f"{path}: already exists; expected a new --name, or `codesign resume {path.parent}`")
+    """Create results/<name>/run.sqlite for the spec and run it to the end; returns the path.
+
+    The spec is checked before anything is written; the run's driver lock is taken before
+    its database is created (:class:`DriverLock`), so of two drivers starting the same
+    name one runs and the other gets one line. SIGINT/SIGTERM stop the run
+    (:class:`codesign.errors.Stopped`)."""
+    if name is None:
+        name = check_run_name(spec.name or "run", f"{spec.source}: name")
+    else:
+        check_run_name(name, "--name")
     optimizer = new_optimizer(spec)            # validates space and problem before any file
-    with _executor(spec, execution) as executor:   # and the cluster connection
-        store = SQLiteRunStore(path, create=True)
-        run_id = store.create_run(name, spec.text, spec.hash, spec.freeze.parent, spec.pso.iterations,
-                                  optimizer.space.describe())
-        _drive(store, run_id, optimizer, executor, progress)
+    checked = check_run(spec)
+    folder = Path(results) / name
+    path = folder / RUN_FILE
+    made = _make_folder(folder)
+    lock = DriverLock(path)
+    try:
+        with _stop_on_signals() as stop:
+            lock.acquire()
+            if path.exists():
+                raise UserError(f"{path}: already exists; expected a new --name, or "
+                                f"`codesign resume {folder}`")
+            with _executor(spec, execution, checked) as executor:   # the cluster connects before any file
+                store = SQLiteRunStore(path, create=True, run=dict(
+                    name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
+                    iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
+                _drive(store, store.run_id, optimizer, executor, progress, stop)
+    finally:
+        lock.release()
+        for k in reversed(made):                # nothing left of a run that never started
+            with contextlib.suppress(OSError):
+                k.rmdir()
     return path
 
 
 def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress: bool = True,
                overrides: dict | None = None) -> Path:
-    """Continue a stored run from its last complete iteration."""
-    store = open_run(find_run_database(run))
-    runs = store.runs()
-    if runs.empty:
-        raise UserError(f"{store.path}: holds no run; expected a database made by `codesign optimize`")
-    row = runs.iloc[-1]
-    if row["status"] == "running" and driver_alive(row["driver"], other_host=False):
-        raise UserError(f"{store.path}: still being run by {row['driver']}; expected a stopped run "
-                        f"(see `codesign runs`)")
-    spec = parse_spec(row["spec_toml"], source=f"{store.path}:spec_toml")
-    loaded = store.load_state(int(row["run_id"]))
-    if loaded is None:
-        optimizer = new_optimizer(spec)
-    else:
-        space = build_space(spec, resolve_problem(spec))
-        try:
-            optimizer = MMPSO.from_state(space, spec.pso, spec.migration, loaded[1])
-        except (KeyError, ValueError) as exc:
-            raise UserError(f"{store.path}: stored optimizer state does not fit the stored spec ({exc})") from None
-    if optimizer.done:
-        store.set_status(int(row["run_id"]), "finished")
-        print(f"{store.path}: already finished ({optimizer.iteration} iterations)", file=sys.stderr)
-        return store.path
-    with _executor(spec, execution) as executor:
-        store.set_status(int(row["run_id"]), "running")
-        _drive(store, int(row["run_id"]), optimizer, executor, progress)
-    return store.path
+    """Continue a stored run from its last complete iteration (under its driver lock)."""
+    path = find_run_database(run)
+    lock = DriverLock(path)
+    store = None
+    try:
+        with _stop_on_signals() as stop:
+            lock.acquire()
+            store = open_run(path)
+            runs = store.runs()
+            if runs.empty:
+                raise UserError(f"{store.path}: holds no run; expected a database made by `codesign optimize`")
+            row = runs.iloc[-1]
+            if row["status"] == "running" and driver_alive(row["driver"], other_host=False):
+                # a live driver that holds no lock (a database written before the locks)
+                raise UserError(f"{path.parent}: already being run by {row['driver']}; expected one "
+                                f"driver per run (see `codesign runs`)")
+            spec = parse_spec(row["spec_toml"], source=f"{store.path}:spec_toml")
+            loaded = store.load_state(int(row["run_id"]))
+            if loaded is None:
+                optimizer = new_optimizer(spec)
+            else:
+                space = build_space(spec, resolve_problem(spec))
+                try:
+                    optimizer = MMPSO.from_state(space, spec.pso, spec.migration, loaded[1])
+                except (KeyError, ValueError) as exc:
+                    raise UserError(f"{store.path}: stored optimizer state does not fit the stored "
+                                    f"spec ({exc})") from None
+            checked = check_run(spec)
+            if optimizer.done:
+                store.set_status(int(row["run_id"]), "finished")
+                print(f"{store.path}: already finished ({optimizer.iteration} iterations)", file=sys.stderr)
+                return store.path
+            with _executor(spec, execution, checked) as executor:
+                store.set_status(int(row["run_id"]), "running")
+                _drive(store, int(row["run_id"]), optimizer, executor, progress, stop)
+    finally:
+        if store is not None:
+            store.close()
+        lock.release()
+    return path
 
 
-def _executor(spec: Spec, execution: ExecutionSpec | None):
-    problem = resolve_problem(spec)
-    settings = inline_run_reference(spec.evaluation, problem.run_reference)
-    if problem.check is not None:     # bad [evaluation] input: one line, before any worker
-        problem.check(settings)
+def _make_folder(folder: Path) -> list[Path]:
+    """Create the run folder (and missing parents); the folders made, innermost last."""
+    made = [p for p in (folder, *folder.parents) if not p.exists()][::-1]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        reason = "a file is in the way" if blocker != folder or folder.exists() else exc.strerror
+        raise UserError(f"{folder}: cannot create the run folder ({blocker}: {reason}); expected "
+                        f"--results to name a writable folder") from None
+    return made
+
+
+class _StopRequest(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the driver."""
+
+
+@contextlib.contextmanager
+def _stop_on_signals():
+    """SIGINT and SIGTERM raise :class:`_StopRequest` in the driver's main thread (the first
+    one; later ones are ignored while the run shuts down), turned into one
+    :class:`Stopped` line here. Yields a dict the driver fills with where it stopped."""
+    where: dict = {}
+    signals = (signal.SIGINT, signal.SIGTERM)
+    main = threading.current_thread() is threading.main_thread()
+    previous = {s: signal.getsignal(s) for s in signals} if main else {}
+
+    def handler(signum, frame):
+        for s in signals:
+            signal.signal(s, signal.SIG_IGN)
+        raise _StopRequest(signal.Signals(signum).name)
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield where
+    except KeyboardInterrupt:
+        for s in previous:
+            signal.signal(s, signal.SIG_IGN)
+        if not where:
+            raise Stopped("stopped before the run started; nothing was written") from None
+        raise Stopped(f"stopped at iteration {where['iteration']} of {where['total']} — continue "
+                      f"with: codesign resume {where['folder']}") from None
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _executor(spec: Spec, execution: ExecutionSpec | None, checked):
+    problem, settings = checked
     objectives = spec.objectives or problem.objectives
     return make_executor(spec.problem, settings, objectives, execution or spec.execution)
 
 
-def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool) -> None:
-    """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status."""
+def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool,
+           where: dict) -> None:
+    """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status.
+    An interrupt abandons the iteration in flight (the store keeps whole iterations)."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
+    where.update(folder=store.path.parent, total=optimizer.settings.iterations,
+                 iteration=optimizer.iteration)
     try:
         while not optimizer.done:
             started = time.perf_counter()
@@ -129,6 +238,7 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progr
             key, subspace_id, _ = optimizer.best()
             store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
                                   optimizer.state())
+            where["iteration"] = iteration + 1
             _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
         status = "finished"
     except KeyboardInterrupt:
@@ -153,4 +263,4 @@ def _show(bar, evals_per_s: float, key) -> None:
     bar.update(1)
 
 
-__all__ = ["start_run", "resume_run", "new_optimizer", "execution_with", "resolve_problem"]
+__all__ = ["start_run", "resume_run", "check_run", "new_optimizer", "execution_with", "resolve_problem"]

@@ -22,9 +22,12 @@ the adaptive cluster submits replacement jobs).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
+import signal
+import threading
 from typing import Protocol, Sequence
 
 from codesign.errors import UserError
@@ -118,10 +121,23 @@ class DaskExecutor:
         futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
                                       self.objectives, pure=False)
                    for batch in self.batches(candidates)]
-        records = [record for batch in self.client.gather(futures) for record in batch]
+        try:
+            gathered = self.client.gather(futures)
+        except KeyboardInterrupt:       # the driver stops: abandon the batch in flight quietly
+            self._abandon(futures)
+            raise
+        records = [record for batch in gathered for record in batch]
         if records:
             self._eval_s = sum(r.wall_s for r in records) / len(records)
         return records
+
+    def _abandon(self, futures) -> None:
+        """Cancel the tasks of an interrupted gather. Its helper tasks on the client's event
+        loop then end with errors nobody retrieves, which asyncio would log as tracebacks
+        when they are collected: the process is stopping, so silence that logger."""
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
+        with contextlib.suppress(Exception):
+            self.client.cancel(futures)
 
     def close(self) -> None:
         self.client.close()
@@ -164,15 +180,36 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
         return DaskExecutor(problem, settings, objectives, client, execution.batch_size)
     if execution.mode == "local":
         workers = execution.workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
-        return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
-                            cluster=cluster, min_workers=workers)
+        with _children_ignore_sigint():
+            # no dashboard; the scheduler's small HTTP server on a free loopback port (its
+            # default, 8787, warns on stderr when another cluster holds it)
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR,
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
+                                cluster=cluster, min_workers=workers)
     cluster = jobqueue_cluster(execution)
     jobs = execution.cluster.jobs
     cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that reach their walltime
     return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
                         cluster=cluster, timeout_s=3600.0)
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint():
+    """Worker processes started in here ignore SIGINT (an ignored signal stays ignored
+    across exec): Ctrl-C at a terminal reaches the whole process group, and only the
+    driver should act on it -- it stops the run and closes the cluster, whose workers
+    would otherwise each print a KeyboardInterrupt traceback. A SIGINT in these seconds
+    is lost (press again)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def jobqueue_cluster(execution: ExecutionSpec):

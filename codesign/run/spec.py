@@ -129,6 +129,21 @@ class _Invalid(Exception):
     pass
 
 
+RUN_NAME_RULE = "a run name of letters, digits, '-', '_', '.' (not starting with '.', at most 200)"
+
+
+def check_run_name(name: str, where: str) -> str:
+    """``name`` if it is a safe run name -- a file name of its own under results/: letters,
+    digits, '-', '_', '.', not starting with '.' (no '/', no '..'), at most 200 characters;
+    else UserError naming ``where`` (the spec's ``name``, ``--name``). The one rule for
+    every run name."""
+    plain = name.replace("-", "").replace("_", "").replace(".", "")
+    if not (plain.isalnum() and not name.startswith(".") and len(name) <= 200):
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+        raise _error(f"{where}: got {shown}; expected {RUN_NAME_RULE}")
+    return name
+
+
 def _error(message: str) -> UserError:
     """A UserError kept on one line (names from the spec may hold line breaks)."""
     return UserError(message.replace("\r", "\\r").replace("\n", "\\n"))
@@ -207,8 +222,8 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     _table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
                       "evaluation", "execution", "freeze"))
     name = _str(data, "name", "", "")
-    if name and (not name.replace("-", "").replace("_", "").replace(".", "").isalnum() or name.startswith(".")):
-        _fail("name", name, "a run name of letters, digits, '-', '_', '.'")
+    if name:
+        check_run_name(name, f"{source}: name")
     seed = _int(data, "seed", "", 0)
     if "problem" not in data:
         raise _Invalid("problem: missing; expected a [problem] table with name = \"...\"")
@@ -373,8 +388,8 @@ def build_space(spec: Spec, problem) -> Space:
     """The problem's default space with the spec's overrides, exclusions and freezing.
 
     ``space.parameters``: with a problem that declares parameters, each entry overrides the
-    bounds/init of one of them (unknown names are errors); otherwise they declare the
-    parameters. ``space.pools``: replace the problem's pools; without any pools the space
+    bounds/init of one of them, inside the problem's own range (unknown names and wider
+    bounds are errors); otherwise they declare the parameters. ``space.pools``: replace the problem's pools; without any pools the space
     is plain PSO (one group of all parameters).
     """
     declared = {p.name: p for p in problem.parameters}
@@ -388,6 +403,9 @@ def build_space(spec: Spec, problem) -> Space:
         if base is None and "bounds" not in entry:
             raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
         low, high = entry.get("bounds", (base.low, base.high) if base else None)
+        if base is not None and not base.low <= low < high <= base.high:
+            raise _error(f"{spec.source}: {path}.bounds: {[low, high]} outside the range of problem "
+                         f"{problem.name!r} [{base.low:g}, {base.high:g}]; expected bounds inside it")
         init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
         if init[0] < low or init[1] > high:
             raise _error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "

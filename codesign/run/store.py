@@ -74,6 +74,24 @@ CREATE TABLE iterations (
 """
 
 
+TABLES = ("codesign_meta", "runs", "subspaces", "evaluations", "eval_params", "eval_metrics",
+          "iterations")
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    """A connection to an existing database file. Read-only: where the file and its folder
+    are writable, a read-write connection with ``query_only`` -- SQLite then removes the
+    -wal and -shm files when the last connection closes, which a ``mode=ro`` connection
+    never does (it would leave them beside every run it read)."""
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    mode = "rw" if writable or not readonly else "ro"
+    conn = sqlite3.connect(f"file:{path.resolve()}?mode={mode}", uri=True, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if readonly:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
 class RunStore(abc.ABC):
     """Contract of a run store (every backend must pass tests/optimize/test_store_*.py).
 
@@ -156,28 +174,109 @@ def state_from_bytes(data: bytes) -> dict[str, np.ndarray]:
         return {name: archive[name] for name in archive.files}
 
 
+def this_driver() -> str:
+    """HOST:PID of this process, as run databases and driver locks record a driver."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _insert_run(c: sqlite3.Connection, name, spec_toml, spec_hash, parent, iterations_total,
+                subspaces) -> int:
+    from codesign import __version__ as code_version
+
+    with _transaction(c):
+        cur = c.execute(
+            "INSERT INTO runs (name, spec_toml, spec_hash, parent_run_id, created, status, "
+            "code_version, iterations_total, driver) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+            (name, spec_toml, spec_hash, parent or None, _now(), str(code_version),
+             int(iterations_total), this_driver()))
+        run_id = int(cur.lastrowid)
+        c.executemany("INSERT INTO subspaces VALUES (?, ?, ?)",
+                      [(run_id, s["subspace_id"], json.dumps(s["groups"])) for s in subspaces])
+    return run_id
+
+
+@contextlib.contextmanager
+def _transaction(c: sqlite3.Connection):
+    """BEGIN IMMEDIATE ... COMMIT; anything raised in between (an interrupt too) rolls the
+    whole transaction back, so the connection is usable again and nothing half is kept."""
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        yield c
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+    c.execute("COMMIT")
+
+
+def _build_and_link(path: Path, run: dict | None) -> int | None:
+    """Write the schema (and the run) into a temporary file beside ``path``, then link it
+    to ``path`` (fails if ``path`` exists: no overwrite, no half-made database)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    run_id = None
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+            conn.executemany("INSERT INTO codesign_meta VALUES (?, ?)",
+                             [("application", APPLICATION), ("schema_version", SCHEMA_VERSION)])
+            if run is not None:
+                run_id = _insert_run(conn, **run)
+        finally:
+            conn.close()          # the last connection: the WAL is checkpointed and removed
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise UserError(f"{path}: already exists; expected a new run database path") from None
+        except OSError:           # a file system without hard links (the driver lock still
+            if path.exists():     # keeps a second driver away)
+                raise UserError(f"{path}: already exists; expected a new run database path") from None
+            os.rename(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return run_id
+
+
 class SQLiteRunStore(RunStore):
     """A run store in one SQLite file. ``create=True`` makes a new file (it must not exist)."""
 
-    def __init__(self, path: str | Path, create: bool = False, readonly: bool = False):
+    def __init__(self, path: str | Path, create: bool = False, readonly: bool = False,
+                 run: dict | None = None):
+        """``create=True``: a new file holding the schema and, if ``run`` is given (the
+        keyword arguments of :meth:`create_run`), that run -- built under a temporary name
+        and linked into place, so the path either does not exist or holds all of it (two
+        drivers creating the same path: one wins, the other gets a UserError)."""
         self.path = Path(path)
+        self.run_id: int | None = None
         if create:
             if self.path.exists():
                 raise UserError(f"{self.path}: already exists; expected a new run database path")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, isolation_level=None)
+            self.run_id = _build_and_link(self.path, run)
+            self._conn = _connect(self.path, readonly=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")   # WAL: safe against process death
-            self._conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-            self._conn.executemany("INSERT INTO codesign_meta VALUES (?, ?)",
-                                   [("application", APPLICATION), ("schema_version", SCHEMA_VERSION)])
             return
         if not self.path.is_file():
             raise UserError(f"{self.path}: no such run database; expected results/<name>/run.sqlite")
         try:
-            uri = f"file:{self.path.resolve()}?mode={'ro' if readonly else 'rw'}"
-            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None)
-            self._conn.execute("PRAGMA busy_timeout = 10000")
+            self._conn = _connect(self.path, readonly)
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path}: unreadable or corrupt database ({exc}); "
+                            f"expected a codesign run database") from None
+        try:
+            self._check_schema()
+            if not readonly:
+                self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            self.close()       # the last connection to close removes the -wal and -shm files
+            raise
+
+    def _check_schema(self) -> None:
+        try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "codesign_meta" not in tables:
                 raise UserError(f"{self.path}: not a codesign run database (no codesign_meta table); "
@@ -192,9 +291,10 @@ class SQLiteRunStore(RunStore):
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise UserError(f"{self.path}: run database schema {meta.get('schema_version')!r}; "
                             f"expected {SCHEMA_VERSION!r}")
-        if not readonly:
-            self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+        missing = [t for t in TABLES if t not in tables]
+        if missing:
+            raise UserError(f"{self.path}: damaged run database (table {', '.join(missing)} missing); "
+                            f"expected the tables of a codesign run database")
 
     def close(self) -> None:
         self._conn.close()
@@ -209,28 +309,14 @@ class SQLiteRunStore(RunStore):
         """Run a database action; damage found on the way becomes a UserError."""
         try:
             return action()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
             raise UserError(f"{self.path}: corrupt run database ({exc}); "
                             f"expected a codesign run database") from None
 
     # -- writing ------------------------------------------------------------------------
     def create_run(self, name, spec_toml, spec_hash, parent, iterations_total, subspaces) -> int:
-        from codesign import __version__ as code_version
-
-        def write():
-            c = self._conn
-            c.execute("BEGIN IMMEDIATE")
-            cur = c.execute(
-                "INSERT INTO runs (name, spec_toml, spec_hash, parent_run_id, created, status, "
-                "code_version, iterations_total, driver) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
-                (name, spec_toml, spec_hash, parent or None, _now(), str(code_version),
-                 int(iterations_total), f"{socket.gethostname()}:{os.getpid()}"))
-            run_id = int(cur.lastrowid)
-            c.executemany("INSERT INTO subspaces VALUES (?, ?, ?)",
-                          [(run_id, s["subspace_id"], json.dumps(s["groups"])) for s in subspaces])
-            c.execute("COMMIT")
-            return run_id
-        return self._guard(write)
+        return self._guard(lambda: _insert_run(self._conn, name, spec_toml, spec_hash, parent,
+                                               iterations_total, subspaces))
 
     def write_iteration(self, run_id, iteration, candidates, records, best, state) -> None:
         key, best_subspace = best
@@ -245,8 +331,10 @@ class SQLiteRunStore(RunStore):
         state_blob = state_to_bytes(state)
 
         def write():
-            c = self._conn
-            c.execute("BEGIN IMMEDIATE")
+            with _transaction(self._conn) as c:
+                write_rows(c)
+
+        def write_rows(c):
             c.executemany("INSERT INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", eval_rows)
             c.executemany("INSERT INTO eval_params VALUES (?, ?, ?, ?, ?)", param_rows)
             c.executemany("INSERT INTO eval_metrics VALUES (?, ?, ?, ?, ?)", metric_rows)
@@ -257,12 +345,11 @@ class SQLiteRunStore(RunStore):
                        _real(key[2]) if has_best else None, int(best_subspace) if has_best else None,
                        sum(not r.ok for r in records), float(sum(r.wall_s for r in records)),
                        _now(), state_blob))
-            c.execute("COMMIT")
         self._guard(write)
 
     def set_status(self, run_id, status) -> None:
         self._guard(lambda: self._conn.execute("UPDATE runs SET status = ?, driver = ? WHERE run_id = ?",
-                                               (status, f"{socket.gethostname()}:{os.getpid()}", run_id)))
+                                               (status, this_driver(), run_id)))
 
     def load_state(self, run_id):
         row = self._guard(lambda: self._conn.execute(
@@ -286,7 +373,8 @@ class SQLiteRunStore(RunStore):
         try:
             yield self
         finally:
-            self._conn.execute("COMMIT")
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     def _frame(self, sql: str, run_id: int | None) -> pd.DataFrame:
         where = "" if run_id is None else " WHERE run_id = ?"
@@ -341,6 +429,93 @@ def driver_alive(driver: str | None, other_host: bool = True) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def lock_path(database: Path) -> Path:
+    """The driver lock of a run database: ``results/<name>/run.sqlite.lock``."""
+    return database.with_name(database.name + ".lock")
+
+
+class DriverLock:
+    """One driver per run database, for as long as the driver lives.
+
+    The lock is ``flock`` on ``run.sqlite.lock`` beside the database, which holds the
+    HOST:PID of its driver. The kernel releases an flock when its process dies however it
+    dies (SIGKILL, a crash), so a lock left by a dead driver is stale by construction: the
+    next driver takes it and writes its own HOST:PID. A live holder's HOST:PID is what the
+    refusal names. On a file system without flock the HOST:PID in the file decides, as
+    :func:`driver_alive` judges it (another host: assumed alive; delete the file when
+    that driver is known to be gone). Released (the file removed) on :meth:`release`.
+    """
+
+    def __init__(self, database: str | Path):
+        self.database = Path(database)
+        self.path = lock_path(self.database)
+        self._fd: int | None = None
+
+    def _refuse(self, holder: str, note: str = "") -> UserError:
+        host, _, pid = holder.rpartition(":")
+        how = (f"wait for it or stop it (kill -INT {pid} on {host})" if holder else
+               "wait for it")
+        return UserError(f"{self.database.parent}: already being run by {holder or 'another driver'}"
+                         f"{note}; expected one driver per run: {how}, then `codesign resume "
+                         f"{self.database.parent}`")
+
+    def acquire(self) -> "DriverLock":
+        import fcntl
+
+        me = this_driver()
+        for _ in range(20):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            except OSError as exc:
+                raise UserError(f"{self.path}: cannot create the driver lock ({exc.strerror}); "
+                                f"expected a writable run folder") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _read_holder(fd)
+                os.close(fd)
+                raise self._refuse(holder) from None
+            except OSError:          # no flock here: the recorded HOST:PID decides
+                holder = _read_holder(fd)
+                if holder and holder != me and driver_alive(holder, other_host=True):
+                    os.close(fd)
+                    raise self._refuse(holder, f" (no file locks here; if it is gone, delete "
+                                               f"{self.path})") from None
+            try:                     # a releasing driver removes the file: lock the one at path
+                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, me.encode(), 0)
+            self._fd = fd
+            return self
+        raise UserError(f"{self.path}: the driver lock keeps changing hands; expected one driver per run")
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                self.path.unlink(missing_ok=True)    # while still holding it (see acquire)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> "DriverLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
 
 
 def find_run_database(run: str | Path) -> Path:

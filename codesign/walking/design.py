@@ -3,13 +3,13 @@ human) and its parameter values, and its JSON form ({"topology", "actuators", "p
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.errors import UserError
+from codesign.io import read_json
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,5 @@ class Design:
 
 def load_design(path: str | Path) -> Design:
     """A design JSON file ({"topology", "actuators", "params"})."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the design ({exc.__class__.__name__}); "
-                        "expected a JSON file") from None
+    doc = read_json(path, "a design JSON file")
     return Design.from_json(doc, str(path))

@@ -150,5 +150,5 @@ def test_resume_refuses_a_run_whose_driver_is_alive(tmp_path):
     store = SQLiteRunStore(tmp_path / "live" / "run.sqlite", create=True)
     store.create_run("live", spec.text, spec.hash, "", 8, [])     # driver: this very process
     store.close()
-    with pytest.raises(UserError, match="still being run by"):
+    with pytest.raises(UserError, match="already being run by"):
         resume_run(tmp_path / "live", progress=False)
