@@ -46,7 +46,6 @@ from codesign.errors import UserError
 from codesign.model.anthropometry import human_geometry
 from codesign.model.lumping import MASS_AT, PointMass, load_metrics, lumped_model, segment_loads
 from codesign.model.morphology import build_morphology
-from codesign.objectives import Objective
 from codesign.types import Parameter
 from codesign.problems import exo_codesign, human_gait
 from codesign.problems.base import Problem
@@ -258,7 +257,7 @@ def problem() -> Problem:
     stage 1 on ``time_fraction`` (as ``exo_codesign``)."""
 
     parameters = tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait.human_gait_layout().bounds().items())
-    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_5_3()[1:]
+    stages = ob.codesign_stages(motors=False)
     return Problem("anthropomorphic_baseline", evaluate_baseline,
                    "anthropomorphic baseline (thesis 5.6): the human carrying a co-design "
                    "design's added mass on its segments, step impedance at hip, knee and ankle, "

@@ -53,7 +53,6 @@ from typing import Any, Mapping
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
-from codesign.objectives import Objective
 from codesign.problems.base import Problem
 from codesign.problems.human_gait import warmup as warmup_human
 from codesign.problems.walking import check_settings as check_walk_settings, short_settings, walk
@@ -226,7 +225,7 @@ def warmup(settings: dict) -> None:
 
 def problem() -> Problem:
     parameters, pools = codesign_space(get_catalog())
-    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_5_3()[1:]
+    stages = ob.codesign_stages()
     return Problem("exo_codesign", evaluate,
                    "co-design of a wearable robot: topology, actuator pair, morphology and "
                    "control (thesis chapter 5); MMPSO over the catalog's subspaces",

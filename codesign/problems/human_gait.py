@@ -9,7 +9,6 @@ from typing import Mapping
 
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
-from codesign.objectives import Objective
 from codesign.types import Parameter
 from codesign.problems.base import Problem
 from codesign.errors import UserError
@@ -64,7 +63,7 @@ def warmup(settings: dict) -> None:
 
 def problem() -> Problem:
     parameters = tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout().bounds().items())
-    stages = (Objective("time_fraction", "maximize", 1.0),) + ob.table_4_2()[1:]
+    stages = ob.human_stages()
     return Problem("human_gait", evaluate,
                    "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
                    "Table 4.2 objectives)",
