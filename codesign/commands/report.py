@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-gait", action="store_true",
                         help="do not re-simulate the best co-design solution for gait "
                              "snapshots and an animation (saves the simulation time)")
+    parser.add_argument("--robustness", type=int, default=1, metavar="N",
+                        help="re-evaluate the best N designs at half the time step and with soft "
+                             "contacts (default 1; 0: none; the soft model takes minutes per design)")
     parser.add_argument("--catalog", default=None,
                         help="topology catalog for co-design runs (default: the spec's "
                              "evaluation.catalog, else topologies/catalog.json)")
@@ -32,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise UserError(f"--top: got {args.top}; expected an integer >= 1")
+    if not 0 <= args.robustness <= args.top:
+        raise UserError(f"--robustness: got {args.robustness}; expected an integer in [0, --top]")
     out = build_report(args.run, args.out, top=args.top,
                        catalog_path=Path(args.catalog) if args.catalog else None,
-                       gait=not args.no_gait)
+                       gait=not args.no_gait, robustness=args.robustness)
     print(f"report: {out / 'index.html'}")
     return 0

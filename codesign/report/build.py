@@ -30,6 +30,7 @@ from codesign.objectives import ranked
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (CODESIGN_PROBLEM, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
+from codesign.report.robustness import with_robustness
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
 
 DPI = 110
@@ -100,7 +101,7 @@ def _stage_names(data: RunData) -> list[str]:
 
 
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
-           gait: bool = True) -> list[Section]:
+           gait: bool = True, robustness: int = 1) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
     of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`)."""
     layout = layout_for(data, catalog_path)
@@ -110,6 +111,7 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
         return [overview]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe)
+    best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
             _solutions(best_table, folder), _designs(data, layout, best_table, folder, gait)]
@@ -235,7 +237,10 @@ def _solutions(best_table: pd.DataFrame, folder: Path) -> Section:
     return Section("solutions", "Top solutions (thesis Table 5.4)",
                    paragraphs=["Best evaluation of each of the best subspaces. `eval` "
                                "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
-                               "takes."],
+                               "takes. The h/2 and soft columns re-evaluate a design at half "
+                               "the time step and with soft contacts (`--robustness N`: the "
+                               "best N): a gait that only one contact model allows falls, "
+                               "slows or slides there."],
                    tables=[format_table(best_table)],
                    links=[("top_solutions.csv", "the table as CSV (SI units)")])
 
@@ -283,9 +288,11 @@ def _check_replaceable(out: Path) -> None:
 
 
 def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-                 catalog_path: Path | None = None, gait: bool = True) -> Path:
+                 catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> Path:
     """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
-    re-simulate the best co-design solution for gait snapshots and an animation."""
+    re-simulate the best co-design solution for gait snapshots and an animation;
+    ``robustness``: re-evaluate the best N designs at half the step and with soft contacts
+    (:mod:`codesign.report.robustness`)."""
     data = load_run(run)
     out = Path(out) if out is not None else data.folder / "report"
     _check_replaceable(out)
@@ -294,7 +301,8 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        sections = render(data, staging, top=top, catalog_path=catalog_path, gait=gait)
+        sections = render(data, staging, top=top, catalog_path=catalog_path, gait=gait,
+                          robustness=robustness)
         (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
                                             encoding="utf-8")
         (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")

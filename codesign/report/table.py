@@ -31,9 +31,14 @@ TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("WR link max [m]", ("longest_link_m", "longest_segment"), 1.0, "{:.2f}"),
     ("singular", ("singularity",), 1.0, "{:.0f}"),
     ("power [W]", ("power", "power_w"), 1.0, "{:.0f}"),
+    ("electrical power [W]", ("power_electrical",), 1.0, "{:.0f}"),
+    ("actuator torque / limit", ("actuator_torque_ratio_peak",), 1.0, "{:.2f}"),
     ("torque [N m]", ("torque_rms", "torque_nm"), 1.0, "{:.0f}"),
     ("assist time [%]", ("assist_fraction",), 100.0, "{:.1f}"),
     ("interaction force [N]", ("*_force_peak",), 1.0, "{:.0f}"),
+    ("interaction force [BW]", ("interaction_force_peak_bw",), 1.0, "{:.2f}"),
+    ("ground reaction [BW]", ("grf_peak_bw",), 1.0, "{:.2f}"),
+    ("foot slip [% stance]", ("foot_slip_fraction",), 100.0, "{:.1f}"),
 )
 
 
@@ -97,6 +102,8 @@ def format_table(table: pd.DataFrame) -> pd.DataFrame:
     for col in out.columns:
         if col in formats:
             out[col] = [formats[col].format(v) if pd.notna(v) else "" for v in out[col]]
+        elif col.endswith(("speed [m/s]", "slip [% stance]", "walked [s]")):    # robustness
+            out[col] = [f"{v:.2f}" if np.isfinite(v) else "" for v in out[col]]
         elif col == "stage value":
             out[col] = [f"{v:.4g}" if np.isfinite(v) else "" for v in out[col]]
     return out.astype(str)

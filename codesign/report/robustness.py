@@ -1,0 +1,63 @@
+"""Does a top design's gait survive a change of the contact model? (issue 15)
+
+A gait the optimizer found with the 1-ms stepping rollout is re-evaluated at half the
+time step and under the soft (penalty) contact model, with the run's other evaluation
+settings; the report's top-solutions table shows the speed and foot slip of each
+re-evaluation next to the run's own. A gait that exists in one contact model only -- it
+falls, slows down or slides under the others -- is one the search exploited, not one a
+person could walk.
+
+The soft model costs minutes per 10-s evaluation of an augmented design
+(``codesign bench evaluate``), so by default only the best design is re-evaluated
+(``codesign report --robustness N`` for the best N).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import pandas as pd
+
+from codesign.problems.walking import walk
+from codesign.run.stored import stored_candidate
+
+# (column prefix, settings that change) of the re-evaluations
+VARIANTS: tuple[tuple[str, dict], ...] = (("h/2", {"h_scale": 0.5}), ("soft", {"contact_model": "soft"}))
+WALKING_PROBLEMS = ("exo_codesign", "human_gait")
+
+
+def variant_settings(settings: dict, change: dict) -> dict:
+    """The run's evaluation settings with one variant's change (``h_scale``: the time
+    step times that factor, default step 1 ms)."""
+    out = dict(settings)
+    if "h_scale" in change:
+        out["h"] = float(out.get("h", 1e-3)) * change["h_scale"]
+    out.update({k: v for k, v in change.items() if k != "h_scale"})
+    return out
+
+
+def reevaluate(database: str, eval_key: str) -> dict[str, float]:
+    """{"<variant> speed [m/s]", "<variant> slip [% stance]", "<variant> walked [s]"} of one
+    stored evaluation ("ITERATION:PARTICLE") of a walking run; NaN where not measured."""
+    with contextlib.redirect_stdout(io.StringIO()):      # its "replaying ..." line
+        stored = stored_candidate(database, False, eval_key)
+    out: dict[str, float] = {}
+    for name, change in VARIANTS:
+        metrics = walk(stored.design, variant_settings(stored.settings, change)).metrics
+        out[f"{name} walked [s]"] = metrics.get("time", math.nan)
+        out[f"{name} speed [m/s]"] = metrics.get("speed", math.nan)
+        out[f"{name} slip [% stance]"] = 100.0 * metrics.get("foot_slip_fraction", math.nan)
+    return out
+
+
+def with_robustness(table: pd.DataFrame, database: str, problem: str, n: int) -> pd.DataFrame:
+    """The top-solutions table (an ``eval`` column, best first) with the re-evaluation
+    columns filled for its first ``n`` rows (a problem that is not a walking one, or
+    n = 0: the table as it is)."""
+    if n <= 0 or problem not in WALKING_PROBLEMS or table.empty:
+        return table
+    rows = [reevaluate(database, str(key)) for key in table["eval"].head(n)]
+    extra = pd.DataFrame(rows, index=table.index[:len(rows)])
+    return table.join(extra)
