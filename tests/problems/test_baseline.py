@@ -232,7 +232,7 @@ def test_baseline_of_a_run_end_to_end(tmp_path, capsys):
     assert "baseline_eval" in _one_line_error({"baseline_of": str(codesign), "baseline_eval": "7:0"})
     path = start_run(parse_spec(
         f'name = "base"\n[problem]\nname = "anthropomorphic_baseline"\n[optimizer]\nalgorithm = "pso"\n'
-        f'particles = 2\niterations = 1\n[evaluation]\nmax_time = 0.05\nbaseline_of = "{codesign}"\n'
+        f'particles = 2\niterations = 1\n[evaluation]\nmax_time = 0.3\nbaseline_of = "{codesign}"\n'
         f'[execution]\nmode = "serial"\n'), results=runs, progress=False)
     assert "baseline of" in capsys.readouterr().err
     with open_run(path, readonly=True) as store:
