@@ -32,8 +32,9 @@ copy); an ``evaluation.catalog`` must hold the same subspaces, or its candidates
 Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
 ``time_fraction`` = time survived / ``max_time`` (until >= 1): the same order for a fixed
 ``max_time``, and it stays right when a spec changes ``evaluation.max_time`` (a stage on
-``time`` until 10 s could never be met by a 5-s evaluation). The other stages are WALK's
-(:mod:`codesign.walking.objectives`). A spec's ``[[objectives]]`` replaces them.
+``time`` until 10 s could never be met by a 5-s evaluation). The stages are
+:func:`codesign.problems.objectives.codesign_stages` (Table 5.3 with the issue-15 stages
+that reject unphysical gaits). A spec's ``[[objectives]]`` replaces them.
 
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
