@@ -48,6 +48,7 @@ interaction forces as its first piece of future work (5.6). :func:`codesign_stag
     actuator_speed_ratio_peak <= 1  (no actuator driven beyond its maximum speed; with
                                      motors only -- the torque ratio is <= 1 by saturation)
     interaction_force_peak_bw <= 2.5   (every cuff and human hip/knee joint)
+    cuff_force_peak <= 700 N        (the force a person tolerates at a cuff; with cuffs only)
     speed_assist_score >= 1; minimize power
 
 :func:`human_stages` adds the slip, ground-reaction and knee stages to Table 4.2 before
@@ -125,6 +126,10 @@ LIMITS = {
     # forces (Bergmann et al., J Biomech 2001; Kutzner et al., J Biomech 2010); a model
     # without muscles, and every cuff, must stay below them
     "interaction_force_peak_bw": 2.5,
+    # comfort limit of a force applied to the thigh / shank through a cuff: 867 +- 296 N
+    # and 702 +- 220 N (Yandell, Ziemnicki, McDonald, Zelik, PLOS ONE 15(2):e0228536, 2020);
+    # the shank's mean bounds every cuff (individual limits go down to 250 N)
+    "cuff_force_peak": 700.0,
 }
 
 
@@ -134,10 +139,12 @@ def _below(*metrics: str) -> tuple[Objective, ...]:
 
 def codesign_stages(motors: bool = True) -> tuple[Objective, ...]:
     """The co-design problems' default stages (module docstring); ``motors=False`` (the
-    anthropomorphic baseline, which has none) leaves out the actuator stage."""
+    anthropomorphic baseline, which has neither motors nor cuffs) leaves out the actuator
+    and cuff stages."""
     thesis = (Objective("time_fraction", "maximize", 1.0),) + table_5_3()[1:]
     gait = ("foot_slip_fraction", "non_contact_time", "grf_peak_bw", "knee_hyperextension_peak_deg")
-    wear = (("actuator_speed_ratio_peak",) if motors else ()) + ("interaction_force_peak_bw",)
+    wear = (("actuator_speed_ratio_peak",) if motors else ()) + ("interaction_force_peak_bw",) \
+        + (("cuff_force_peak",) if motors else ())
     return thesis[:3] + _below(*gait) + _below(*wear) + thesis[3:]
 
 

@@ -181,7 +181,7 @@ def test_human_gait_space_is_table_4_3_step():
     assert [o.metric for o in get_problem("exo_codesign").objectives] == [
         "time_fraction", "longest_segment", "singularity", "foot_slip_fraction", "non_contact_time",
         "grf_peak_bw", "knee_hyperextension_peak_deg", "actuator_speed_ratio_peak",
-        "interaction_force_peak_bw", "speed_assist_score", "power"]
+        "interaction_force_peak_bw", "cuff_force_peak", "speed_assist_score", "power"]
 
 
 @pytest.mark.parametrize("spec", ["demo.toml", "human-gait.toml", "codesign.toml"])
