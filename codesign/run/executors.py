@@ -182,9 +182,11 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
         workers = execution.workers or os.cpu_count() or 1
         with _children_ignore_sigint():
             # no dashboard; the scheduler's small HTTP server on a free loopback port (its
-            # default, 8787, warns on stderr when another cluster holds it)
+            # default, 8787, warns on stderr when another cluster holds it); worker logs only
+            # when critical: a failed evaluation is a record, and a worker losing its
+            # scheduler at a Ctrl-C must not print over the driver's one line
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR,
+                                   dashboard_address=None, silence_logs=logging.CRITICAL,
                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
                                 cluster=cluster, min_workers=workers)
