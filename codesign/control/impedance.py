@@ -217,7 +217,7 @@ def _rows_of(table: dict, name: str) -> list:
 
 
 # --------------------------------------------------------------------------- compiled law
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assist_torque(pitch: float, pitch_rate: float, params: np.ndarray) -> tuple:
     """(torque N m, active?) of the assistive pitch law; params = (K, D, zone, upright)."""
     e = pitch - params[3]
@@ -228,14 +228,14 @@ def assist_torque(pitch: float, pitch_rate: float, params: np.ndarray) -> tuple:
     return params[0] * (edge - e) - params[1] * pitch_rate, True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gait_phase(t: float, timing: np.ndarray, offset: float) -> float:
     """Phase in [0, 1) at time t (s): frac(f t + phi_0 + offset)."""
     p = timing[0] * t + timing[1] + offset
     return p - np.floor(p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
                     joint_tau: np.ndarray, joint_rate: np.ndarray,
                     joint_gain: np.ndarray) -> tuple:
@@ -293,7 +293,7 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
     return ta, active
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_outer(M: np.ndarray, row: np.ndarray, scale: float) -> None:
     """M += scale row row^T, touching only the nonzero entries of row."""
     n = row.shape[0]
@@ -306,7 +306,7 @@ def _add_outer(M: np.ndarray, row: np.ndarray, scale: float) -> None:
                 M[i, k] += scale * ri * row[k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def control_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.ndarray,
                   damping: np.ndarray) -> None:
     """The Jacobians of :func:`control_torques` at the same time: stiffness = -d tau / d q

@@ -42,7 +42,7 @@ KIND_NAMES = {"constant": CONSTANT, "step": STEP, "ppoly": PPOLY}
 
 
 # --------------------------------------------------------------------------- compiled kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def periodic_pchip_slopes(x: np.ndarray, y: np.ndarray, n: int, m: np.ndarray) -> None:
     """Knot derivatives of the closed monotone cubic through ``n`` points.
 
@@ -70,7 +70,7 @@ def periodic_pchip_slopes(x: np.ndarray, y: np.ndarray, n: int, m: np.ndarray) -
         m[k] = (w_prev + w_next) / (w_prev / d_prev + w_next / d_next)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ppoly_value(x: np.ndarray, y: np.ndarray, m: np.ndarray, n: int, phase: float) -> float:
     """Closed monotone cubic Hermite at ``phase`` (any real; wrapped to [0, 1))."""
     p = phase - np.floor(phase)
@@ -97,7 +97,7 @@ def ppoly_value(x: np.ndarray, y: np.ndarray, m: np.ndarray, n: int, phase: floa
             + (-2.0 * s3 + 3.0 * s2) * y[kn] + (s3 - s2) * h * m[kn])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_value(t1: float, dt: float, v1: float, v2: float, phase: float) -> float:
     """``v1`` on the phase arc [t1, t1 + dt) (mod 1), ``v2`` elsewhere."""
     u = phase - t1
@@ -105,7 +105,7 @@ def step_value(t1: float, dt: float, v1: float, v2: float, phase: float) -> floa
     return v1 if u < dt else v2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def table_value(kind: np.ndarray, npts: np.ndarray, x: np.ndarray, y: np.ndarray,
                 m: np.ndarray, i: int, phase: float) -> float:
     """Value of signal ``i`` of a packed table (see :class:`SignalTable`) at ``phase``."""
@@ -117,7 +117,7 @@ def table_value(kind: np.ndarray, npts: np.ndarray, x: np.ndarray, y: np.ndarray
     return ppoly_value(x[i], y[i], m[i], npts[i], phase)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _table_values(kind, npts, x, y, m, i, phases, out):
     for j in range(phases.shape[0]):
         out[j] = table_value(kind, npts, x, y, m, i, phases[j])

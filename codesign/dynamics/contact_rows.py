@@ -111,18 +111,20 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
 # rows: kinematics of loop closures and contact points
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def loop_rows(m, w, K, bias, vel, pos):
     """Rows 0..2m-1 from the engine's loop_constraints: K, bias J̇q̇, vel phidot, pos phi."""
     nl = loop_constraints(m, w, 0.0, 0.0)
+    rows = w.rows
     for r in range(nl):
-        K[r, :] = w.rows[r]
+        for j in range(K.shape[1]):
+            K[r, j] = rows[r, j]
         bias[r] = -w.rows_rhs[r]
         vel[r] = w.phidot[r]
         pos[r] = w.phi[r]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def contact_rows(m, w, s, K, bias, vel, pos, r0):
     """Rows r0 + i (normal) and r0 + c + i (tangent) of contact i: n.J, t.J; pos = height
     h for the normal row, 0 for the tangent; vel and bias likewise projected."""
@@ -130,12 +132,14 @@ def contact_rows(m, w, s, K, bias, vel, pos, r0):
     n = K.shape[1]
     sa = np.sin(s[SLOPE])
     ca = np.cos(s[SLOPE])
-    buf = np.empty(6)
-    J = np.zeros((2, n))
+    buf = w.point6
+    J = w.jac2
     for i in range(c):
         body = m.contact_body[i]
         point_kinematics(w, body, m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
-        J[:, :] = 0.0
+        for j in range(n):
+            J[0, j] = 0.0
+            J[1, j] = 0.0
         add_point_jacobian(m, w, body, buf[0], buf[1], 1.0, J, 0)
         rn = r0 + i
         rt = r0 + c + i

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mass_matrix(m, w):
     """w.M[n,n] (kg, kg m, kg m^2) after :func:`forward_kinematics`. Uses w.IA as the
     composite inertias. Entries for non-ancestor pairs are zero."""

@@ -23,7 +23,7 @@ from codesign.dynamics.passive import loop_passive_torque
 from codesign.dynamics.rnea import rnea_pass
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_point_force(f_ext, body, x, z, fx, fz):
     """f_ext[body] += spatial force of (fx, fz) (N) applied at WORLD point (x, z) (m).
     Body -1 (world) is ignored."""
@@ -34,7 +34,7 @@ def add_point_force(f_ext, body, x, z, fx, fz):
     f_ext[body, 2] += fz
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_loop_forces(m, w, lam, loop_tau, f_ext):
     """Add to f_ext[n,3] what every loop joint exerts on its two bodies: the constraint
     force lam[2k:2k+2] on body a at point A and its opposite on body b at point B, and the
@@ -59,7 +59,7 @@ def add_loop_forces(m, w, lam, loop_tau, f_ext):
             f_ext[a, 0] -= t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def joint_wrenches(m, w, qdd, f_ext, tau_check):
     """w.joint_wrench[n,3] = (moment about the joint point (N m), fx, fz (N)) that each
     parent exerts on its child, world axes, after forward_kinematics for (q, qd).

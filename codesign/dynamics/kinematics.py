@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def forward_kinematics(m, q, qd, w):
     """Poses, motion subspaces, velocities and velocity-product accelerations.
 
@@ -129,7 +129,7 @@ def fk_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, q, qd,
         Iw[i, 2, 2] = mi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def body_point_world(w, body, px, pz, out):
     """World position out[0:2] (m) of point (px, pz) of ``body`` (body frame); body -1 =
     world (the point is then already in world coordinates)."""
@@ -143,7 +143,7 @@ def body_point_world(w, body, px, pz, out):
     out[1] = w.pose[body, 1] + sn * px + cs * pz
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def point_kinematics(w, body, px, pz, out):
     """Position, velocity and bias acceleration (J̇ q̇) of a body point, world frame.
 
@@ -169,7 +169,7 @@ def point_kinematics(w, body, px, pz, out):
     out[5] = w.abias[body, 2] + al * x + om * vx
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_point_jacobian(m, w, body, x, z, scale, rows, r0):
     """rows[r0:r0+2, :] += scale * J, J the 2 x n Jacobian of the point of ``body`` that
     is at WORLD position (x, z) (m). Body -1 (world) adds nothing."""
@@ -181,7 +181,7 @@ def add_point_jacobian(m, w, body, x, z, scale, rows, r0):
         j = m.parent[j]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def point_jacobian(m, w, body, px, pz, J):
     """J[2,n]: Jacobian of point (px, pz) (body frame, m) of ``body``: (vx, vz) = J qd."""
     J[:, :] = 0.0
@@ -190,7 +190,7 @@ def point_jacobian(m, w, body, px, pz, J):
     add_point_jacobian(m, w, body, pos[0], pos[1], 1.0, J, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_angle_jacobian(m, w, body, scale, row):
     """row[:] += scale * d(theta_body)/dq: the absolute angle's Jacobian (1 for each
     revolute ancestor). Body -1 adds nothing."""
@@ -200,7 +200,7 @@ def add_angle_jacobian(m, w, body, scale, row):
         j = m.parent[j]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def center_of_mass(m, w, out):
     """Whole-body centre of mass out[0:2] (m, world) and its velocity out[2:4] (m/s)."""
     n = m.mass.shape[0]
@@ -223,7 +223,7 @@ def center_of_mass(m, w, out):
         out[k] /= total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def com_jacobian(m, w, J):
     """J[2,n]: Jacobian of the whole-body centre of mass, (vx, vz)_com = J qd."""
     n = m.mass.shape[0]

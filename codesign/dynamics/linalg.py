@@ -21,7 +21,7 @@ import math
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ltl_factor(parent, M, L):
     """L[n,n] lower triangular with M = L^T L (only ancestor entries used). Returns 0, or
     1 + index of the first non-positive pivot (mass matrix not positive definite)."""
@@ -50,7 +50,7 @@ def ltl_factor(parent, M, L):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ltinv_mul(parent, L, x):
     """x <- L^-T x in place (L from ltl_factor)."""
     n = parent.shape[0]
@@ -62,7 +62,7 @@ def ltinv_mul(parent, L, x):
             j = parent[j]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def linv_mul(parent, L, x):
     """x <- L^-1 x in place."""
     n = parent.shape[0]
@@ -74,14 +74,14 @@ def linv_mul(parent, L, x):
         x[i] /= L[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mass_solve(parent, L, x):
     """x <- M^-1 x in place, M = L^T L."""
     ltinv_mul(parent, L, x)
     linv_mul(parent, L, x)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pivoted_cholesky_solve(A, b, r, x, perm, work, rel_tol):
     """Solve A[:r,:r] x = b[:r] (A symmetric PSD; A is overwritten by its factor).
 
@@ -146,7 +146,7 @@ def pivoted_cholesky_solve(A, b, r, x, perm, work, rel_tol):
     return rank
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cholesky(A, n, eps):
     """In place: the lower triangle of A[:n, :n] becomes L with A + eps I = L L^T.
     ``eps`` (>= 0) is added to every pivot (regularisation). Returns False if a pivot is
@@ -167,7 +167,7 @@ def cholesky(A, n, eps):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cholesky_solve(L, n, b):
     """In place b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
     for i in range(n):
@@ -182,7 +182,7 @@ def cholesky_solve(L, n, b):
             b[k] -= L[i, k] * xi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lu_solve(A, b, k):
     """In place: b[:k] <- A[:k, :k]^-1 b[:k] by Gaussian elimination with partial pivoting
     (A is overwritten). Returns False if A is singular to working precision."""

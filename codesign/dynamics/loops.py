@@ -35,7 +35,7 @@ from codesign.dynamics.rnea import bias_forces
 DEFAULT_REL_TOL = 1e-12
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def loop_constraints(m, w, alpha, beta):
     """Fill rows 0 .. 2m-1 of w.rows (K), w.rows_rhs (k), w.phi (m), w.phidot (m/s) for
     the loop closures, after forward_kinematics. Returns 2 m (the number of rows)."""
@@ -61,7 +61,7 @@ def loop_constraints(m, w, alpha, beta):
     return 2 * nl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def constrained_solve(m, w, n_rows, tau, rel_tol):
     """qdd with K qdd = k for the first n_rows of w.rows / w.rows_rhs.
 
@@ -79,7 +79,7 @@ def constrained_solve(m, w, n_rows, tau, rel_tol):
     return correct_to_rows(parent, w, n_rows, w.rows_rhs, qdd, rel_tol)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def correct_to_rows(parent, w, n_rows, target, x, rel_tol):
     """x <- x + M^-1 G^T lam with (G M^-1 G^T) lam = target - G x, G = w.rows[:n_rows]:
     the smallest change of x in the mass metric that gives G x = target (the common core
@@ -122,7 +122,7 @@ def correct_to_rows(parent, w, n_rows, target, x, rel_tol):
     return n_rows - rank
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prepare_mass(m, w):
     """w.M (CRBA), its factor w.L and w.h = C + g, after forward_kinematics. Sets
     w.flags[2] (nonzero if M is not positive definite) and returns it."""
@@ -133,7 +133,7 @@ def prepare_mass(m, w):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def forward_dynamics(m, q, qd, tau, w, alpha, beta, rel_tol):
     """Accelerations w.qdd[n] of the model at (q, qd) under generalized forces tau[n]
     (N m / N; passive elements NOT included -- add them with add_passive_forces).
@@ -147,7 +147,7 @@ def forward_dynamics(m, q, qd, tau, w, alpha, beta, rel_tol):
     return accelerations(m, w, tau, alpha, beta, rel_tol)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def accelerations(m, w, tau, alpha, beta, rel_tol):
     """:func:`forward_dynamics` after forward_kinematics has been run for the state."""
     if m.loop_body_a.shape[0] == 0:
@@ -159,7 +159,7 @@ def accelerations(m, w, tau, alpha, beta, rel_tol):
     return constrained_solve(m, w, r, tau, rel_tol)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def constraint_impulse(m, w, n_rows, target, qd_minus, qd_plus, rel_tol):
     """Post-impact velocity for the constraint rows G = w.rows[:n_rows] (thesis 2.6.10).
 
@@ -177,7 +177,7 @@ def constraint_impulse(m, w, n_rows, target, qd_minus, qd_plus, rel_tol):
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def project_velocities(m, q, qd, w, rel_tol):
     """qd <- the closest velocity (in the kinetic-energy metric) with K qd = 0 (in place).
     Returns the number of dependent loop rows."""
@@ -191,7 +191,7 @@ def project_velocities(m, q, qd, w, rel_tol):
     return constraint_impulse(m, w, r, w.rows_rhs, qd, qd, rel_tol)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def project_positions(m, q, w, tol, max_iter, rel_tol):
     """q <- a nearby configuration with |phi| <= tol (m), by Gauss-Newton steps
     dq = -M^-1 K^T (K M^-1 K^T)^-1 phi (in place). Returns the final max |phi| (m).

@@ -75,7 +75,7 @@ Workspace = namedtuple(
         "pose", "rot", "S", "v", "a", "c", "abias", "Iw", "f", "IA", "pA", "U", "D", "u",
         "M", "L", "h", "tau", "qdd", "tmp_n", "tmp_n2",
         "rows", "rows_rhs", "rows_y", "A", "lam", "tmp_r", "tmp_r2", "perm",
-        "phi", "phidot", "pts", "joint_wrench", "flags",
+        "phi", "phidot", "pts", "joint_wrench", "flags", "point6", "jac2",
     ],
 )
 
@@ -291,7 +291,8 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
     (angular, x, z); S joint motion subspace, v velocity, a acceleration, c = Sdot qd,
     abias acceleration at qdd = 0 without gravity); Iw, IA [n,3,3]; D, u, h, tau, qdd, tmp_n, tmp_n2 [n]; M, L [n,n];
     rows [r,n] (constraint Jacobian K), rows_rhs [r] (k), rows_y [r,n], A [r,r], lam, tmp_r, tmp_r2,
-    phi, phidot [r]; perm int64[r]; pts[2,6] (point kinematics scratch); joint_wrench [n,3] (torque about the joint, fx, fz
+    phi, phidot [r]; perm int64[r]; pts[2,6] (point kinematics scratch); point6 [6], jac2 [2,n]
+    (a contact point's kinematics and Jacobian, :mod:`codesign.dynamics.contact_rows`); joint_wrench [n,3] (torque about the joint, fx, fz
     exerted by the parent on the body, world axes); flags int64[4] (0: rank deficiency of
     the last constrained solve, 1: its rank, 2: nonzero if the mass matrix was not positive
     definite).
@@ -308,4 +309,4 @@ def make_workspace(model: Model, n_extra_rows: int = 0) -> Workspace:
         M=z((n, n)), L=z((n, n)), h=z(n), tau=z(n), qdd=z(n), tmp_n=z(n), tmp_n2=z(n),
         rows=z((r, n)), rows_rhs=z(r), rows_y=z((r, n)), A=z((r, r)), lam=z(r), tmp_r=z(r), tmp_r2=z(r),
         perm=np.zeros(r, dtype=np.int64), phi=z(r), phidot=z(r), pts=z((2, 6)), joint_wrench=z((n, 3)),
-        flags=np.zeros(4, dtype=np.int64))
+        flags=np.zeros(4, dtype=np.int64), point6=z(6), jac2=z((2, n)))

@@ -23,7 +23,7 @@ def _passive(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp
     return tau
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def joint_passive_torque(m, i, qi, qdi):
     """Passive generalized force of tree joint i at (qi, qdi) (N m or N)."""
     return _passive(m.spring_k[i], m.spring_rest[i], m.damping[i], m.ligament_k[i],
@@ -31,7 +31,7 @@ def joint_passive_torque(m, i, qi, qdi):
                     m.ligament_side[i], qi, qdi)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_loop_torque(m, w, loop, tau, out):
     """out[n] += generalized force of torque ``tau`` (N m) on loop joint ``loop``: +tau on
     body b, -tau on body a (after forward_kinematics)."""
@@ -39,7 +39,7 @@ def add_loop_torque(m, w, loop, tau, out):
     add_angle_jacobian(m, w, m.loop_body_a[loop], -tau, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def loop_angle(m, w, loop):
     """(relative angle theta_b - theta_a (rad), its rate (rad/s)) of a loop joint (the
     world side contributes angle 0), after forward_kinematics."""
@@ -56,7 +56,7 @@ def loop_angle(m, w, loop):
     return th, om
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def loop_passive_torque(m, w, loop):
     """Spring/damper torque (N m) on loop joint ``loop`` (acts +tau on b, -tau on a)."""
     if m.loop_spring_k[loop] == 0.0 and m.loop_damping[loop] == 0.0:
@@ -65,7 +65,7 @@ def loop_passive_torque(m, w, loop):
     return -m.loop_spring_k[loop] * (th - m.loop_spring_rest[loop]) - m.loop_damping[loop] * om
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_passive_forces(m, w, q, qd, out):
     """out[n] += passive generalized forces of every tree joint and loop joint at
     (q, qd) (after forward_kinematics for the same state)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rnea_pass(m, w, qdd, f_ext, use_f_ext, tau):
     """Inverse dynamics after :func:`forward_kinematics` for the current (q, qd).
 
@@ -66,7 +66,7 @@ def rnea_pass(m, w, qdd, f_ext, use_f_ext, tau):
             w.f[p, 2] += w.f[i, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bias_forces(m, w):
     """w.h[n] = C(q, qd) + g(q): Coriolis, centrifugal and gravity generalized forces
     (Pinocchio's ``nonLinearEffects``), after :func:`forward_kinematics`."""
@@ -74,7 +74,7 @@ def bias_forces(m, w):
     rnea_pass(m, w, w.tmp_n, w.f, False, w.h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def inverse_dynamics(m, w, qdd, tau):
     """tau[n] = M qdd + C + g (no external forces), after :func:`forward_kinematics`."""
     rnea_pass(m, w, qdd, w.f, False, tau)

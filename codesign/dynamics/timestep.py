@@ -90,6 +90,7 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import contact_rows as ct
+from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import cholesky, cholesky_solve, lu_solve
@@ -152,12 +153,14 @@ StepWorkspace = namedtuple(
         "A",        # [2c, 2c] scratch of the exact active-set solve
         "b",        # [2c]
         "cols",     # int64[2c]
+        "P_last",   # [2c] scratch of solve_contacts
         "qdd",      # [n] (v+ - v) / h of the last step
         "tmp",      # [n]
         "stats",    # int64[N_STEP_STATS]
         "ut",       # [c] tangential velocity t.J v+ of each point after the last step, m/s
         "slip_path",      # [c] accumulated h |u_t| of each point while it carries an impulse, m
         "friction_work",  # [c] accumulated -P_t u_t of each point (friction dissipation), J
+        "cycles",   # int64[cycles.N_PHASES] processor cycles spent per phase (codesign.dynamics.cycles)
     ],
 )
 
@@ -190,13 +193,13 @@ def make_step_workspace(model) -> StepWorkspace:
         Y=z((R, n)), G=z((R, R)), Gl=z((nl, nl)), Z=z((nl, 2 * c + 1)), W=z((2 * c, 2 * c)),
         r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
         mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
-        cols=np.zeros(2 * c, dtype=np.int64), qdd=z(n), tmp=z(n),
+        cols=np.zeros(2 * c, dtype=np.int64), P_last=z(2 * c), qdd=z(n), tmp=z(n),
         stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
-        friction_work=z(c))
+        friction_work=z(c), cycles=np.zeros(cy.N_PHASES, dtype=np.int64))
 
 
 # --------------------------------------------------------------------------- contact problem
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _point_impulse(a, b, d, un0, ut0, mu):
     """Exact 2 x 2 Coulomb problem of one point: impulses (Pn, Pt) with
     u_n = un0 + a Pn + b Pt >= 0, Pn >= 0, Pn u_n = 0, |Pt| <= mu Pn, stick or maximal
@@ -219,7 +222,7 @@ def _point_impulse(a, b, d, un0, ut0, mu):
     return pn, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps):
     """Projected block Gauss-Seidel on u = r + W P (contacts' normals 0..c-1, tangents
     c..2c-1) with u_n >= lower; P is the warm start and the result. Returns the number of
@@ -250,13 +253,13 @@ def gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps):
     return max_sweeps + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slip_sign(mode_i):
     """+1 for a point slipping forward (u_t > 0, P_t = -mu P_n), -1 backward."""
     return 1.0 if mode_i == SLIP_POS else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
     """Exact solution of the contact problem for the contact modes ``mode`` (INACTIVE:
     P = 0; STICK: u_n = lower, u_t = 0; SLIP_POS / SLIP_NEG: u_n = lower and
@@ -316,7 +319,7 @@ def solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def modes_of(P, mu, c, mode):
     """Contact modes of impulses P: INACTIVE without normal impulse, STICK inside the
     friction cone, SLIP_POS / SLIP_NEG on it (P_t = -mu P_n: slipping forward)."""
@@ -331,8 +334,15 @@ def modes_of(P, mu, c, mode):
             mode[i] = SLIP_POS if pt < 0.0 else SLIP_NEG
 
 
-@njit(cache=True)
-def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols):
+@njit(cache=True, _nrt=False)
+def _copy(src, dst, k):
+    """dst[:k] = src[:k] (no temporary: the stepping kernels run without numba's runtime)."""
+    for j in range(k):
+        dst[j] = src[j]
+
+
+@njit(cache=True, _nrt=False)
+def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_last):
     """The contact problem u = r + W P (module docstring). Guess the modes (the last
     step's; a free point that would sink sticks) and solve exactly; if a condition fails,
     run Gauss-Seidel from the last impulses, take its modes and solve exactly again (up
@@ -341,30 +351,31 @@ def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols):
     the Gauss-Seidel sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a
     problem that Gauss-Seidel did not converge on and no exact solve fixed) and whether P
     is an exact active-set solution (False: Gauss-Seidel's approximate impulses were kept,
-    also when Gauss-Seidel converged but the exact solve with its modes failed)."""
+    also when Gauss-Seidel converged but the exact solve with its modes failed).
+    A, b, cols, P_last: scratch of 2c rows (P_last holds the impulses to fall back on)."""
     for i in range(c):
         if mode[i] == INACTIVE and r[i] < lower[i]:
             mode[i] = STICK
-    P_last = P.copy()
+    _copy(P, P_last, 2 * c)
     if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
         return 0, True
     sweeps = 0
-    P[:] = P_last
+    _copy(P_last, P, 2 * c)
     for _ in range(3):
         used = gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps)
         sweeps += min(used, max_sweeps)
         modes_of(P, mu, c, mode)
-        P_last[:] = P
+        _copy(P, P_last, 2 * c)
         if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
             return sweeps, True
-        P[:] = P_last
+        _copy(P_last, P, 2 * c)
         if used <= max_sweeps:
             return sweeps, False
     return max_sweeps + 1, False
 
 
 # --------------------------------------------------------------------------- the step
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def passive_gains(m, i, qi):
     """(stiffness N m/rad, damping N m s/rad) of tree joint i's passive element at angle qi:
     -d tau/d q and -d tau/d qd of :func:`codesign.dynamics.passive.joint_passive_torque`
@@ -380,7 +391,7 @@ def passive_gains(m, i, qi):
     return k, d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     """Advance (q, v) by one step of ss[H] seconds in place (module docstring).
 
@@ -394,6 +405,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     h = ss[H]
     nl = 2 * m.loop_body_a.shape[0]
     c = m.contact_body.shape[0]
+    t0 = cy.cycles()
     forward_kinematics(m, q, v, w)
     mass_matrix(m, w)
     bias_forces(m, w)
@@ -401,13 +413,16 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for i in range(n):
         f[i] = tau[i]
     add_passive_forces(m, w, q, v, f)
+    t1 = cy.add(sw.cycles, cy.DYNAMICS, t0)
     Mt = sw.Mt
+    M = w.M
+    bias = w.h
     for i in range(n):
         kv = 0.0
         for j in range(n):
             kv += Kimp[i, j] * v[j]
-            Mt[i, j] = w.M[i, j] + h * Dimp[i, j] + h * h * Kimp[i, j]
-        f[i] = h * (f[i] - w.h[i] - h * kv)
+            Mt[i, j] = M[i, j] + h * Dimp[i, j] + h * h * Kimp[i, j]
+        f[i] = h * (f[i] - bias[i] - h * kv)
     for i in range(n):   # the model's tree-joint springs, dampers and ligaments, implicitly
         k, d = passive_gains(m, i, q[i])
         Mt[i, i] += h * d + h * h * k
@@ -420,6 +435,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     cholesky_solve(Mt, n, vf)
     for i in range(n):
         vf[i] += v[i]
+    t0 = cy.add(sw.cycles, cy.FACTOR, t1)
     # rows of every loop and contact; the contact problem keeps the points that can reach
     # the ground within the step (sel[:ca]); the others get no impulse
     ct.loop_rows(m, w, sw.K, sw.bias, sw.vel, sw.pos)
@@ -439,6 +455,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
             src = nl + c + sw.sel[r - nl - ca]
         for i in range(n):
             sw.Kc[r, i] = sw.K[src, i]
+    t1 = cy.add(sw.cycles, cy.ROWS, t0)
     # Y = M~^-1 J^T, G = J Y on the compact rows
     for r in range(Rc):
         for i in range(n):
@@ -497,8 +514,11 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         sw.Pc[ca + j] = sw.P[c + i]
         sw.mode_c[j] = sw.mode[i]
     mu = cs[ct.MU]
+    t0 = cy.add(sw.cycles, cy.DELASSUS, t1)
     sweeps, exact = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
-                                   ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols)
+                                   ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols,
+                                   sw.P_last)
+    t1 = cy.add(sw.cycles, cy.CONTACT, t0)
     sw.stats[STAT_STEPS] += 1
     sw.stats[STAT_SWEEPS] += sweeps
     if not exact:                # (sweeps summed over rounds may pass the limit on an exact step)
@@ -543,6 +563,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         if sw.P[i] > 0.0:
             sw.slip_path[i] += h * abs(ut)
             sw.friction_work[i] -= sw.P[c + i] * ut
+    cy.add(sw.cycles, cy.UPDATE, t1)
     for i in range(n):
         if not (np.isfinite(q[i]) and np.isfinite(v[i])):
             return STEP_NOT_FINITE

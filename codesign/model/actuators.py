@@ -122,7 +122,7 @@ NO_MOTOR_ROW = np.array([1.0, 1.0, 0.0, 0.0])
 
 
 # --------------------------------------------------------------------------- compiled
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def torque_limit(rate: float, limit: np.ndarray) -> float:
     """tau_lim(rate) (N m) of the envelope ``limit`` = (peak, max speed, rated power);
     module docstring. Infinite entries make the corresponding limit vanish."""
@@ -134,7 +134,7 @@ def torque_limit(rate: float, limit: np.ndarray) -> float:
     return limit[LIMIT_PEAK]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def saturate(torque: float, rate: float, limit: np.ndarray) -> tuple:
     """(delivered torque, saturated?): ``torque`` clipped to +-tau_lim(rate)."""
     lim = torque_limit(rate, limit)
@@ -145,7 +145,7 @@ def saturate(torque: float, rate: float, limit: np.ndarray) -> tuple:
     return torque, False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def electrical_power(torque: float, rate: float, motor: np.ndarray) -> float:
     """W drawn by one actuator delivering ``torque`` (N m) at ``rate`` (rad/s); motor =
     (gear ratio, torque constant, resistance, regeneration); module docstring."""

@@ -136,7 +136,7 @@ def grf_window_steps(h: float) -> int:
 
 
 # --- actuators (issue 15)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
                          joint_rate: np.ndarray, kind: np.ndarray, limit: np.ndarray,
                          motor: np.ndarray) -> None:
@@ -170,7 +170,7 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
     acc[A_PREV_PEL] = p_el
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def accumulate_sample(acc: np.ndarray, t: float, x: float, vx: float, assist: float,
                       contact_r: float, contact_l: float, joint_tau: np.ndarray,
                       joint_rate: np.ndarray, site_force: np.ndarray) -> None:
@@ -215,7 +215,7 @@ def accumulate_sample(acc: np.ndarray, t: float, x: float, vx: float, assist: fl
     acc[PREV_TAU2] = tau2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) -> None:
     """A foot (0 right, 1 left) touched down at x_foot (m): a step if the other foot was the
     last to touch down inside the window."""
@@ -229,7 +229,7 @@ def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) ->
 
 
 # --------------------------------------------------------------------------- gait physics (issue 15)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def foot_slip(loaded, ut, contact_foot, slip_speed):
     """(feet loaded, feet sliding) of one sample, each 0, 1 or 2: a foot is loaded when one
     of its contact points is (loaded[i] != 0: it carries a normal force) and slides when a
@@ -249,7 +249,7 @@ def foot_slip(loaded, ut, contact_foot, slip_speed):
     return l0 + l1, s0 + s1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push_ground_impulse(acc, impulse):
     """Add one step's total vertical ground impulse (N s) to the window ring (every step,
     also before the metrics' window). Returns the vertical ground reaction averaged over
@@ -267,7 +267,7 @@ def push_ground_impulse(acc, impulse):
     return total / (n * acc[GRF_H])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force):
     """One gait-physics sample at time t, called before :func:`accumulate_sample` of the
     same sample (it integrates from that function's last sample time).

@@ -112,7 +112,7 @@ def status_of(code: int, t: float) -> tuple[str, str]:
     return name, f"{text} at t = {t:.3f} s"
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_body(x, wi, ws):
     """OK or the code of the first failed whole-body check of state x (float64[2n]): a
     non-finite state, the hip below the fall height, the torso pitch beyond the fall
@@ -129,7 +129,7 @@ def check_body(x, wi, ws):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground):
     """OK or DRIFT: a loop-closure residual pos[:n_loop_rows] (m) beyond ``max_drift``, a
     contact point deeper than it under the ground (gaps pos[n_loop_rows:], m), or, when
@@ -145,7 +145,7 @@ def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_airborne(t, feet, last_contact, ws):
     """OK, or AIRBORNE when neither foot has touched the ground (feet[2]: 0/1) for longer
     than the walk's bound since last_contact[0] (s), which is set to t while one does."""
@@ -156,7 +156,7 @@ def check_airborne(t, feet, last_contact, ws):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, cp):
     """cp.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
     RNEA's inward pass (after forward kinematics of the state) with accelerations qdd[n]
@@ -167,7 +167,7 @@ def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, cp):
     ca = np.cos(slope)
     fext = cp.fext
     fext[:, :] = 0.0
-    add_loop_forces(m, w, loop_force, np.zeros(m.loop_body_a.shape[0]), fext)
+    add_loop_forces(m, w, loop_force, cp.no_loop_torque, fext)
     for i in range(m.contact_body.shape[0]):
         if loaded[i] == 0:
             continue
@@ -215,6 +215,8 @@ WalkParams = namedtuple(
         "contact_foot",  # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
         "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
         "fext",          # float64[n, 3] scratch
+        "no_loop_torque",  # float64[m] zeros: the loop joints' torques in the interaction forces
+        "prev_mode",     # int64[c] scratch: the contact modes before a step (mode changes)
         "tau_check",     # float64[n] scratch
         "site_force",    # float64[k] scratch
         "com",           # float64[4] scratch
@@ -266,7 +268,7 @@ def attachment_joints(model: Model) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cuff_forces(w, loop_force, cp):
     """cp.cuff_force[k] = force (N, world x, z) on the device at attachment k: a tree
     joint's constraint force (w.joint_wrench of the last :func:`site_forces`, what the
@@ -299,7 +301,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         ws=walk_settings(settings, standing_hip_height, upright_pitch), wi=walk_indices(model),
         contact_foot=contact_feet(model),
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
-        fext=np.zeros((n, 3)), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
+        fext=np.zeros((n, 3)), no_loop_torque=np.zeros(model.n_loops),
+        prev_mode=np.zeros(model.n_contacts, dtype=np.int64), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
         com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), last_contact=np.zeros(1),
         counts=np.zeros(1, dtype=np.int64),
         gait_q=gait_coordinates(model), cuff=cuff, cuff_force=np.zeros((cuff.shape[0], 2)))

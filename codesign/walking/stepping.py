@@ -47,6 +47,7 @@ from numba import njit
 
 from codesign.control.impedance import ControllerArrays, control_gains, control_torques
 from codesign.dynamics import contact_rows as ct
+from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
@@ -68,7 +69,7 @@ class StepParams(NamedTuple):
 
 
 # --------------------------------------------------------------------------- compiled loop
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def impact_step(sw, nl, c, h, g):
     """True if the last step contained a touch-down impact: a point that approached the
     ground faster than 2 g h at the step's start and carries an impulse. Its mean force
@@ -81,7 +82,7 @@ def impact_step(sw, nl, c, h, g):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vertical_impulse(sw, c, h, slope):
     """Total vertical (world z) ground impulse of the last step, N s: the contact forces
     (normal, tangent to a ground of the given slope, rad) times h."""
@@ -93,7 +94,7 @@ def vertical_impulse(sw, c, h, slope):
     return h * total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(t, x, p, assist_active):
     """Checks and one metric sample after the step from time t (module docstring).
     Returns OK or a termination code."""
@@ -144,12 +145,13 @@ def observe(t, x, p, assist_active):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force):
     """Store x and the last step's contact modes and forces for every record time not yet
     stored that is at or before t (within h / 2). Returns the next record index."""
     while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
-        rec_x[k_rec] = x
+        for j in range(x.shape[0]):
+            rec_x[k_rec, j] = x[j]
         for i in range(sw.mode.shape[0]):
             rec_mode[k_rec, i] = sw.mode[i]
             rec_force[k_rec, i, 0] = sw.force[i, 0]
@@ -158,7 +160,7 @@ def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force):
     return k_rec
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
 
@@ -178,13 +180,17 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     n_steps = int(math.floor((t_end - t0) / h + 0.5))
     cp.last_contact[0] = t0
     k_rec = 0
-    prev_mode = sw.mode.copy()
+    prev_mode = cp.prev_mode
+    for i in range(c):
+        prev_mode[i] = sw.mode[i]
     for k in range(n_steps):
         t = t0 + k * h
         k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
+        c0 = cy.cycles()
         _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
                                     cp.joint_gain)
         control_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
+        cy.add(sw.cycles, cy.CONTROL, c0)
         code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
         if code == ts.STEP_MASS_NOT_PD:
             return MASS_NOT_PD, t, k
@@ -194,7 +200,9 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
             if sw.mode[i] != prev_mode[i]:
                 cp.counts[0] += 1
                 prev_mode[i] = sw.mode[i]
+        c0 = cy.cycles()
         code = observe(t, x, p, active)
+        cy.add(sw.cycles, cy.OBSERVE, c0)
         if code != OK:
             return code, t + h, k + 1
     t = t0 + n_steps * h
