@@ -218,7 +218,9 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     cs = ct.make_settings("hard", mu=settings.mu)
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
                           pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
-    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model), cs, ss,
+    implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
+    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model, implicit_rows),
+                      cs, ss,
                       make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))
 
 
@@ -252,5 +254,6 @@ def step_statistics(p: StepParams) -> dict[str, float]:
     s = sw.stats
     return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
             "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),
+            "dense_factor": int(s[ts.STAT_DENSE]),
             "slip_path_m": float(sw.slip_path.sum()),
             "friction_work_J": float(sw.friction_work.sum())}
