@@ -247,3 +247,21 @@ def test_the_packed_format_is_the_documented_one(tmp_path, monkeypatch):
     assert by_hand == {(r.iteration, r.particle, r.name): r.value for r in params.itertuples()}
     by_hand = [(it, pa, n, v) for it, pa, _, _, mn, mb in rows for n, v in decode(mb, mn).items()]
     assert len(by_hand) == len(metrics) and any(math.isnan(v) for *_, v in by_hand)
+
+
+def test_a_codesign_iteration_of_200_particles_stays_under_the_storage_target(tmp_path):
+    """The real optimizer's candidates (81 co-design parameters each) with a record as
+    large as a walking design's (37 metrics, a 140-character message): schema 2 grows by
+    <= 1250 bytes per evaluation (the issue's target) on the real file size, schema 1 by
+    more than 4x that; the sizes returned are the files'."""
+    from codesign.bench.storage import PARTICLES, measure
+    metrics = {f"metric_number_{k:02d}_peak": 1.0 + k / 3.0 for k in range(37)}
+    record = EvalRecord("ok", "x" * 140, stage=9, stage_value=-1.25, metrics=metrics)
+    sizes = measure(record, 3, tmp_path)
+    old, new = sizes["schema 1"], sizes["schema 2"]
+    assert new.last_bytes == (tmp_path / "v2.sqlite").stat().st_size
+    assert old.last_bytes == (tmp_path / "v1.sqlite").stat().st_size
+    growth_new = (new.last_bytes - new.first_bytes) / (2 * PARTICLES)
+    growth_old = (old.last_bytes - old.first_bytes) / (2 * PARTICLES)
+    assert 81 * 8 + 37 * 8 + 140 < growth_new <= 1250          # the vectors and message, little else
+    assert growth_old > 4 * growth_new
