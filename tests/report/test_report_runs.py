@@ -223,7 +223,7 @@ def test_report_of_a_run_in_progress(tmp_path):
         # the driver is in the middle of writing iteration 3 (transaction not committed)
         writer = store._conn
         writer.execute("BEGIN IMMEDIATE")
-        writer.execute("INSERT INTO evaluations VALUES (?, 3, 0, 1, 0, 0.5, 'ok', '', 0.0, '')",
+        writer.execute("INSERT INTO evaluations VALUES (?, 3, 0, 1, 0, 0.5, 'ok', '', 0.0, '', 1, x'', 1, x'')",
                        (run_id,))
         out = build_report(tmp_path / "live")
         summary = (out / "summary.md").read_text()
