@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "optimize": "codesign.commands.optimize",
     "resume": "codesign.commands.resume",
     "runs": "codesign.commands.runs",
+    "migrate": "codesign.commands.migrate",
     "report": "codesign.commands.report",
     "freeze": "codesign.commands.freeze",
     "analyze": "codesign.commands.analyze",

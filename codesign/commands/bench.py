@@ -10,7 +10,7 @@ from pathlib import Path
 from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
 
-HELP = "run a benchmark (engine, runner, evaluate, screen, all) and compare with peers"
+HELP = "run a benchmark (engine, runner, evaluate, screen, storage, all) and compare with peers"
 
 
 def available() -> dict[str, str]:

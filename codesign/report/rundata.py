@@ -8,7 +8,6 @@ a reader sees the last committed iteration).
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,30 +53,21 @@ class RunData:
     def params_of(self, keys) -> pd.DataFrame:
         """Parameters of the evaluations ``keys`` [(iteration, particle), ...]: a wide frame
         indexed by (iteration, particle), one column per parameter name (NaN = unused)."""
-        return self._values("eval_params", keys)
+        return self._values("params", keys)
 
     def metrics_of(self, keys) -> pd.DataFrame:
         """Metrics of the evaluations ``keys``, as :meth:`params_of`."""
-        return self._values("eval_metrics", keys)
+        return self._values("metrics", keys)
 
-    def _values(self, table: str, keys) -> pd.DataFrame:
+    def _values(self, kind: str, keys) -> pd.DataFrame:
         keys = [(int(i), int(p)) for i, p in keys]
         index = pd.MultiIndex.from_tuples(keys, names=["iteration", "particle"]) if keys else \
             pd.MultiIndex.from_arrays([[], []], names=["iteration", "particle"])
         if not keys:
             return pd.DataFrame(index=index)
-        con = sqlite3.connect(f"file:{self.database.resolve()}?mode=ro", uri=True)
-        try:
-            con.execute("CREATE TEMP TABLE wanted (iteration INTEGER, particle INTEGER)")
-            con.executemany("INSERT INTO wanted VALUES (?, ?)", keys)
-            long = pd.read_sql_query(
-                f"SELECT t.iteration, t.particle, t.name, t.value FROM {table} t JOIN wanted w "
-                "ON t.iteration = w.iteration AND t.particle = w.particle WHERE t.run_id = ?",
-                con, params=(int(self.run["run_id"]),))
-        except sqlite3.DatabaseError as exc:
-            raise UserError(f"{self.database}: cannot read {table} ({exc})") from None
-        finally:
-            con.close()
+        with open_run(self.database, readonly=True) as store:
+            read = store.params if kind == "params" else store.metrics
+            long = read(int(self.run["run_id"]), keys=keys)
         long["value"] = pd.to_numeric(long["value"]).astype(float)
         wide = long.pivot_table(index=["iteration", "particle"], columns="name",
                                 values="value", aggfunc="first", dropna=False)

@@ -2,25 +2,32 @@
 
 The contract is :class:`RunStore` (written in the manner of Optuna's ``BaseStorage``);
 :class:`SQLiteRunStore` implements it on one SQLite file per run (``results/<name>/run.sqlite``,
-WAL mode, stdlib ``sqlite3``). Schema (long format, DESIGN.md §5)::
+WAL mode, stdlib ``sqlite3``). Schema version 2 (compact: one row per evaluation)::
 
     codesign_meta(key, value)                       application = "codesign-run", schema_version
     runs(run_id, name, spec_toml, spec_hash, parent_run_id, created, status, code_version,
          iterations_total, driver)
     subspaces(run_id, subspace_id, groups_json)     the group of each pool, as JSON
+    name_sets(set_id, names_json)                   each distinct list of names, once
     evaluations(run_id, iteration, particle, subspace_id, stage, stage_value, status,
-                message, wall_s, worker)
-    eval_params(run_id, iteration, particle, name, value)
-    eval_metrics(run_id, iteration, particle, name, value)
+                message, wall_s, worker, param_names, params, metric_names, metrics)
     iterations(run_id, iteration, best_stage, best_value, best_subspace_id, n_failed,
                evals_wall_s, finished, state_npz)
+
+An evaluation's parameters (and its metrics) are one BLOB of little-endian float64 values,
+8 bytes each, in the order of the names of its ``name_sets`` row (``param_names``,
+``metric_names``; names sorted, so equal runs give equal bytes): a co-design evaluation's
+40-odd parameters and 30-odd metrics take ~600 bytes instead of ~6 kB of long-format rows
+with a text name each (schema 1, :mod:`codesign.run.schema1`; ``codesign migrate``
+converts). The readers unpack them into the long (or wide) DataFrames schema 1 gave.
 
 ``state_npz`` is a zip of ``.npy`` arrays (numpy's .npz layout, no pickle, fixed zip
 timestamps so equal states give equal bytes) holding the optimizer and RNG state after
 that iteration. Only the latest iteration keeps its state (older ones are set to NULL in
 the same transaction): the evaluations already record the whole history, and a
 200-particle co-design state would otherwise grow the file by megabytes per iteration.
-A NaN (failed stage value, non-finite metric) is stored as NULL.
+A NaN (failed stage value, non-finite metric or parameter) is stored as NULL in a column
+and as NaN in a packed vector; both read back as NaN.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ import sqlite3
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,9 +52,10 @@ from codesign.errors import UserError
 from codesign.types import Candidate, EvalRecord
 
 APPLICATION = "codesign-run"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
-_SCHEMA = """
+# the tables schema 1 and 2 share, and the columns of an evaluation both store
+SCHEMA_RUNS = """
 CREATE TABLE codesign_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
     run_id INTEGER PRIMARY KEY, name TEXT NOT NULL, spec_toml TEXT NOT NULL,
@@ -56,26 +64,30 @@ CREATE TABLE runs (
 CREATE TABLE subspaces (
     run_id INTEGER NOT NULL, subspace_id INTEGER NOT NULL, groups_json TEXT NOT NULL,
     PRIMARY KEY (run_id, subspace_id));
-CREATE TABLE evaluations (
+"""
+SCHEMA_EVALUATION_COLUMNS = """
     run_id INTEGER NOT NULL, iteration INTEGER NOT NULL, particle INTEGER NOT NULL,
     subspace_id INTEGER NOT NULL, stage INTEGER NOT NULL, stage_value REAL, status TEXT NOT NULL,
-    message TEXT NOT NULL, wall_s REAL NOT NULL, worker TEXT NOT NULL,
-    PRIMARY KEY (run_id, iteration, particle));
-CREATE TABLE eval_params (
-    run_id INTEGER NOT NULL, iteration INTEGER NOT NULL, particle INTEGER NOT NULL,
-    name TEXT NOT NULL, value REAL, PRIMARY KEY (run_id, iteration, particle, name));
-CREATE TABLE eval_metrics (
-    run_id INTEGER NOT NULL, iteration INTEGER NOT NULL, particle INTEGER NOT NULL,
-    name TEXT NOT NULL, value REAL, PRIMARY KEY (run_id, iteration, particle, name));
-CREATE TABLE iterations (
+    message TEXT NOT NULL, wall_s REAL NOT NULL, worker TEXT NOT NULL,"""
+SCHEMA_ITERATIONS = """CREATE TABLE iterations (
     run_id INTEGER NOT NULL, iteration INTEGER NOT NULL, best_stage INTEGER, best_value REAL,
     best_subspace_id INTEGER, n_failed INTEGER NOT NULL, evals_wall_s REAL NOT NULL,
     finished TEXT NOT NULL, state_npz BLOB, PRIMARY KEY (run_id, iteration));
 """
+_SCHEMA = SCHEMA_RUNS + """CREATE TABLE name_sets (set_id INTEGER PRIMARY KEY, names_json TEXT NOT NULL);
+CREATE TABLE evaluations (""" + SCHEMA_EVALUATION_COLUMNS + """
+    param_names INTEGER NOT NULL, params BLOB NOT NULL,
+    metric_names INTEGER NOT NULL, metrics BLOB NOT NULL,
+    PRIMARY KEY (run_id, iteration, particle));
+""" + SCHEMA_ITERATIONS
 
 
-TABLES = ("codesign_meta", "runs", "subspaces", "evaluations", "eval_params", "eval_metrics",
-          "iterations")
+TABLES = ("codesign_meta", "runs", "subspaces", "name_sets", "evaluations", "iterations")
+
+# the evaluations' columns the readers return (the packed vectors are read apart)
+EVALUATION_COLUMNS = ("run_id", "iteration", "particle", "subspace_id", "stage", "stage_value",
+                      "status", "message", "wall_s", "worker")
+VALUE_COLUMNS = ("run_id", "iteration", "particle", "name", "value")
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
@@ -138,10 +150,12 @@ class RunStore(abc.ABC):
     def evaluations(self, run_id: int | None = None) -> pd.DataFrame: ...
 
     @abc.abstractmethod
-    def params(self, run_id: int | None = None, wide: bool = False) -> pd.DataFrame: ...
+    def params(self, run_id: int | None = None, wide: bool = False,
+               keys: Sequence[tuple[int, int]] | None = None) -> pd.DataFrame: ...
 
     @abc.abstractmethod
-    def metrics(self, run_id: int | None = None, wide: bool = False) -> pd.DataFrame: ...
+    def metrics(self, run_id: int | None = None, wide: bool = False,
+                keys: Sequence[tuple[int, int]] | None = None) -> pd.DataFrame: ...
 
     @abc.abstractmethod
     def iterations(self, run_id: int | None = None) -> pd.DataFrame: ...
@@ -154,6 +168,76 @@ def _now() -> str:
 def _real(value: float) -> float | None:
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+PACKED = np.dtype("<f8")      # one packed value: little-endian float64, 8 bytes
+
+
+def pack_values(values: Mapping[str, float]) -> tuple[tuple[str, ...], bytes]:
+    """(names sorted, their values as one little-endian float64 BLOB); a non-finite value
+    becomes NaN (as schema 1 stored it: NULL). Equal mappings give equal bytes."""
+    names = tuple(sorted(values))
+    packed = np.array([float(values[n]) for n in names], dtype=PACKED)
+    packed[~np.isfinite(packed)] = np.nan
+    return names, packed.tobytes()
+
+
+def unpack_values(blob: bytes, count: int) -> np.ndarray:
+    """The ``count`` float64 values of a packed BLOB (ValueError if its length differs)."""
+    if len(blob) != count * PACKED.itemsize:
+        raise ValueError(f"packed vector of {len(blob)} bytes; expected {count} x 8")
+    return np.frombuffer(blob, dtype=PACKED)
+
+
+def insert_name_sets(c: sqlite3.Connection, known: dict[tuple[str, ...], int],
+                     wanted: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+    """The set ids of ``wanted`` name lists: ``known`` ones as they are, new ones inserted
+    (ids in first-seen order, so equal runs get equal ids). Returns known + new; the caller
+    keeps it only once the transaction commits."""
+    ids = dict(known)
+    for names in wanted:
+        if names not in ids:
+            ids[names] = max(ids.values(), default=0) + 1
+            c.execute("INSERT INTO name_sets VALUES (?, ?)", (ids[names], json.dumps(list(names))))
+    return ids
+
+
+class EvaluationRow(NamedTuple):
+    """One evaluation as schema 2 stores it: ``columns`` are the values of
+    EVALUATION_COLUMNS in that order; ``params`` and ``metrics`` are packed on insert."""
+
+    columns: tuple
+    params: Mapping[str, float]
+    metrics: Mapping[str, float]
+
+
+def insert_evaluations(c: sqlite3.Connection, known: dict[tuple[str, ...], int],
+                       rows: Sequence[EvaluationRow]) -> dict[tuple[str, ...], int]:
+    """Insert evaluations (their vectors packed, new name lists into ``name_sets``) in the
+    caller's transaction; returns the name-set ids known afterwards (see insert_name_sets)."""
+    packed = [(row.columns, *pack_values(row.params), *pack_values(row.metrics)) for row in rows]
+    ids = insert_name_sets(c, known, [names for p in packed for names in (p[1], p[3])])
+    c.executemany("INSERT INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  [(*columns, ids[pn], pb, ids[mn], mb) for columns, pn, pb, mn, mb in packed])
+    return ids
+
+
+def insert_iteration(c: sqlite3.Connection, run_id: int, iteration: int, records: Sequence[EvalRecord],
+                     best: tuple, state_blob: bytes) -> None:
+    """The iteration's row (best after it, failures, summed wall time, state) in the
+    caller's transaction; the previous iterations' states are dropped (see the module)."""
+    key, best_subspace = best
+    has_best = key[0] == 0.0
+    c.execute("UPDATE iterations SET state_npz = NULL WHERE run_id = ? AND state_npz IS NOT NULL", (run_id,))
+    c.execute("INSERT INTO iterations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              (run_id, iteration, int(-key[1]) if has_best else None,
+               _real(key[2]) if has_best else None, int(best_subspace) if has_best else None,
+               sum(not r.ok for r in records), float(sum(r.wall_s for r in records)), _now(), state_blob))
+
+
+def read_name_sets(c: sqlite3.Connection) -> dict[int, tuple[str, ...]]:
+    """set_id -> its names, from the ``name_sets`` table."""
+    return {int(i): tuple(json.loads(text)) for i, text in c.execute("SELECT set_id, names_json FROM name_sets")}
 
 
 def state_to_bytes(state: dict[str, np.ndarray]) -> bytes:
@@ -209,7 +293,24 @@ def _transaction(c: sqlite3.Connection):
     c.execute("COMMIT")
 
 
-def _build_and_link(path: Path, run: dict | None) -> int | None:
+PAGE_SIZE = 16384     # bytes; 4096 (SQLite's default) leaves ~15 % of each evaluations page
+                      # empty (3-4 rows of ~1 kB fit), 65536 costs a page per small table
+WAL_PAGES = 256       # checkpoint the WAL at 4 MB, as SQLite's default (1000 pages of 4 kB)
+
+
+def create_schema(conn: sqlite3.Connection, schema: str = _SCHEMA, version: str = SCHEMA_VERSION,
+                  page_size: int = PAGE_SIZE) -> None:
+    """The tables of a run database (WAL mode, ``page_size`` pages) in an empty one, with
+    its codesign_meta."""
+    conn.execute(f"PRAGMA page_size = {int(page_size)}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript("BEGIN;" + schema + "COMMIT;")
+    conn.executemany("INSERT INTO codesign_meta VALUES (?, ?)",
+                     [("application", APPLICATION), ("schema_version", version)])
+
+
+def _build_and_link(path: Path, run: dict | None, schema: str = _SCHEMA,
+                    version: str = SCHEMA_VERSION, page_size: int = PAGE_SIZE) -> int | None:
     """Write the schema (and the run) into a temporary file beside ``path``, then link it
     to ``path`` (fails if ``path`` exists: no overwrite, no half-made database)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -218,10 +319,7 @@ def _build_and_link(path: Path, run: dict | None) -> int | None:
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-            conn.executemany("INSERT INTO codesign_meta VALUES (?, ?)",
-                             [("application", APPLICATION), ("schema_version", SCHEMA_VERSION)])
+            create_schema(conn, schema, version, page_size)
             if run is not None:
                 run_id = _insert_run(conn, **run)
         finally:
@@ -242,6 +340,11 @@ def _build_and_link(path: Path, run: dict | None) -> int | None:
 class SQLiteRunStore(RunStore):
     """A run store in one SQLite file. ``create=True`` makes a new file (it must not exist)."""
 
+    schema_sql = _SCHEMA
+    schema_version = SCHEMA_VERSION
+    tables = TABLES
+    page_size = PAGE_SIZE
+
     def __init__(self, path: str | Path, create: bool = False, readonly: bool = False,
                  run: dict | None = None):
         """``create=True``: a new file holding the schema and, if ``run`` is given (the
@@ -250,14 +353,17 @@ class SQLiteRunStore(RunStore):
         drivers creating the same path: one wins, the other gets a UserError)."""
         self.path = Path(path)
         self.run_id: int | None = None
+        self._name_ids: dict[tuple[str, ...], int] | None = None    # the writer's name sets
         if create:
             if self.path.exists():
                 raise UserError(f"{self.path}: already exists; expected a new run database path")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.run_id = _build_and_link(self.path, run)
+            self.run_id = _build_and_link(self.path, run, self.schema_sql, self.schema_version,
+                                          self.page_size)
             self._conn = _connect(self.path, readonly=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")   # WAL: safe against process death
+            self._conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
             return
         if not self.path.is_file():
             raise UserError(f"{self.path}: no such run database; expected results/<name>/run.sqlite")
@@ -271,6 +377,7 @@ class SQLiteRunStore(RunStore):
             if not readonly:
                 self._guard(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
                 self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
         except BaseException:
             self.close()       # the last connection to close removes the -wal and -shm files
             raise
@@ -288,10 +395,15 @@ class SQLiteRunStore(RunStore):
         if meta.get("application") != APPLICATION:
             raise UserError(f"{self.path}: not a codesign run database (application = "
                             f"{meta.get('application')!r}); expected {APPLICATION!r}")
-        if meta.get("schema_version") != SCHEMA_VERSION:
-            raise UserError(f"{self.path}: run database schema {meta.get('schema_version')!r}; "
-                            f"expected {SCHEMA_VERSION!r}")
-        missing = [t for t in TABLES if t not in tables]
+        found = meta.get("schema_version")
+        if found != self.schema_version:
+            if found == "1" and self.schema_version == SCHEMA_VERSION:
+                raise UserError(f"{self.path}: run database schema '1' (long format, before compact "
+                                f"storage); expected {SCHEMA_VERSION!r}: convert it with `codesign "
+                                f"migrate {self.path.parent}`")
+            raise UserError(f"{self.path}: run database schema {found!r}; "
+                            f"expected {self.schema_version!r}")
+        missing = [t for t in self.tables if t not in tables]
         if missing:
             raise UserError(f"{self.path}: damaged run database (table {', '.join(missing)} missing); "
                             f"expected the tables of a codesign run database")
@@ -319,33 +431,27 @@ class SQLiteRunStore(RunStore):
                                                iterations_total, subspaces))
 
     def write_iteration(self, run_id, iteration, candidates, records, best, state) -> None:
-        key, best_subspace = best
-        has_best = key[0] == 0.0
-        eval_rows, param_rows, metric_rows = [], [], []
-        for cand, rec in zip(candidates, records, strict=True):
-            eval_rows.append((run_id, iteration, cand.particle, cand.subspace_id, int(rec.stage),
-                              _real(rec.stage_value), rec.status, rec.message, float(rec.wall_s),
-                              rec.worker))
-            param_rows += [(run_id, iteration, cand.particle, n, _real(v)) for n, v in cand.params.items()]
-            metric_rows += [(run_id, iteration, cand.particle, n, _real(v)) for n, v in rec.metrics.items()]
+        rows = [EvaluationRow((run_id, iteration, cand.particle, cand.subspace_id, int(rec.stage),
+                               _real(rec.stage_value), rec.status, rec.message, float(rec.wall_s),
+                               rec.worker), cand.params, rec.metrics)
+                for cand, rec in zip(candidates, records, strict=True)]
         state_blob = state_to_bytes(state)
+        if self._name_ids is None:
+            self._name_ids = {names: i for i, names in self._guard(
+                lambda: read_name_sets(self._conn)).items()}
 
         def write():
             with _transaction(self._conn) as c:
-                write_rows(c)
-
-        def write_rows(c):
-            c.executemany("INSERT INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", eval_rows)
-            c.executemany("INSERT INTO eval_params VALUES (?, ?, ?, ?, ?)", param_rows)
-            c.executemany("INSERT INTO eval_metrics VALUES (?, ?, ?, ?, ?)", metric_rows)
-            c.execute("UPDATE iterations SET state_npz = NULL WHERE run_id = ? AND state_npz IS NOT NULL",
-                      (run_id,))
-            c.execute("INSERT INTO iterations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      (run_id, iteration, int(-key[1]) if has_best else None,
-                       _real(key[2]) if has_best else None, int(best_subspace) if has_best else None,
-                       sum(not r.ok for r in records), float(sum(r.wall_s for r in records)),
-                       _now(), state_blob))
+                ids = insert_evaluations(c, self._name_ids, rows)
+                insert_iteration(c, run_id, iteration, records, best, state_blob)
+            self._name_ids = ids          # only once committed
         self._guard(write)
+
+    def checkpoint(self) -> int:
+        """Move the WAL's pages into the database file (a writer); returns the file's size
+        in bytes, what the run occupies on disk once its WAL is gone."""
+        self._guard(lambda: self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        return self.path.stat().st_size
 
     def set_status(self, run_id, status) -> None:
         self._guard(lambda: self._conn.execute("UPDATE runs SET status = ?, driver = ? WHERE run_id = ?",
@@ -376,6 +482,10 @@ class SQLiteRunStore(RunStore):
             if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
 
+    def rows(self, sql: str, args: Sequence = ()) -> list[tuple]:
+        """The rows of one read-only SQL query (damage: UserError)."""
+        return self._guard(lambda: self._conn.execute(sql, tuple(args)).fetchall())
+
     def _frame(self, sql: str, run_id: int | None) -> pd.DataFrame:
         where = "" if run_id is None else " WHERE run_id = ?"
         params = () if run_id is None else (int(run_id),)
@@ -388,19 +498,70 @@ class SQLiteRunStore(RunStore):
         return self._frame("SELECT * FROM subspaces", run_id)
 
     def evaluations(self, run_id=None) -> pd.DataFrame:
-        return self._frame("SELECT * FROM evaluations", run_id).sort_values(
+        return self._frame(f"SELECT {', '.join(EVALUATION_COLUMNS)} FROM evaluations", run_id).sort_values(
             ["run_id", "iteration", "particle"], ignore_index=True)
 
-    def params(self, run_id=None, wide=False) -> pd.DataFrame:
-        return self._long_or_wide(self._frame("SELECT * FROM eval_params", run_id), wide)
+    def params(self, run_id=None, wide=False, keys=None) -> pd.DataFrame:
+        """Parameters, long (run_id, iteration, particle, name, value; sorted) or ``wide``
+        (one column per name, NaN where unused); ``keys`` [(iteration, particle), ...]
+        limits them to those evaluations."""
+        return self._long_or_wide(self._values("param_names", "params", run_id, keys), wide)
 
-    def metrics(self, run_id=None, wide=False) -> pd.DataFrame:
-        return self._long_or_wide(self._frame("SELECT * FROM eval_metrics", run_id), wide)
+    def metrics(self, run_id=None, wide=False, keys=None) -> pd.DataFrame:
+        """Metrics, as :meth:`params`."""
+        return self._long_or_wide(self._values("metric_names", "metrics", run_id, keys), wide)
 
     def iterations(self, run_id=None) -> pd.DataFrame:
         return self._frame("SELECT run_id, iteration, best_stage, best_value, best_subspace_id, "
                            "n_failed, evals_wall_s, finished FROM iterations", run_id).sort_values(
             ["run_id", "iteration"], ignore_index=True)
+
+    def _values(self, names_column: str, column: str, run_id: int | None, keys) -> pd.DataFrame:
+        """The packed vectors of ``column`` unpacked into the long frame schema 1 stored:
+        VALUE_COLUMNS, one row per (evaluation, name)."""
+        sql = f"SELECT run_id, iteration, particle, {names_column}, {column} FROM evaluations"
+        where, args = ([] if run_id is None else ["run_id = ?"]), ([] if run_id is None else [int(run_id)])
+        if keys is None:
+            rows = self._guard(lambda: self._conn.execute(
+                sql + (" WHERE " + where[0] if where else ""), args).fetchall())
+        else:
+            wanted = sorted({(int(i), int(p)) for i, p in keys})
+            rows = []
+            for start in range(0, len(wanted), 5000):          # SQLite's limit on bound variables
+                chunk = wanted[start:start + 5000]
+                match = "(iteration, particle) IN (VALUES " + ", ".join(["(?, ?)"] * len(chunk)) + ")"
+                rows += self._guard(lambda: self._conn.execute(
+                    sql + " WHERE " + " AND ".join(where + [match]),
+                    args + [v for k in chunk for v in k]).fetchall())
+        sets = self._guard(lambda: read_name_sets(self._conn))
+        return self._unpack(rows, sets, column)
+
+    def _unpack(self, rows: list, sets: dict[int, tuple[str, ...]], column: str) -> pd.DataFrame:
+        by_set: dict[int, list] = {}
+        for row in rows:
+            by_set.setdefault(row[3], []).append(row)
+        parts = []
+        for set_id, group in by_set.items():
+            names = sets.get(set_id)
+            if names is None:
+                raise UserError(f"{self.path}: corrupt run database (evaluation {group[0][1]}:"
+                                f"{group[0][2]} names set {set_id}, not in name_sets); expected a "
+                                f"codesign run database")
+            if not names:
+                continue
+            try:
+                values = np.concatenate([unpack_values(r[4], len(names)) for r in group])
+            except (ValueError, TypeError) as exc:
+                raise UserError(f"{self.path}: corrupt run database ({column}: {exc}); expected a "
+                                f"codesign run database") from None
+            index = np.array([r[:3] for r in group], dtype=np.int64).repeat(len(names), axis=0)
+            parts.append((index, np.tile(np.array(names, dtype=object), len(group)), values))
+        if not parts:
+            return pd.DataFrame(columns=list(VALUE_COLUMNS))   # as an empty query gave
+        index = np.concatenate([p[0] for p in parts])
+        return pd.DataFrame({"run_id": index[:, 0], "iteration": index[:, 1], "particle": index[:, 2],
+                             "name": np.concatenate([p[1] for p in parts]),
+                             "value": np.concatenate([p[2] for p in parts])})
 
     @staticmethod
     def _long_or_wide(frame: pd.DataFrame, wide: bool) -> pd.DataFrame:

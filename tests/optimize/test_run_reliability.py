@@ -214,8 +214,9 @@ def comparable(db: Path) -> dict:
         return {
             "evaluations": read("SELECT run_id, iteration, particle, subspace_id, stage, stage_value, "
                                 "status, message FROM evaluations ORDER BY iteration, particle"),
-            "eval_params": read("SELECT * FROM eval_params ORDER BY iteration, particle, name"),
-            "eval_metrics": read("SELECT * FROM eval_metrics ORDER BY iteration, particle, name"),
+            "packed": read("SELECT run_id, iteration, particle, param_names, params, metric_names, "
+                           "metrics FROM evaluations ORDER BY iteration, particle"),
+            "name_sets": read("SELECT * FROM name_sets ORDER BY set_id"),
             "iterations": read("SELECT run_id, iteration, best_stage, best_value, best_subspace_id, "
                                "n_failed, state_npz FROM iterations ORDER BY iteration"),
             "runs": read("SELECT spec_hash, status, iterations_total FROM runs"),

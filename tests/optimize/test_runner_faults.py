@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from codesign.run.store import open_run
+
 pytestmark = pytest.mark.integration
 
 BIN = Path(sys.executable).parent
@@ -60,10 +62,11 @@ def comparable(db: Path) -> dict[str, pd.DataFrame]:
             "runs": read("SELECT spec_hash, status, iterations_total FROM runs"),
             "evaluations": read("SELECT iteration, particle, subspace_id, stage, stage_value, status, "
                                 "message FROM evaluations ORDER BY iteration, particle"),
-            "params": read("SELECT iteration, particle, name, value FROM eval_params "
-                           "ORDER BY iteration, particle, name"),
-            "metrics": read("SELECT iteration, particle, name, value FROM eval_metrics "
-                            "ORDER BY iteration, particle, name"),
+            "params": read("SELECT iteration, particle, param_names, hex(params) AS params "
+                           "FROM evaluations ORDER BY iteration, particle"),
+            "metrics": read("SELECT iteration, particle, metric_names, hex(metrics) AS metrics "
+                            "FROM evaluations ORDER BY iteration, particle"),
+            "name_sets": read("SELECT set_id, names_json FROM name_sets ORDER BY set_id"),
             "iterations": read("SELECT iteration, best_stage, best_value, best_subspace_id, n_failed, "
                                "state_npz IS NOT NULL AS has_state FROM iterations ORDER BY iteration"),
             "state": read("SELECT hex(state_npz) AS state FROM iterations WHERE state_npz IS NOT NULL"),
@@ -151,9 +154,10 @@ def test_killed_worker_loses_nothing(tmp_path, dask_cluster):
     with sqlite3.connect(db) as c:
         late = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations WHERE iteration >= 8")}
         early = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations WHERE iteration < 2")}
-        warmups = c.execute("SELECT DISTINCT value FROM eval_metrics WHERE name = 'warmups'").fetchall()
+    with open_run(db, readonly=True) as store:
+        warmups = set(store.metrics().query("name == 'warmups'")["value"])
     assert len(early) == 2 and len(late) == 1              # both worked, then only the survivor
-    assert warmups == [(1.0,)]        # the warm-up hook ran once in each worker before evaluating
+    assert warmups == {1.0}           # the warm-up hook ran once in each worker before evaluating
     # restart a worker for the next test
     dask_cluster["workers"][0] = subprocess.Popen(
         [BIN / "dask", "worker", dask_cluster["address"], "--nthreads", "1", "--no-nanny", "--no-dashboard",

@@ -143,7 +143,7 @@ def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path, db_v
     key = (int(best["iteration"]), int(best["particle"]))
     top = (out / "top_solutions.csv").read_text().splitlines()
     assert top[1].split(",")[1] == f"{key[0]}:{key[1]}"
-    added = db_values(run, "eval_metrics", key)["added_mass_kg"]
+    added = db_values(run, "metrics", key)["added_mass_kg"]
     assert f"{added:+.1f}" in html
     with sqlite3.connect(run / "run.sqlite") as con:
         db = dict(con.execute("SELECT subspace_id, COUNT(*) FROM evaluations GROUP BY 1"))
@@ -155,14 +155,14 @@ def test_codesign_report_has_morphologies_and_table(codesign_run, tmp_path, db_v
             (t, p) for s, t, p in SUBSPACES if s == int(sid))
 
 
-def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, db_values):
+def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, db_values, db_rows):
     run, catalog, start_run = codesign_run
     data = load_run(run)
     best = ranked(data.evaluations[data.evaluations["status"] == "ok"]).iloc[0]
     sid = int(best["subspace_id"])
     tid, pair = next((t, p) for s, t, p in SUBSPACES if s == sid)
     key = (int(best["iteration"]), int(best["particle"]))
-    solution = db_values(run, "eval_params", key)
+    solution = db_values(run, "params", key)
 
     # scenario 2 of thesis 5.6: actuator placement explored within one topology
     text, summary = freeze_spec(run, ["topology"], name="placement")
@@ -180,8 +180,8 @@ def test_freeze_topology_then_actuators_then_morphology(codesign_run, tmp_path, 
     child = start_run(spec, results=tmp_path, progress=False).parent
     with sqlite3.connect(child / "run.sqlite") as con:
         subspaces = {s for (s,) in con.execute("SELECT DISTINCT subspace_id FROM evaluations")}
-        rows = con.execute("SELECT name, value FROM eval_params").fetchall()
         parent, = con.execute("SELECT parent_run_id FROM runs").fetchone()
+    rows = [(n, v) for _, _, n, v in db_rows(child, "params")]
     assert subspaces == {sid} and parent == data.name
     for name, value in rows:
         if name in morph:

@@ -223,7 +223,7 @@ def test_report_of_a_run_in_progress(tmp_path):
         # the driver is in the middle of writing iteration 3 (transaction not committed)
         writer = store._conn
         writer.execute("BEGIN IMMEDIATE")
-        writer.execute("INSERT INTO evaluations VALUES (?, 3, 0, 1, 0, 0.5, 'ok', '', 0.0, '')",
+        writer.execute("INSERT INTO evaluations VALUES (?, 3, 0, 1, 0, 0.5, 'ok', '', 0.0, '', 1, x'', 1, x'')",
                        (run_id,))
         out = build_report(tmp_path / "live")
         summary = (out / "summary.md").read_text()
@@ -235,7 +235,7 @@ def test_report_of_a_run_in_progress(tmp_path):
         store.close()
 
 
-def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_path, db_values):
+def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_path, db_values, db_rows):
     text, summary = freeze_spec(parent_run, ["pool:topology", "param:x"], name="child",
                                 warm_start=3)
     child = parse_spec(text, source="child")
@@ -245,7 +245,7 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
     groups = data.subspace_groups[int(best["subspace_id"])]
     # frozen values in the new spec are the solution's, bit for bit
     assert child.freeze.pools == {"topology": groups["topology"]}
-    assert child.freeze.parameters == {"x": db_values(parent_run, "eval_params", key)["x"]}
+    assert child.freeze.parameters == {"x": db_values(parent_run, "params", key)["x"]}
     assert child.freeze.parent == "parent"
     # warm start: init ranges of the open parameters inside their bounds
     for name, entry in tomllib.loads(text).get("space", {}).get("parameters", {}).items():
@@ -256,10 +256,10 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
         topologies = {json.loads(g)["topology"] for (g,) in con.execute(
             "SELECT s.groups_json FROM evaluations e JOIN subspaces s "
             "ON e.subspace_id = s.subspace_id")}
-        xs = [v for (v,) in con.execute("SELECT value FROM eval_params WHERE name = 'x'")]
-        open_values = con.execute("SELECT name, COUNT(DISTINCT value) FROM eval_params "
-                                  "WHERE name != 'x' GROUP BY name").fetchall()
         n_eval, = con.execute("SELECT COUNT(*) FROM evaluations").fetchone()
+    params = db_rows(child_folder, "params")
+    xs = [v for _, _, n, v in params if n == "x"]
+    open_values = {n: len({v for _, _, m, v in params if m == n}) for _, _, n, _ in params if n != "x"}.items()
     assert parent_name == "parent"
     assert n_eval == PARTICLES * ITERATIONS
     assert topologies == {groups["topology"]}
@@ -270,7 +270,7 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
 def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsys, db_values):
     data = load_run(parent_run)
     best = ranked(data.evaluations).iloc[0]
-    used = db_values(parent_run, "eval_params", (int(best["iteration"]), int(best["particle"])))
+    used = db_values(parent_run, "params", (int(best["iteration"]), int(best["particle"])))
     assert len(used) >= 2
     reopen = sorted(used)[-1]
     text, _ = freeze_spec(parent_run, ["param:*"], open_parts=[f"param:{reopen}"], name="c")
