@@ -131,3 +131,26 @@ def test_the_checker_sees_a_violation(tmp_path):
     assert g.has_edge("codesign.walking.a", "codesign.run.b")
     assert g.has_edge("codesign.run.b", "codesign.walking.a")
     assert RANK["run"] > RANK["walking"]
+
+
+def test_the_compiled_code_key_covers_what_compiled_code_reaches(graph):
+    """numba's disk cache is keyed by a digest of only the core files and
+    ``codesign.COMPILED_PACKAGES`` (an edit elsewhere keeps the compiled code). That is
+    sound only if every module with a compiled kernel is hashed and every hashed module
+    imports only hashed modules: a kernel can link in code (or read constants) from any
+    module it imports, and numba's own staleness check sees only the kernel's file."""
+    import codesign
+
+    def hashed(module: str) -> bool:
+        parts = module.split(".")
+        if len(parts) == 1 or f"{parts[1]}.py" in codesign.CORE_FILES:
+            return True
+        return parts[1] in codesign.COMPILED_PACKAGES
+
+    modules = source_modules()
+    with_kernels = sorted(m for m, path in modules.items() if "njit" in path.read_text(encoding="utf-8"))
+    assert "codesign.walking.stepping" in with_kernels and "codesign.analysis.walkers" in with_kernels
+    assert all(hashed(m) for m in with_kernels), [m for m in with_kernels if not hashed(m)]
+    leaks = sorted(f"{a} -> {b}" for a, b in graph.edges if hashed(a) and not hashed(b))
+    assert not leaks, "compiled code could reach sources outside its cache key:\n" + "\n".join(leaks)
+    assert not hashed("codesign.run.store") and not hashed("codesign.cli")
