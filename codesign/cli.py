@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "freeze": "codesign.commands.freeze",
     "analyze": "codesign.commands.analyze",
     "bench": "codesign.commands.bench",
+    "warmup": "codesign.commands.warmup",
 }
 
 

@@ -25,6 +25,7 @@ from typing import Mapping
 
 from codesign.errors import UserError
 from codesign.types import EvalRecord
+from codesign.walking import compiled
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
 from codesign.walking.design import Design
@@ -43,7 +44,9 @@ def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
 
 def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):
     """(EvalRecord, timings {screen_s, setup_s, rollout_s}, Rollout or None, Setup or None).
-    ``human_model``: see :func:`build_setup`."""
+    ``human_model``: see :func:`build_setup`. The first evaluation of a process that will
+    compile kernels says so on stderr first (:mod:`codesign.walking.compiled`)."""
+    compiled.announce_first_compile(robot=design.topology is not None)
     t0 = time.perf_counter()
     timings = {"screen_s": 0.0, "setup_s": 0.0, "rollout_s": 0.0}
     try:

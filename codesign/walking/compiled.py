@@ -1,0 +1,119 @@
+"""The compiled kernels of one evaluation on numba's disk cache: which are missing, and the
+one-line announcement of a first compile.
+
+Every kernel of an evaluation is ``njit(cache=True)`` and the rollout is one compiled
+function (:func:`codesign.walking.stepping.walk`), so a process whose cache holds them
+loads them in about a second; a process that finds them missing compiles them, ~40 s of
+one core (``codesign bench coldstart`` measures both). The cache lives in
+``NUMBA_CACHE_DIR``, keyed by a digest of the sources compiled code can reach
+(:mod:`codesign` sets it), so the first process after an edit of those sources compiles.
+
+:data:`EVALUATION_KERNELS` (and :data:`ROBOT_KERNELS` for a design with a wearable robot)
+are the kernels an evaluation calls from Python (each links its callees into its own
+cached code): what ``NUMBA_DEBUG_CACHE=1`` shows as loaded in a process with a warm cache
+(``tests/walking/test_cold_start.py`` checks the list against it). A kernel is missing when numba's index file for it does not
+exist. :func:`announce_first_compile` prints one line to stderr before the first
+evaluation of a process that will compile (once per process);
+``codesign warmup`` compiles them ahead (``make`` runs it at install) and records how
+long that took, the figure the next announcement quotes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from importlib import import_module
+from pathlib import Path
+from typing import TextIO
+
+import numba
+
+from codesign.io import write_text_atomic
+
+# module:kernel, called from Python during one evaluation (set-up, rollout) of any design
+EVALUATION_KERNELS = ("codesign.control.signals:periodic_pchip_slopes",
+                      "codesign.dynamics.kinematics:forward_kinematics",
+                      "codesign.dynamics.kinematics:body_point_world",
+                      "codesign.dynamics.kinematics:point_jacobian",
+                      "codesign.walking.stepping:walk")
+# ... and of a design with a wearable robot (screening, closing its loops)
+ROBOT_KERNELS = ("codesign.screening.screen:screen_kernel",
+                 "codesign.screening.screen:close_loops_kernel",
+                 "codesign.screening.kinematics:loop_residual_jacobian")
+# CPU s: a first compile of all of them in one process on the 2-core reference machine
+# (`codesign warmup`: 41-42 s), quoted until this machine has its own figure
+DEFAULT_COMPILE_S = 42.0
+RECORD_NAME = "last-compile.json"
+
+_checked: set[str] = set()   # kernels this process has checked already
+_announced = [False]
+
+
+def cache_dir() -> Path:
+    """numba's cache folder of this process (``NUMBA_CACHE_DIR``, set by :mod:`codesign`)."""
+    return Path(numba.config.CACHE_DIR)
+
+
+def kernels(robot: bool = True) -> tuple[str, ...]:
+    """The kernels an evaluation calls: of any design, plus the robot's if ``robot``."""
+    return EVALUATION_KERNELS + (ROBOT_KERNELS if robot else ())
+
+
+def is_cached(kernel: str) -> bool:
+    """True if numba's index file of ``module:name`` exists (or numba keeps no disk cache
+    for it, e.g. under ``NUMBA_DISABLE_JIT``: nothing to compile ahead)."""
+    module_name, name = kernel.split(":")
+    cache = getattr(getattr(import_module(module_name), name), "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return index is None or os.path.exists(index)
+
+
+def missing_kernels(robot: bool = True) -> list[str]:
+    """``module:name`` of each evaluation kernel not on the disk cache."""
+    return [k for k in kernels(robot) if not is_cached(k)]
+
+
+def expected_compile_s() -> tuple[float, str]:
+    """(CPU seconds, where the figure comes from): the last full ``codesign warmup`` compile
+    on this machine if recorded next to the cache, else :data:`DEFAULT_COMPILE_S`. On a
+    loaded machine the wall time is longer."""
+    try:
+        seconds = float(json.loads((cache_dir().parent / RECORD_NAME).read_text())["compile_s"])
+        return seconds, "the last compile on this machine"
+    except (OSError, ValueError, KeyError, TypeError):
+        return DEFAULT_COMPILE_S, "on the 2-core reference machine"
+
+
+def record_compile_s(seconds: float) -> None:
+    """Remember a full compile's CPU time (s) for the next announcement."""
+    path = cache_dir().parent / RECORD_NAME
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"compile_s": round(float(seconds), 1)}) + "\n")
+    except OSError:
+        pass   # a read-only cache parent: the announcement keeps quoting the default
+
+
+def announcement(missing: list[str]) -> str:
+    """The one line announcing a compile of ``missing`` kernels."""
+    seconds, source = expected_compile_s()
+    return (f"codesign: compiling {len(missing)} walking kernels missing from the cache "
+            f"{cache_dir()}: about {seconds:.0f} s of CPU ({source}), once for these sources")
+
+
+def announce_first_compile(robot: bool = True, stream: TextIO | None = None) -> bool:
+    """Before an evaluation (of a design with a wearable robot if ``robot``): print
+    :func:`announcement` to ``stream`` (stderr) if a kernel it calls is not cached. Each
+    kernel is checked once per process (a few file look-ups), and the line is printed at
+    most once per process. True if it printed."""
+    unchecked = [k for k in kernels(robot) if k not in _checked]
+    if not unchecked:
+        return False
+    _checked.update(unchecked)
+    missing = [k for k in unchecked if not is_cached(k)]
+    if not missing or _announced[0]:
+        return False
+    _announced[0] = True
+    print(announcement(missing), file=stream or sys.stderr, flush=True)
+    return True
