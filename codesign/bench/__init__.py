@@ -14,4 +14,5 @@ BENCHMARKS: dict[str, str] = {
     "evaluate": "codesign.bench.evaluate",
     "runner": "codesign.bench.runner",
     "storage": "codesign.bench.storage",
+    "coldstart": "codesign.bench.coldstart",
 }

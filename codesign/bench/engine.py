@@ -88,7 +88,9 @@ def _kernel_rollout(model, method: str, t_end: float, q0: np.ndarray):
     return elapsed, q
 
 
-def _mujoco_rollout(model, method: str, t_end: float, q0: np.ndarray):
+def mujoco_rollout(model, method: str, t_end: float, q0: np.ndarray) -> tuple[float, np.ndarray]:
+    """(seconds of ``mj_step`` for t_end s at :data:`STEP`, final joint angles rad) of
+    ``model`` as MJCF in MuJoCo; the model is built outside the timer."""
     import mujoco
 
     from codesign.dynamics.testing.peers import to_mjcf
@@ -105,6 +107,16 @@ def _mujoco_rollout(model, method: str, t_end: float, q0: np.ndarray):
     if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:  # MuJoCo reset after a blow-up
         q[:] = np.nan
     return elapsed, q
+
+
+def mujoco_chain_s(t_end: float, n_links: int = 20) -> float:
+    """Seconds MuJoCo takes to step the thesis's chain of ``n_links`` 1-m, 1-kg rods (from
+    0.3 rad per joint, at rest) for ``t_end`` s at 1 ms with semi-implicit Euler: the fixed
+    peer workload other benchmarks quote their times against (a ratio to it holds across
+    machines better than seconds do)."""
+    from codesign.dynamics.testing import examples as E
+
+    return mujoco_rollout(E.serial_chain(n_links), "symplectic_euler", t_end, np.full(n_links, Q0))[0]
 
 
 def _pinocchio_rollout(model, method: str, t_end: float, q0: np.ndarray):
@@ -224,11 +236,11 @@ def run(args) -> int:
             for method in methods:
                 tk, qk = _kernel_rollout(model, method, t_end, q0)
                 th, qh = _engine_rollout(model, method, t_end, q0)
-                tm, qm = _mujoco_rollout(model, method, t_end, q0)
+                tm, qm = mujoco_rollout(model, method, t_end, q0)
                 tp, qp = _pinocchio_rollout(model, method, t_end, q0)
                 diff_end = float(np.abs(qk - qm).max())
                 diff_1s = float(np.abs(_kernel_rollout(model, method, 1.0, q0)[1]
-                                       - _mujoco_rollout(model, method, 1.0, q0)[1]).max())
+                                       - mujoco_rollout(model, method, 1.0, q0)[1]).max())
                 label = "Euler" if method == "symplectic_euler" else "RK4"
                 blew_up = not np.all(np.isfinite(qk))  # stopped early: its time is not comparable
                 ratios = (f"{'blew up':>10}{'blew up':>10}" if blew_up

@@ -10,7 +10,7 @@ from pathlib import Path
 from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
 
-HELP = "run a benchmark (engine, runner, evaluate, screen, storage, all) and compare with peers"
+HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, all) and compare with peers"
 
 
 def available() -> dict[str, str]:
@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", choices=names, help="which benchmark")
     parser.add_argument("--out", default="results/bench", help="folder for the CSV files")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--full-peers", action="store_true",
+                        help="evaluate: run the slow event-driven and soft-contact peers for the "
+                             "whole simulated time (minutes) instead of 1 s")
 
 
 def run(args: argparse.Namespace) -> int:
