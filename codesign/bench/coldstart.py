@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,7 @@ class Process(NamedTuple):
     """One fresh process: wall time from outside, its own figures, numba's cache log."""
     case: str
     wall_s: float          # start to exit, interpreter included
+    cpu_s: float           # its CPU time (user + system; steadier than wall on a loaded machine)
     import_s: float        # import of the library (nan: none)
     first_s: float         # first evaluation / simulation (nan: none)
     compiled: int          # functions numba compiled and saved to the cache
@@ -90,16 +92,21 @@ def _env(**extra: str) -> dict[str, str]:
 
 def fresh_process(case: str, argv: list[str], env: dict[str, str]) -> Process:
     """Run ``argv`` in a new process and read its RESULT line and numba's cache log."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _children_cpu_s()
     done = subprocess.run(argv, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu_s() - c0
     lines = done.stdout.splitlines()
     result = next((json.loads(line[7:]) for line in lines if line.startswith("RESULT ")), {})
     nan = float("nan")
     status = result.get("status", "ok" if done.returncode == 0 else f"exit {done.returncode}")
-    return Process(case, wall, result.get("import_s", nan), result.get("first_s", nan),
+    return Process(case, wall, cpu, result.get("import_s", nan), result.get("first_s", nan),
                    sum(line.startswith("[cache] data saved") for line in lines),
                    sum(line.startswith("[cache] data loaded") for line in lines), status)
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _best(runs: list[Process]) -> Process:
@@ -135,9 +142,9 @@ def run(args) -> int:
     print(f"fresh processes: import + first {max_time:g}-s evaluation of {DESIGN.name} (codesign) or "
           f"{max_time:g} s of the 20-link chain at 1 ms (MuJoCo); best of {REPEATS} (cold: one); "
           "compiled/loaded: numba's cache log")
-    print(f"{'case':<28}{'wall (s)':>10}{'import (s)':>12}{'first (s)':>11}{'compiled':>10}{'loaded':>8}  status")
+    print(f"{'case':<28}{'wall (s)':>10}{'CPU (s)':>9}{'import (s)':>12}{'first (s)':>11}{'compiled':>10}{'loaded':>8}  status")
     for r in rows:
-        print(f"{r.case:<28}{r.wall_s:>10.2f}{r.import_s:>12.2f}{r.first_s:>11.2f}{r.compiled:>10}"
+        print(f"{r.case:<28}{r.wall_s:>10.2f}{r.cpu_s:>9.2f}{r.import_s:>12.2f}{r.first_s:>11.2f}{r.compiled:>10}"
               f"{r.loaded:>8}  {r.status}")
     warm = runs["codesign warm"]
     chain = _best(runs["mujoco 20-link chain"])
