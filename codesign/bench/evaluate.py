@@ -134,6 +134,8 @@ def run(args) -> int:
         for contact in contacts:
             sim_s = max_time if contact == "hard" else peer_s
             settings = ev.WalkSettings.from_dict({"max_time": sim_s, "contact_model": contact})
+            if contact != "hard" and case == cases[0][0]:   # the peers' integrators: minutes on a cold cache
+                print(f"loading or compiling the {contact} rollout ...", flush=True)
             ev.evaluate_detailed(design, ev.WalkSettings.from_dict(
                 {"max_time": 0.01, "contact_model": contact}))  # warm: compile or load
             record, timings, rollout, chain = _measure(design, settings, REPEATS if contact == "hard" else 1)

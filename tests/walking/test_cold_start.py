@@ -103,3 +103,19 @@ def test_the_announcement_quotes_the_last_compile_on_this_machine(tmp_path, monk
     compiled.record_compile_s(37.26)
     assert compiled.expected_compile_s() == (37.3, "the last compile on this machine")
     assert "about 37 s of CPU (the last compile on this machine)" in compiled.announcement(["a:b"])
+
+
+def test_bench_coldstart_counts_the_warm_process_loads(tmp_path):
+    """`codesign bench coldstart --quick` (no cold row): its CSV has the peers and a warm
+    process that numba's log shows loading the 8 kernels and compiling none."""
+    import csv
+
+    done = subprocess.run(CLI + ["bench", "coldstart", "--quick", "--out", str(tmp_path)], capture_output=True,
+                          text=True, env=_env(), cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = {r["case"]: r for r in csv.DictReader(open(tmp_path / "coldstart.csv"))}
+    assert set(rows) == {"codesign warmup", "python -c pass", "mujoco 20-link chain", "codesign warm"}
+    warm = rows["codesign warm"]
+    assert (warm["status"], warm["compiled"], warm["loaded"]) == ("ok", "0", str(len(compiled.kernels())))
+    assert float(warm["first_s"]) > 0 and float(warm["wall_s"]) > float(warm["import_s"]) + float(warm["first_s"])
+    assert "target <= 10 s" in done.stdout
