@@ -15,7 +15,7 @@ DEMO := results/demo
 SCREEN_SAMPLES ?= 50
 
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
-# into numba's disk cache once (~40 s of CPU; `codesign warmup` prints a line before).
+# into numba's disk cache once (~44 s of CPU; `codesign warmup` prints a line before).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -9,7 +9,7 @@ function's callees from other modules into its cached machine code but checks on
 function's own file for changes, so an edit of, say, the engine would otherwise leave
 every cached rollout running the old engine. Only those sources are hashed
 (:data:`COMPILED_PACKAGES`), so an edit of a command, the run store or a report keeps the
-compiled code (a first compile costs ~40 s per process).
+compiled code (a first compile costs ~44 s of CPU per process).
 """
 
 import hashlib
