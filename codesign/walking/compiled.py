@@ -43,7 +43,7 @@ ROBOT_KERNELS = ("codesign.screening.screen:screen_kernel",
                  "codesign.screening.screen:close_loops_kernel",
                  "codesign.screening.kinematics:loop_residual_jacobian")
 # CPU s: a first compile of all of them in one process on the 2-core reference machine
-# (41-46 s: `codesign warmup`, `codesign bench coldstart`), quoted until this machine has
+# (38-46 s: `codesign warmup`, `codesign bench coldstart`), quoted until this machine has
 # its own figure
 DEFAULT_COMPILE_S = 44.0
 RECORD_NAME = "last-compile.json"
