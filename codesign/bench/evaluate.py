@@ -84,12 +84,24 @@ def _measure(design, settings, repeats: int):
 
     runs, chains = [], []
     for _ in range(repeats):
-        record, timings, rollout, _setup = ev.evaluate_detailed(design, settings)
-        runs.append((record, timings, rollout))
+        record, timings, rollout, setup = ev.evaluate_detailed(design, settings)
+        runs.append((record, timings, rollout, phase_cycles(setup, rollout)))
         simulated = record.metrics.get("time", 0.0)
         chains.append(mujoco_chain_s(simulated) if simulated > 0 else 0.0)
     runs.sort(key=lambda run: sum(run[1].values()))
     return (*runs[len(runs) // 2], statistics.median(chains))
+
+
+def phase_cycles(setup, rollout) -> dict[str, int]:
+    """Processor cycles per step of each phase of a stepping rollout (its compiled
+    counters, :mod:`codesign.dynamics.cycles`); empty for the peers and early failures."""
+    from codesign.dynamics import cycles as cy
+
+    work = getattr(getattr(setup, "p", None), "step_work", None)
+    if work is None or rollout is None or rollout.n_steps == 0:
+        return {}
+    per_step = work.cycles / rollout.n_steps
+    return {name: int(per_step[i]) for i, name in enumerate(cy.PHASE_NAMES)}
 
 
 def step_convergence(design, max_time: float, steps_ms=(2.0, 1.0, 0.5, 0.25)) -> list[dict]:
@@ -129,7 +141,7 @@ def run(args) -> int:
     ev.evaluate_detailed(cases[0][1], ev.WalkSettings.from_dict({"max_time": 0.01}))
     mujoco_chain_s(0.01)
     compile_s = time.perf_counter() - t0
-    rows = []
+    rows, profiles = [], []
     for case, design, contacts in cases:
         for contact in contacts:
             sim_s = max_time if contact == "hard" else peer_s
@@ -138,8 +150,11 @@ def run(args) -> int:
                 print(f"loading or compiling the {contact} rollout ...", flush=True)
             ev.evaluate_detailed(design, ev.WalkSettings.from_dict(
                 {"max_time": 0.01, "contact_model": contact}))  # warm: compile or load
-            record, timings, rollout, chain = _measure(design, settings, REPEATS if contact == "hard" else 1)
+            record, timings, rollout, cycles, chain = _measure(design, settings,
+                                                               REPEATS if contact == "hard" else 1)
             rows.append(_row(case, contact, record, timings, rollout, sim_s, chain))
+            if cycles:
+                profiles.append({"case": case, **cycles, "total": sum(cycles.values())})
     keys = list(rows[0])
     widths = {k: max(len(k), *(len(str(c[k])) for c in rows)) for k in keys}
     print("  ".join(k.rjust(widths[k]) for k in keys))
@@ -153,6 +168,13 @@ def run(args) -> int:
         if c["target"]:
             verdict = "met" if c["vs_mujoco"] <= TARGETS[c["case"]] else "not met"
             print(f"target {c['case']}: {c['vs_mujoco']}x the chain, {c['target']}x: {verdict}")
+    print("\nstepping rollout profile: processor cycles per 1-ms step by phase (compiled counters, "
+          "context switches left out; codesign.dynamics.cycles)")
+    keys_p = list(profiles[0])
+    widths_p = {k: max(len(k), *(len(str(c[k])) for c in profiles)) for k in keys_p}
+    print("  ".join(k.rjust(widths_p[k]) for k in keys_p))
+    for c in profiles:
+        print("  ".join(str(c[k]).rjust(widths_p[k]) for k in keys_p))
     print(f"first call (compile or cache load of the stepping rollout, this process): {compile_s:.1f} s; "
           f"building the typical designs: {design_s:.1f} s")
     convergence = step_convergence(cases[2][1], max_time)
