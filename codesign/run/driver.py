@@ -70,18 +70,18 @@ def check_run(spec: Spec):
     Returns (problem, settings handed to the workers)."""
     problem = resolve_problem(spec)
     build_space(spec, problem)
+    if problem.metrics:               # every registered problem declares them
+        for k, objective in enumerate(spec.objectives):
+            if objective.metric not in problem.metrics:
+                raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
+                                f"metric of problem {problem.name!r}; expected one of "
+                                f"{', '.join(problem.metrics)}")
     settings = inline_run_reference(spec.evaluation, problem.run_reference)
     if problem.check is not None:     # bad [evaluation] input: one line, before any worker
         try:
             problem.check(settings)
         except UserError as exc:
             raise UserError(f"{spec.source}: {exc}") from None
-    if problem.metrics:
-        for k, objective in enumerate(spec.objectives):
-            if objective.metric not in problem.metrics:
-                raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
-                                f"metric of problem {problem.name!r}; expected one of "
-                                f"{', '.join(problem.metrics)}")
     return problem, settings
 
 
