@@ -19,8 +19,8 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [[objectives]]         metric, sense = "minimize"|"maximize", until
     [evaluation]           free-form table handed to the problem (context.settings)
     [execution]            mode = "serial"|"local"|"scheduler"|"slurm"|"pbs", workers,
-                           scheduler, batch_size
-    [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account
+                           scheduler, batch_size, dashboard, no_worker_warning_s
+    [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account, interface
     [freeze]               pools = {pool = "group"}, parameters = {X = value}, parent
 """
 
@@ -57,6 +57,7 @@ class ClusterSpec:
     jobs: int = 1
     queue: str = ""
     account: str = ""
+    interface: str = ""         # network interface of scheduler and workers (e.g. "lo", "ib0")
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class ExecutionSpec:
     scheduler: str = ""         # mode "scheduler": tcp://HOST:PORT
     batch_size: int = 0         # candidates per task, 0 = about 4 tasks per worker
     cluster: ClusterSpec = ClusterSpec()
+    dashboard: bool = True      # local / batch clusters serve the Dask dashboard (a free port)
+    no_worker_warning_s: float = 60.0   # s without any worker before one warning line
 
 
 @dataclass(frozen=True)
@@ -354,21 +357,27 @@ def _objectives(data: Any) -> tuple[Objective, ...]:
 
 def _execution(data: Any) -> ExecutionSpec:
     path = "execution"
-    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster"))
+    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster", "dashboard",
+                        "no_worker_warning_s"))
     mode = _str(data, "mode", path, "local", MODES)
     scheduler = _str(data, "scheduler", path, "")
     if mode == "scheduler" and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
         _fail("execution.scheduler", scheduler, "an address like tcp://HOST:PORT for mode = \"scheduler\"")
     cpath = "execution.cluster"
     cl = _table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
-                                                 "jobs", "queue", "account"))
+                                                 "jobs", "queue", "account", "interface"))
     cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_str(cl, "memory", cpath, "4GB"),
                           walltime=_str(cl, "walltime", cpath, "01:00:00"),
                           lifetime=_str(cl, "lifetime", cpath, ""), jobs=_int(cl, "jobs", cpath, 1, low=1),
-                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""))
+                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""),
+                          interface=_str(cl, "interface", cpath, ""))
+    dashboard = data.get("dashboard", True)
+    if not isinstance(dashboard, bool):
+        _fail("execution.dashboard", dashboard, "true or false")
     return ExecutionSpec(mode=mode, workers=_int(data, "workers", path, 0),
                          scheduler=scheduler, batch_size=_int(data, "batch_size", path, 0),
-                         cluster=cluster)
+                         cluster=cluster, dashboard=dashboard,
+                         no_worker_warning_s=_float(data, "no_worker_warning_s", path, 60.0, 0.0, 1e9))
 
 
 def _freeze(data: Any) -> FreezeSpec:
