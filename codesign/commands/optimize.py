@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from codesign.errors import UserError
 from codesign.run.driver import execution_with, start_run
 from codesign.run.spec import load_spec
 
@@ -34,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.results.strip():
+        raise UserError("--results: got ''; expected the folder to hold the run folders (e.g. results)")
     spec = load_spec(args.spec)
     execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
                                dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)

@@ -22,7 +22,7 @@ from pathlib import Path
 from codesign.errors import ClusterLost, Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
-from codesign.run.executors import make_executor
+from codesign.run.executors import JOBS_FOLDER, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
 from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
@@ -125,6 +125,9 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
                 _drive(store, store.run_id, optimizer, executor, progress, stop)
     finally:
         lock.release()
+        if not path.exists():                   # batch jobs' log folder, if still empty
+            with contextlib.suppress(OSError):
+                (folder / JOBS_FOLDER).rmdir()
         for k in reversed(made):                # nothing left of a run that never started
             with contextlib.suppress(OSError):
                 k.rmdir()

@@ -39,6 +39,7 @@ import contextlib
 import logging
 import math
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -312,6 +313,7 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
                                     cluster=cluster, min_workers=workers, **waits)
     else:
         cluster = jobqueue_cluster(execution, folder)
+        check_batch_system(cluster, execution.mode)
         jobs = execution.cluster.jobs
         cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that end (walltime)
         executor = DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
@@ -339,6 +341,9 @@ def _children_ignore_sigint():
         signal.signal(signal.SIGINT, previous)
 
 
+JOBS_FOLDER = "jobs"     # in the run's folder: the batch jobs' logs
+
+
 def jobqueue_cluster(execution: ExecutionSpec, folder: Path | None = None):
     """A SLURM or PBS cluster of ``jobs`` jobs x ``cores`` single-threaded worker processes;
     the jobs' logs in ``folder/jobs`` (else the working directory)."""
@@ -351,7 +356,7 @@ def jobqueue_cluster(execution: ExecutionSpec, folder: Path | None = None):
     kwargs = dict(cores=c.cores, processes=c.cores, memory=c.memory, walltime=c.walltime,
                   scheduler_options={"dashboard_address": ":0" if execution.dashboard else None})
     if folder is not None:
-        kwargs["log_directory"] = str(Path(folder).resolve() / "jobs")
+        kwargs["log_directory"] = str(Path(folder).resolve() / JOBS_FOLDER)
     if c.queue:
         kwargs["queue"] = c.queue
     if c.account:
@@ -362,3 +367,29 @@ def jobqueue_cluster(execution: ExecutionSpec, folder: Path | None = None):
         kwargs["worker_extra_args"] = ["--lifetime", c.lifetime, "--lifetime-stagger", "2m"]
     kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[execution.mode]
     return kind(**kwargs)
+
+
+def check_batch_system(cluster, mode: str) -> None:
+    """The batch system would run the cluster's worker job: its submit command exists and,
+    on SLURM, ``sbatch --test-only`` accepts the job script. Otherwise every submission
+    would fail in the background (tracebacks) while the driver waits for workers: close
+    the cluster, UserError with the batch system's reason."""
+    import subprocess
+    import tempfile
+
+    submit = cluster.job_cls.submit_command
+    reason = None
+    if shutil.which(submit) is None:
+        reason = f"`{submit}` not found on this machine; expected to run where {mode.upper()} jobs are submitted"
+    elif mode == "slurm":
+        with tempfile.NamedTemporaryFile("w", suffix=".sh") as script:
+            script.write(cluster.job_script())
+            script.flush()
+            done = subprocess.run([submit, "--test-only", script.name], capture_output=True, text=True,
+                                  timeout=60)
+        if done.returncode != 0:
+            said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
+            reason = f"sbatch refuses the worker job ({said}); expected [execution.cluster] settings it accepts"
+    if reason is not None:
+        cluster.close()
+        raise UserError(f"--cluster {mode}: {reason}")

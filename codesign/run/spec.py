@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -194,7 +195,8 @@ def _float(data: dict, key: str, path: str, default: float | None,
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not low <= value <= high:
-        _fail(_join(path, key), value, f"a finite number in [{low}, {high}]")
+        bounds = "" if (low, high) == (-math.inf, math.inf) else f" in [{low:g}, {high:g}]"
+        _fail(_join(path, key), value, f"a finite number{bounds}")
     return float(value)
 
 
@@ -366,8 +368,8 @@ def _execution(data: Any) -> ExecutionSpec:
     cpath = "execution.cluster"
     cl = _table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
                                                  "jobs", "queue", "account", "interface"))
-    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_str(cl, "memory", cpath, "4GB"),
-                          walltime=_str(cl, "walltime", cpath, "01:00:00"),
+    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_memory(cl, cpath),
+                          walltime=_walltime(cl, cpath),
                           lifetime=_str(cl, "lifetime", cpath, ""), jobs=_int(cl, "jobs", cpath, 1, low=1),
                           queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""),
                           interface=_str(cl, "interface", cpath, ""))
@@ -378,6 +380,30 @@ def _execution(data: Any) -> ExecutionSpec:
                          scheduler=scheduler, batch_size=_int(data, "batch_size", path, 0),
                          cluster=cluster, dashboard=dashboard,
                          no_worker_warning_s=_float(data, "no_worker_warning_s", path, 60.0, 0.0, 1e9))
+
+
+# [D-]HH:MM:SS, HH:MM, or minutes: what both SLURM and PBS read
+_WALLTIME = re.compile(r"^(\d+-)?\d{1,3}:[0-5]\d(:[0-5]\d)?$|^\d+$")
+
+
+def _walltime(data: dict, path: str) -> str:
+    value = _str(data, "walltime", path, "01:00:00")
+    if not _WALLTIME.match(value):
+        _fail(f"{path}.walltime", value, "a batch walltime like \"04:00:00\" ([D-]HH:MM:SS)")
+    return value
+
+
+def _memory(data: dict, path: str) -> str:
+    value = _str(data, "memory", path, "4GB")
+    from dask.utils import parse_bytes
+
+    try:
+        ok = parse_bytes(value) >= 2**20 if value.strip() else False
+    except ValueError:
+        ok = False
+    if not ok:
+        _fail(f"{path}.memory", value, "a memory size like \"16GB\" (at least 1 MiB)")
+    return value
 
 
 def _freeze(data: Any) -> FreezeSpec:

@@ -213,3 +213,25 @@ def test_bad_specs_are_refused_before_the_run_is_created(tmp_path, problem, tabl
     pattern = re.escape(f"codesign optimize: error: {spec}: {message}").replace(re.escape("[...]"), r"\[.*\]")
     one_line(done, 2, pattern)
     assert sorted(listing(tmp_path)) == ["v.toml"]          # no results/, no run folder
+
+
+# -- 8. a batch cluster that cannot run the jobs, an empty --results ---------------------------
+
+def test_a_batch_system_that_is_not_there_is_refused_before_any_job(tmp_path):
+    import shutil
+    if shutil.which("qsub"):
+        pytest.skip("PBS is installed here")
+    (tmp_path / "s.toml").write_text(sphere("pbs").replace('mode = "serial"', 'mode = "pbs"'))
+    before = listing(tmp_path)
+    done = codesign("optimize", "s.toml", "--results", "results", "--quiet", cwd=tmp_path)
+    one_line(done, 2, r"codesign optimize: error: --cluster pbs: `qsub` not found on this machine; "
+                      r"expected to run where PBS jobs are submitted")
+    assert listing(tmp_path) == before              # no results/, no jobs/ folder
+
+
+def test_an_empty_results_option_is_refused(tmp_path):
+    (tmp_path / "s.toml").write_text(sphere("here"))
+    done = codesign("optimize", "s.toml", "--results", "", "--quiet", cwd=tmp_path)
+    one_line(done, 2, r"codesign optimize: error: --results: got ''; expected the folder to hold the run "
+                      r"folders \(e\.g\. results\)")
+    assert sorted(listing(tmp_path)) == ["s.toml"]  # the run did not land in the working directory

@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from runtools import assert_same_run, start_cli
+from runtools import assert_same_run, codesign, listing, one_line, start_cli
 
 pytestmark = pytest.mark.integration
 
@@ -83,3 +83,16 @@ def test_slurm_jobs_that_reach_their_walltime_are_replaced_and_nothing_is_lost(t
     assert len(errors) >= 3, logs                                      # 2 jobs and a replacement
     assert any("DUE TO TIME LIMIT" in text for text in errors), logs    # ended by its walltime
     assert sorted(p.name for p in work.iterdir()) == ["sl.toml"]        # no slurm-*.out here
+
+
+def test_settings_slurm_refuses_are_one_line_before_any_job(tmp_path):
+    reason = slurm_missing()
+    if reason:
+        pytest.skip(reason)
+    spec = tmp_path / "q.toml"
+    spec.write_text(SPEC.replace('interface = "lo"', 'interface = "lo"\nqueue = "no-such-partition"'))
+    done = codesign("optimize", spec, "--cluster", "slurm", "--quiet", "--results", tmp_path / "results")
+    one_line(done, 2, r"codesign optimize: error: --cluster slurm: sbatch refuses the worker job \(sbatch: "
+                      r"error: invalid partition specified: no-such-partition.*\); expected "
+                      r"\[execution.cluster\] settings it accepts")
+    assert sorted(listing(tmp_path)) == ["q.toml"]             # no run folder, no jobs/ folder
