@@ -152,12 +152,18 @@ def test_workers_killed_at_random_lose_nothing(tmp_path, cluster_of):
     print(f"kills at iterations {kills}; reference {t_reference:.1f} s, under faults {t_faults:.1f} s")
 
 
+def sphere_and_serial_run(tmp_path, iterations: int, sleep: float):
+    """tmp_path/slow.toml, a sphere spec, and its serial run tmp_path/serial: the truth."""
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SPHERE.format(iterations=iterations, sleep=sleep))
+    done = codesign("optimize", spec, "--name", "serial", "--workers", 0, "--quiet", "--results", tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return spec
+
+
 def test_a_lost_scheduler_stops_the_run_in_one_line_and_it_resumes(tmp_path, cluster_of):
     cluster = cluster_of(1)
-    spec = tmp_path / "slow.toml"
-    spec.write_text(SPHERE.format(iterations=30, sleep=0.03))
-    assert codesign("optimize", spec, "--name", "serial", "--workers", 0, "--quiet",
-                    "--results", tmp_path).returncode == 0
+    spec = sphere_and_serial_run(tmp_path, iterations=30, sleep=0.03)
     cluster.wait_for_workers(1)
     db = tmp_path / "lost" / "run.sqlite"
     driver = start_cli("optimize", spec, "--name", "lost", "--scheduler", cluster.address, "--quiet",
@@ -180,10 +186,7 @@ def test_a_lost_scheduler_stops_the_run_in_one_line_and_it_resumes(tmp_path, clu
 
 def test_no_worker_gives_one_warning_then_the_run_waits_for_one(tmp_path, cluster_of):
     cluster = cluster_of(0)
-    spec = tmp_path / "slow.toml"
-    spec.write_text(SPHERE.format(iterations=5, sleep=0.01))
-    assert codesign("optimize", spec, "--name", "serial", "--workers", 0, "--quiet",
-                    "--results", tmp_path).returncode == 0
+    spec = sphere_and_serial_run(tmp_path, iterations=5, sleep=0.01)
     driver = start_cli("optimize", spec, "--name", "waits", "--scheduler", cluster.address, "--quiet",
                        "--no-worker-warning", 2, "--results", tmp_path)
     started = time.monotonic()
