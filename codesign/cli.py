@@ -9,7 +9,8 @@ Each subcommand lives in its own module exposing::
 Modules are imported only when their subcommand runs, so `codesign --help` stays fast
 and a stage's heavy imports (numba, dask) are paid only by the stage that needs them.
 A :class:`codesign.errors.UserError` becomes one line on stderr and exit status 2; a
-:class:`codesign.errors.Stopped` run one line and exit status 130.
+:class:`codesign.errors.Stopped` run one line and exit status 130 (interrupted) or 75 (its
+Dask scheduler was lost, :class:`codesign.errors.ClusterLost`).
 """
 
 from __future__ import annotations
@@ -84,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"codesign {args.command}: error: {exc}", file=sys.stderr)
         return UserError.exit_status
-    except Stopped as exc:
+    except Stopped as exc:        # an interrupt (130) or a lost cluster (75)
         print(f"codesign {args.command}: {exc}", file=sys.stderr)
-        return Stopped.exit_status
+        return exc.exit_status
     except KeyboardInterrupt:
         print(f"codesign {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -18,3 +18,11 @@ class Stopped(Exception):
     for an interrupt)."""
 
     exit_status = 130
+
+
+class ClusterLost(Stopped):
+    """The run lost its Dask scheduler: one line saying where it stopped and how to
+    continue, exit status 75 (EX_TEMPFAIL of sysexits.h: a temporary failure -- the
+    same command can succeed once the cluster is back)."""
+
+    exit_status = 75

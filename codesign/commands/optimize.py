@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from codesign.errors import UserError
 from codesign.run.driver import execution_with, start_run
 from codesign.run.spec import load_spec
 
@@ -18,7 +19,12 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--scheduler", metavar="ADDR", help="use a running dask scheduler, tcp://HOST:PORT")
     where.add_argument("--cluster", choices=("slurm", "pbs"),
                        help="submit workers as batch jobs (settings from [execution.cluster])")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--no-dashboard", dest="dashboard", action="store_false", default=None,
+                        help="local and batch clusters serve no Dask dashboard")
+    parser.add_argument("--no-worker-warning", type=float, metavar="S",
+                        help="warn (and keep waiting) after S seconds without any Dask worker "
+                             "(default: [execution] no_worker_warning_s, 60)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no dashboard line")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,8 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.results.strip():
+        raise UserError("--results: got ''; expected the folder to hold the run folders (e.g. results)")
     spec = load_spec(args.spec)
-    execution = execution_with(spec, args.workers, args.scheduler, args.cluster)
+    execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
+                               dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)
     path = start_run(spec, args.results, args.name, execution, progress=not args.quiet)
     print(path)
     return 0

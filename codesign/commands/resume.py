@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     with open_run(path, readonly=True) as store:
         runs = store.runs()
     spec = parse_spec(runs.iloc[-1]["spec_toml"], source=f"{path}:spec_toml") if len(runs) else None
-    execution = execution_with(spec, args.workers, args.scheduler, args.cluster) if spec else None
+    execution = execution_with(spec, args.workers, args.scheduler, args.cluster, dashboard=args.dashboard,
+                               no_worker_warning_s=args.no_worker_warning) if spec else None
     print(resume_run(path, execution, progress=not args.quiet))
     return 0

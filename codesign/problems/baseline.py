@@ -44,11 +44,12 @@ from typing import Any, Mapping, Sequence
 
 from codesign.errors import UserError
 from codesign.model.anthropometry import human_geometry
-from codesign.model.lumping import MASS_AT, PointMass, load_metrics, lumped_model, segment_loads
+from codesign.model.lumping import MASS_AT, SEGMENTS, PointMass, load_metrics, lumped_model, segment_loads
 from codesign.model.morphology import build_morphology
 from codesign.types import Parameter
 from codesign.problems import exo_codesign, human_gait
 from codesign.problems.base import Problem
+from codesign.problems import walking
 from codesign.problems.walking import short_settings, walk
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
@@ -57,6 +58,8 @@ from codesign.walking.settings import actuators_from_dict
 from codesign.walking.setup import morphology_params
 
 KEYS = ("baseline_of", "baseline_eval", "baseline_mass_at")
+# the walking problems' metrics and the lumped masses (:func:`codesign.model.lumping.load_metrics`)
+METRICS = walking.METRICS + tuple(f"added_mass_{segment}" for segment in SEGMENTS)
 # The lumped actuators weigh what the source design's weigh: the source run's actuator
 # settings, or, for a design file, this spec's own (issue 15).
 ACTUATOR_KEYS = ("actuator_model", "actuators")
@@ -263,4 +266,4 @@ def problem() -> Problem:
                    "design's added mass on its segments, step impedance at hip, knee and ankle, "
                    "Table 5.3 objectives", parameters=parameters, objectives=stages,
                    warmup=warmup_baseline, check=check_settings,
-                   run_reference=("baseline_of", "baseline_eval"))
+                   run_reference=("baseline_of", "baseline_eval"), metrics=METRICS)

@@ -56,7 +56,7 @@ from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
 from codesign.problems.base import Problem
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import check_settings as check_walk_settings, short_settings, walk
+from codesign.problems.walking import METRICS, check_settings as check_walk_settings, short_settings, walk
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, load_catalog
 from codesign.types import EvalContext, EvalRecord
@@ -231,4 +231,4 @@ def problem() -> Problem:
                    "co-design of a wearable robot: topology, actuator pair, morphology and "
                    "control (thesis chapter 5); MMPSO over the catalog's subspaces",
                    parameters=parameters, pools=pools, objectives=stages, warmup=warmup,
-                   check=check)
+                   check=check, metrics=METRICS)

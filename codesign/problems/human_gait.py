@@ -12,7 +12,7 @@ from codesign.control.parameters import ControlLayout, human_layout
 from codesign.types import Parameter
 from codesign.problems.base import Problem
 from codesign.errors import UserError
-from codesign.problems.walking import check_settings as check_walk_settings, short_settings, walk
+from codesign.problems.walking import METRICS, check_settings as check_walk_settings, short_settings, walk
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
 from codesign.problems import objectives as ob
@@ -67,4 +67,5 @@ def problem() -> Problem:
     return Problem("human_gait", evaluate,
                    "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
                    "Table 4.2 objectives)",
-                   parameters=parameters, objectives=stages, warmup=warmup, check=check)
+                   parameters=parameters, objectives=stages, warmup=warmup, check=check,
+                   metrics=METRICS)

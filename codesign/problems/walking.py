@@ -15,8 +15,12 @@ from typing import Any, Mapping
 from codesign.errors import UserError
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
-from codesign.walking import Design, WalkSettings, evaluate_detailed
+from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, evaluate_detailed
 from codesign.walking.rollout_base import RolloutSettings
+
+
+# the metrics of a walking problem's records: WALK's and the two added here
+METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
 
 
 def with_problem_metrics(record: EvalRecord, settings: Mapping[str, Any]) -> EvalRecord:

@@ -11,6 +11,7 @@ times, worker names and timestamps.
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import sys
 import threading
@@ -18,10 +19,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from codesign.errors import Stopped, UserError
+from codesign.errors import ClusterLost, Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
-from codesign.run.executors import make_executor
+from codesign.run.executors import JOBS_FOLDER, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
 from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
@@ -45,9 +46,17 @@ def new_optimizer(spec: Spec) -> MMPSO:
 
 
 def execution_with(spec: Spec, workers: int | None = None, scheduler: str | None = None,
-                   cluster: str | None = None, serial: bool = False) -> ExecutionSpec:
+                   cluster: str | None = None, serial: bool = False, dashboard: bool | None = None,
+                   no_worker_warning_s: float | None = None) -> ExecutionSpec:
     """The spec's [execution] with command-line overrides applied."""
     execution = spec.execution
+    if dashboard is not None:
+        execution = replace(execution, dashboard=dashboard)
+    if no_worker_warning_s is not None:
+        if not (math.isfinite(no_worker_warning_s) and no_worker_warning_s >= 0):
+            raise UserError(f"--no-worker-warning: got {no_worker_warning_s}; expected seconds, a "
+                            f"finite number >= 0")
+        execution = replace(execution, no_worker_warning_s=no_worker_warning_s)
     if workers is not None:
         if workers < 0:
             raise UserError(f"--workers: got {workers}; expected an integer >= 0 (0 = serial)")
@@ -70,18 +79,18 @@ def check_run(spec: Spec):
     Returns (problem, settings handed to the workers)."""
     problem = resolve_problem(spec)
     build_space(spec, problem)
+    if problem.metrics:               # every registered problem declares them
+        for k, objective in enumerate(spec.objectives):
+            if objective.metric not in problem.metrics:
+                raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
+                                f"metric of problem {problem.name!r}; expected one of "
+                                f"{', '.join(problem.metrics)}")
     settings = inline_run_reference(spec.evaluation, problem.run_reference)
     if problem.check is not None:     # bad [evaluation] input: one line, before any worker
         try:
             problem.check(settings)
         except UserError as exc:
             raise UserError(f"{spec.source}: {exc}") from None
-    if problem.metrics:
-        for k, objective in enumerate(spec.objectives):
-            if objective.metric not in problem.metrics:
-                raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
-                                f"metric of problem {problem.name!r}; expected one of "
-                                f"{', '.join(problem.metrics)}")
     return problem, settings
 
 
@@ -109,13 +118,16 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
             if path.exists():
                 raise UserError(f"{path}: already exists; expected a new --name, or "
                                 f"`codesign resume {folder}`")
-            with _executor(spec, execution, checked) as executor:   # the cluster connects before any file
+            with _executor(spec, execution, checked, folder, progress) as executor:   # before any file
                 store = SQLiteRunStore(path, create=True, run=dict(
                     name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
                     iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
                 _drive(store, store.run_id, optimizer, executor, progress, stop)
     finally:
         lock.release()
+        if not path.exists():                   # batch jobs' log folder, if still empty
+            with contextlib.suppress(OSError):
+                (folder / JOBS_FOLDER).rmdir()
         for k in reversed(made):                # nothing left of a run that never started
             with contextlib.suppress(OSError):
                 k.rmdir()
@@ -156,7 +168,7 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
                 store.set_status(int(row["run_id"]), "finished")
                 print(f"{store.path}: already finished ({optimizer.iteration} iterations)", file=sys.stderr)
                 return store.path
-            with _executor(spec, execution, checked) as executor:
+            with _executor(spec, execution, checked, path.parent, progress) as executor:
                 store.set_status(int(row["run_id"]), "running")
                 _drive(store, int(row["run_id"]), optimizer, executor, progress, stop)
     finally:
@@ -187,7 +199,8 @@ class _StopRequest(KeyboardInterrupt):
 def _stop_on_signals():
     """SIGINT and SIGTERM raise :class:`_StopRequest` in the driver's main thread (the first
     one; later ones are ignored while the run shuts down), turned into one
-    :class:`Stopped` line here. Yields a dict the driver fills with where it stopped."""
+    :class:`Stopped` line here (exit 130); a lost scheduler (:class:`ClusterLost`) into the
+    same line with its reason (exit 75). Yields a dict the driver fills with where it stopped."""
     where: dict = {}
     signals = (signal.SIGINT, signal.SIGTERM)
     main = threading.current_thread() is threading.main_thread()
@@ -202,22 +215,24 @@ def _stop_on_signals():
         signal.signal(s, handler)
     try:
         yield where
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ClusterLost) as exc:
         for s in previous:
             signal.signal(s, signal.SIG_IGN)
+        kind, reason = (Stopped, "") if isinstance(exc, KeyboardInterrupt) else (ClusterLost, f"{exc}: ")
         if not where:
-            raise Stopped("stopped before the run started; nothing was written") from None
-        raise Stopped(f"stopped at iteration {where['iteration']} of {where['total']} — continue "
-                      f"with: codesign resume {where['folder']}") from None
+            raise kind(f"{reason}stopped before the run started; nothing was written") from None
+        raise kind(f"{reason}stopped at iteration {where['iteration']} of {where['total']} — continue "
+                   f"with: codesign resume {where['folder']}") from None
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
 
 
-def _executor(spec: Spec, execution: ExecutionSpec | None, checked):
+def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path, progress: bool):
     problem, settings = checked
     objectives = spec.objectives or problem.objectives
-    return make_executor(spec.problem, settings, objectives, execution or spec.execution)
+    return make_executor(spec.problem, settings, objectives, execution or spec.execution, folder,
+                         show_dashboard=progress)
 
 
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool,
@@ -241,7 +256,7 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progr
             where["iteration"] = iteration + 1
             _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
         status = "finished"
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ClusterLost):
         status = "stopped"
         raise
     finally:

@@ -16,21 +16,38 @@ depend on them. Evaluations are pure functions of (problem, parameters, seed, se
 ``local`` (a ``LocalCluster`` with one single-threaded worker process per core by
 default), ``scheduler`` (an existing ``dask scheduler`` at tcp://HOST:PORT), ``slurm`` /
 ``pbs`` (dask-jobqueue: ``jobs`` batch jobs of ``cores`` single-threaded workers each,
-with ``memory``, ``walltime``; with ``lifetime`` workers retire before the walltime and
-the adaptive cluster submits replacement jobs).
+with ``memory``, ``walltime``; a job that ends (its walltime, or workers retiring after
+``lifetime``) is replaced by the adaptive cluster; the job scripts' logs go to the run's
+``jobs/`` folder).
+
+Faults of the cluster itself (docs/optimization.md, "When the cluster fails"):
+
+- no worker connected for ``no_worker_warning_s`` (default 60 s; at the start of a run
+  on a scheduler or batch cluster, or after every worker died): one warning line on
+  stderr, then the driver keeps waiting -- workers may still come (a queued batch job,
+  a restarted node), and Ctrl-C stops the run resumably at any time;
+- the scheduler lost: :class:`ClusterLost` (the driver stops the run resumably, exit 75).
+
+Local and batch clusters serve the Dask dashboard on a free port (``dashboard = false``
+or ``--no-dashboard``: none); :func:`make_executor` prints its address in one line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
 import os
+import shutil
 import signal
+import sys
 import threading
-from typing import Protocol, Sequence
+import time
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
 
-from codesign.errors import UserError
+from codesign.errors import ClusterLost, UserError
 from codesign.run.evaluation import evaluate_batch, warmup
 from codesign.objectives import Objective
 from codesign.run.spec import ExecutionSpec
@@ -89,20 +106,41 @@ class WarmupPlugin(_WorkerPlugin):
 
 
 class DaskExecutor:
-    """Evaluate on a Dask cluster through a ``distributed.Client``."""
+    """Evaluate on a Dask cluster through a ``distributed.Client``.
+
+    ``timeout_s``: the start waits that long for ``min_workers`` (UserError after it; a
+    local cluster's own workers); None: it waits for one worker as long as it takes,
+    with the warning line of ``no_worker_warning_s`` (module docstring)."""
+
+    POLL_S = 0.5       # s between checks of the cluster while waiting
 
     def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective], client,
-                 batch_size: int = 0, cluster=None, min_workers: int = 1, timeout_s: float = 120.0):
+                 batch_size: int = 0, cluster=None, min_workers: int = 1,
+                 timeout_s: float | None = 120.0, no_worker_warning_s: float = 60.0):
         self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
         self.client, self.cluster, self.batch_size = client, cluster, int(batch_size)
+        self.address = client.scheduler.address
+        # the client's own error logs (a lost scheduler, its reconnection attempts) would
+        # print tracebacks over the driver's lines; its failures reach the driver as
+        # exceptions (:meth:`_lost_or_raise`)
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        self.no_worker_warning_s = float(no_worker_warning_s)
         self._eval_s: float | None = None        # mean evaluation time of the last iteration
         try:
-            client.wait_for_workers(min_workers, timeout=timeout_s)
+            if timeout_s is None:
+                self._watch(lambda: self._workers() > 0)
+            else:
+                client.wait_for_workers(min_workers, timeout=timeout_s)
+            self._register_warmup()
         except TimeoutError:
             self.close()
-            raise UserError(f"dask scheduler {client.scheduler.address}: no worker joined within "
+            raise UserError(f"dask scheduler {self.address}: no worker joined within "
                             f"{timeout_s:.0f} s; expected at least {min_workers}") from None
-        client.register_plugin(WarmupPlugin(problem, self.settings))
+        except BaseException as exc:
+            try:
+                self._lost_or_raise(exc)
+            finally:
+                self.close()
 
     @property
     def n_workers(self) -> int:
@@ -118,18 +156,83 @@ class DaskExecutor:
         return [candidates[k:k + size] for k in range(0, len(candidates), size)]
 
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
-        futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
-                                      self.objectives, pure=False)
-                   for batch in self.batches(candidates)]
         try:
-            gathered = self.client.gather(futures)
-        except KeyboardInterrupt:       # the driver stops: abandon the batch in flight quietly
-            self._abandon(futures)
+            futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
+                                          self.objectives, pure=False)
+                       for batch in self.batches(candidates)]
+            try:
+                self._watch(lambda: _all_done(futures, self.POLL_S))
+                gathered = self.client.gather(futures)
+            except KeyboardInterrupt:       # the driver stops: abandon the batch in flight quietly
+                self._abandon(futures)
+                raise
+        except KeyboardInterrupt:
             raise
+        except BaseException as exc:
+            self._lost_or_raise(exc)
         records = [record for batch in gathered for record in batch]
         if records:
             self._eval_s = sum(r.wall_s for r in records) / len(records)
         return records
+
+    def _workers(self) -> int:
+        """Workers connected to the scheduler now (asks the scheduler)."""
+        return len(self.client.nthreads())
+
+    def _watch(self, done: Callable[[], bool]) -> None:
+        """Return when ``done()`` (it may block up to POLL_S); meanwhile, when no worker has
+        been connected for ``no_worker_warning_s``, print one warning line (again after
+        workers came and went), and keep waiting."""
+        empty_since, warned = None, False
+        while not done():
+            if self.client.status != "running":       # reconnecting: the scheduler is gone
+                raise ConnectionError("the connection to the scheduler was lost")
+            if self._workers():
+                empty_since, warned = None, False
+                continue
+            now = time.monotonic()
+            empty_since = now if empty_since is None else empty_since
+            if not warned and now - empty_since >= self.no_worker_warning_s:
+                print(f"warning: no dask worker connected to {self.address} for "
+                      f"{self.no_worker_warning_s:g} s; still waiting (start one: dask worker "
+                      f"{self.address}; Ctrl-C stops the run, `codesign resume` continues it)",
+                      file=sys.stderr, flush=True)
+                warned = True
+            time.sleep(self.POLL_S)
+
+    def _register_warmup(self) -> None:
+        """Register the warm-up plugin. The scheduler keeps it for every worker that joins
+        later, then sends it to the workers connected now; one that dies meanwhile fails
+        that broadcast (a connection error): send it again while the scheduler lives."""
+        for attempt in range(3):
+            try:
+                self.client.register_plugin(WarmupPlugin(self.problem, self.settings))
+                return
+            except OSError:
+                if attempt == 2 or not self._scheduler_alive():
+                    raise
+
+    def _scheduler_alive(self) -> bool:
+        """Whether the client is connected and the scheduler answers."""
+        if self.client.status != "running":
+            return False
+        try:
+            self.client.nthreads()
+        except (OSError, asyncio.CancelledError):
+            return False
+        return self.client.status == "running"
+
+    def _lost_or_raise(self, exc: BaseException):
+        """Raise :class:`ClusterLost` when ``exc`` came from a lost scheduler (it does not
+        answer; a worker dying mid-call raises connection errors too), else ``exc``
+        itself. The client's reconnection attempts then end with errors its loggers would
+        print as tracebacks over the driver's one line: the process is stopping, so they
+        are silenced."""
+        if isinstance(exc, (KeyboardInterrupt, UserError)) or self._scheduler_alive():
+            raise exc
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        raise ClusterLost(f"lost the dask scheduler {self.address} ({type(exc).__name__})") from None
 
     def _abandon(self, futures) -> None:
         """Cancel the tasks of an interrupted gather. Its helper tasks on the client's event
@@ -140,7 +243,8 @@ class DaskExecutor:
             self.client.cancel(futures)
 
     def close(self) -> None:
-        self.client.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):   # a lost scheduler
+            self.client.close(timeout=5)
         if self.cluster is not None:
             self.cluster.close()
 
@@ -149,6 +253,17 @@ class DaskExecutor:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _all_done(futures, timeout_s: float) -> bool:
+    """Whether every future is done, waiting up to ``timeout_s`` for them."""
+    from distributed import wait
+
+    try:
+        wait(futures, timeout=timeout_s)
+    except TimeoutError:
+        return False
+    return True
 
 
 TARGET_TASK_S = 0.25
@@ -165,36 +280,48 @@ def tasks_per_worker(n_candidates: int, n_workers: int, eval_s: float | None) ->
 
 
 def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
-                  execution: ExecutionSpec) -> SerialExecutor | DaskExecutor:
-    """The executor the ``[execution]`` table asks for (see the module docstring)."""
+                  execution: ExecutionSpec, folder: Path | None = None,
+                  show_dashboard: bool = True) -> SerialExecutor | DaskExecutor:
+    """The executor the ``[execution]`` table asks for (see the module docstring).
+    ``folder``: the run's folder (batch jobs log into its ``jobs/``); ``show_dashboard``:
+    print the dashboard's address (one line on stderr) when the cluster serves one."""
     if execution.mode == "serial":
         return SerialExecutor(problem, settings, objectives)
     from distributed import Client, LocalCluster
 
+    waits = dict(no_worker_warning_s=execution.no_worker_warning_s)
     if execution.mode == "scheduler":
         try:
             client = Client(execution.scheduler, timeout="15s")
         except (OSError, TimeoutError) as exc:
             raise UserError(f"--scheduler {execution.scheduler}: cannot connect ({exc}); "
                             f"expected a running `dask scheduler` at tcp://HOST:PORT") from None
-        return DaskExecutor(problem, settings, objectives, client, execution.batch_size)
-    if execution.mode == "local":
+        executor = DaskExecutor(problem, settings, objectives, client, execution.batch_size,
+                                timeout_s=None, **waits)
+    elif execution.mode == "local":
         workers = execution.workers or os.cpu_count() or 1
+        # the dashboard on a free loopback port (two runs never clash; none: the scheduler's
+        # small HTTP server still takes a free port, its default 8787 warns when taken);
+        # worker logs only when critical: a failed evaluation is a record, and a worker
+        # losing its scheduler at a Ctrl-C must not print over the driver's one line
+        dashboard = "127.0.0.1:0" if execution.dashboard else None
         with _children_ignore_sigint():
-            # no dashboard; the scheduler's small HTTP server on a free loopback port (its
-            # default, 8787, warns on stderr when another cluster holds it); worker logs only
-            # when critical: a failed evaluation is a record, and a worker losing its
-            # scheduler at a Ctrl-C must not print over the driver's one line
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL,
+                                   dashboard_address=dashboard, silence_logs=logging.CRITICAL,
                                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-            return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
-                                cluster=cluster, min_workers=workers)
-    cluster = jobqueue_cluster(execution)
-    jobs = execution.cluster.jobs
-    cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that reach their walltime
-    return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
-                        cluster=cluster, timeout_s=3600.0)
+            executor = DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
+                                    cluster=cluster, min_workers=workers, **waits)
+    else:
+        cluster = jobqueue_cluster(execution, folder)
+        check_batch_system(cluster, execution.mode)
+        jobs = execution.cluster.jobs
+        cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that end (walltime)
+        executor = DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
+                                cluster=cluster, timeout_s=None, **waits)
+    link = executor.client.dashboard_link if execution.dashboard else None
+    if link and show_dashboard:
+        print(f"dashboard: {link}", file=sys.stderr, flush=True)
+    return executor
 
 
 @contextlib.contextmanager
@@ -214,20 +341,55 @@ def _children_ignore_sigint():
         signal.signal(signal.SIGINT, previous)
 
 
-def jobqueue_cluster(execution: ExecutionSpec):
-    """A SLURM or PBS cluster of ``jobs`` jobs x ``cores`` single-threaded worker processes."""
+JOBS_FOLDER = "jobs"     # in the run's folder: the batch jobs' logs
+
+
+def jobqueue_cluster(execution: ExecutionSpec, folder: Path | None = None):
+    """A SLURM or PBS cluster of ``jobs`` jobs x ``cores`` single-threaded worker processes;
+    the jobs' logs in ``folder/jobs`` (else the working directory)."""
     try:
         import dask_jobqueue
     except ImportError:
         raise UserError("--cluster: dask-jobqueue is not installed; expected `pip install "
                         "codesign[cluster]`") from None
     c = execution.cluster
-    kwargs = dict(cores=c.cores, processes=c.cores, memory=c.memory, walltime=c.walltime)
+    kwargs = dict(cores=c.cores, processes=c.cores, memory=c.memory, walltime=c.walltime,
+                  scheduler_options={"dashboard_address": ":0" if execution.dashboard else None})
+    if folder is not None:
+        kwargs["log_directory"] = str(Path(folder).resolve() / JOBS_FOLDER)
     if c.queue:
         kwargs["queue"] = c.queue
     if c.account:
         kwargs["account"] = c.account
+    if c.interface:
+        kwargs["interface"] = c.interface
     if c.lifetime:
         kwargs["worker_extra_args"] = ["--lifetime", c.lifetime, "--lifetime-stagger", "2m"]
     kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[execution.mode]
     return kind(**kwargs)
+
+
+def check_batch_system(cluster, mode: str) -> None:
+    """The batch system would run the cluster's worker job: its submit command exists and,
+    on SLURM, ``sbatch --test-only`` accepts the job script. Otherwise every submission
+    would fail in the background (tracebacks) while the driver waits for workers: close
+    the cluster, UserError with the batch system's reason."""
+    import subprocess
+    import tempfile
+
+    submit = cluster.job_cls.submit_command
+    reason = None
+    if shutil.which(submit) is None:
+        reason = f"`{submit}` not found on this machine; expected to run where {mode.upper()} jobs are submitted"
+    elif mode == "slurm":
+        with tempfile.NamedTemporaryFile("w", suffix=".sh") as script:
+            script.write(cluster.job_script())
+            script.flush()
+            done = subprocess.run([submit, "--test-only", script.name], capture_output=True, text=True,
+                                  timeout=60)
+        if done.returncode != 0:
+            said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
+            reason = f"sbatch refuses the worker job ({said}); expected [execution.cluster] settings it accepts"
+    if reason is not None:
+        cluster.close()
+        raise UserError(f"--cluster {mode}: {reason}")

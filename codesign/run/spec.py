@@ -19,8 +19,8 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [[objectives]]         metric, sense = "minimize"|"maximize", until
     [evaluation]           free-form table handed to the problem (context.settings)
     [execution]            mode = "serial"|"local"|"scheduler"|"slurm"|"pbs", workers,
-                           scheduler, batch_size
-    [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account
+                           scheduler, batch_size, dashboard, no_worker_warning_s
+    [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account, interface
     [freeze]               pools = {pool = "group"}, parameters = {X = value}, parent
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,6 +58,7 @@ class ClusterSpec:
     jobs: int = 1
     queue: str = ""
     account: str = ""
+    interface: str = ""         # network interface of scheduler and workers (e.g. "lo", "ib0")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class ExecutionSpec:
     scheduler: str = ""         # mode "scheduler": tcp://HOST:PORT
     batch_size: int = 0         # candidates per task, 0 = about 4 tasks per worker
     cluster: ClusterSpec = ClusterSpec()
+    dashboard: bool = True      # local / batch clusters serve the Dask dashboard (a free port)
+    no_worker_warning_s: float = 60.0   # s without any worker before one warning line
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,8 @@ def _float(data: dict, key: str, path: str, default: float | None,
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not low <= value <= high:
-        _fail(_join(path, key), value, f"a finite number in [{low}, {high}]")
+        bounds = "" if (low, high) == (-math.inf, math.inf) else f" in [{low:g}, {high:g}]"
+        _fail(_join(path, key), value, f"a finite number{bounds}")
     return float(value)
 
 
@@ -354,21 +359,51 @@ def _objectives(data: Any) -> tuple[Objective, ...]:
 
 def _execution(data: Any) -> ExecutionSpec:
     path = "execution"
-    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster"))
+    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster", "dashboard",
+                        "no_worker_warning_s"))
     mode = _str(data, "mode", path, "local", MODES)
     scheduler = _str(data, "scheduler", path, "")
     if mode == "scheduler" and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
         _fail("execution.scheduler", scheduler, "an address like tcp://HOST:PORT for mode = \"scheduler\"")
     cpath = "execution.cluster"
     cl = _table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
-                                                 "jobs", "queue", "account"))
-    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_str(cl, "memory", cpath, "4GB"),
-                          walltime=_str(cl, "walltime", cpath, "01:00:00"),
+                                                 "jobs", "queue", "account", "interface"))
+    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_memory(cl, cpath),
+                          walltime=_walltime(cl, cpath),
                           lifetime=_str(cl, "lifetime", cpath, ""), jobs=_int(cl, "jobs", cpath, 1, low=1),
-                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""))
+                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""),
+                          interface=_str(cl, "interface", cpath, ""))
+    dashboard = data.get("dashboard", True)
+    if not isinstance(dashboard, bool):
+        _fail("execution.dashboard", dashboard, "true or false")
     return ExecutionSpec(mode=mode, workers=_int(data, "workers", path, 0),
                          scheduler=scheduler, batch_size=_int(data, "batch_size", path, 0),
-                         cluster=cluster)
+                         cluster=cluster, dashboard=dashboard,
+                         no_worker_warning_s=_float(data, "no_worker_warning_s", path, 60.0, 0.0, 1e9))
+
+
+# [D-]HH:MM:SS, HH:MM, or minutes: what both SLURM and PBS read
+_WALLTIME = re.compile(r"^(\d+-)?\d{1,3}:[0-5]\d(:[0-5]\d)?$|^\d+$")
+
+
+def _walltime(data: dict, path: str) -> str:
+    value = _str(data, "walltime", path, "01:00:00")
+    if not _WALLTIME.match(value):
+        _fail(f"{path}.walltime", value, "a batch walltime like \"04:00:00\" ([D-]HH:MM:SS)")
+    return value
+
+
+def _memory(data: dict, path: str) -> str:
+    value = _str(data, "memory", path, "4GB")
+    from dask.utils import parse_bytes
+
+    try:
+        ok = parse_bytes(value) >= 2**20 if value.strip() else False
+    except ValueError:
+        ok = False
+    if not ok:
+        _fail(f"{path}.memory", value, "a memory size like \"16GB\" (at least 1 MiB)")
+    return value
 
 
 def _freeze(data: Any) -> FreezeSpec:

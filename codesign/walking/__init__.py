@@ -16,11 +16,11 @@ benchmarks). Nothing here knows about optimizers, job specs, run stores or repor
 """
 
 from codesign.walking.design import Design, load_design
-from codesign.walking.evaluation import evaluate, evaluate_detailed, metrics_of
+from codesign.walking.evaluation import METRICS, evaluate, evaluate_detailed, metrics_of
 from codesign.walking.examples import nominal_control_params, typical_codesign_design, typical_human_design
 from codesign.walking.settings import WalkSettings
 from codesign.walking.setup import Setup, build_setup, human_control_layout, wr_control_layout
 
-__all__ = ["Design", "load_design", "evaluate", "evaluate_detailed", "metrics_of", "WalkSettings",
+__all__ = ["METRICS", "Design", "load_design", "evaluate", "evaluate_detailed", "metrics_of", "WalkSettings",
            "Setup", "build_setup", "human_control_layout", "wr_control_layout",
            "nominal_control_params", "typical_codesign_design", "typical_human_design"]

@@ -33,6 +33,22 @@ from codesign.walking.settings import WalkSettings
 from codesign.walking.setup import SITE_NAMES, Setup, build_setup
 
 
+# --------------------------------------------------------------------------- metric names
+# Every metric an evaluation can report (:func:`metrics_of`): an ok record leaves out
+# those not measured (not finite: the actuators' of the unaugmented human, a speed after
+# an early fall). The problems declare these names (a spec's objectives are checked
+# against them); tests/walking checks them against real rollouts.
+GAIT_METRICS = ("time", "speed", "speed_ratio", "speed_match", "speed_std", "assist_fraction",
+                "assist_free", "non_contact_time", "power", "torque_rms", "cost_of_transport",
+                "step_length", "stance_fraction")
+SITE_METRICS = tuple(f"{site}_force_{kind}" for site in SITE_NAMES for kind in ("peak", "rms"))
+PHYSICS_METRICS = ("foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg",
+                   "joint_range_violation_deg", "cuff_force_peak", "interaction_force_peak_bw")
+ACTUATOR_METRICS = ("power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak")
+DESIGN_METRICS = ("longest_segment", "singularity", "added_mass", "com_shift", "actuator_mass")
+METRICS = GAIT_METRICS + SITE_METRICS + PHYSICS_METRICS + ACTUATOR_METRICS + DESIGN_METRICS
+
+
 # --------------------------------------------------------------------------- evaluation
 def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
     """Named metrics of a finished rollout (gait metrics + design metrics)."""

@@ -9,14 +9,13 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from codesign.run.driver import start_run
 from codesign.run.spec import parse_spec
+from runtools import assert_same_run, codesign, iterations_done, listing, one_line, query, start_cli, wait_for
 
 SPHERE = """
 name = "{name}"
@@ -36,28 +35,6 @@ mode = "serial"
 
 def sphere(name="run", particles=4, iterations=3, evaluation="") -> str:
     return SPHERE.format(name=name, particles=particles, iterations=iterations, evaluation=evaluation)
-
-
-def codesign(*args, cwd=None, timeout=180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codesign.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
-
-
-def one_line(done: subprocess.CompletedProcess, status: int, pattern: str) -> str:
-    """stderr is exactly one line matching ``pattern`` (a regex), and the exit status is ``status``."""
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == status, done.stderr[-3000:]
-    assert len(lines) == 1, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr
-    assert re.fullmatch(pattern, lines[0]), lines[0]
-    return lines[0]
-
-
-def listing(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file under ``folder`` with its size and mtime: "nothing was written" = equal
-    listings (a database's -wal and -shm files left beside it would show here)."""
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if not p.is_dir()}
 
 
 # -- 1. `codesign runs` survives a run whose evaluations all failed ---------------------------
@@ -119,36 +96,8 @@ def test_the_spec_name_follows_the_same_rule(tmp_path):
 
 # -- 3. one driver per run --------------------------------------------------------------------
 
-def query(db: Path, sql: str):
-    """One value read by a connection that is closed again (a read-write one: the last
-    connection to close removes the -wal and -shm files, a mode=ro one would leave them)."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=rw", uri=True)) as c:
-        return c.execute(sql).fetchone()[0]
-
-
-def iterations_done(db: Path) -> int:
-    try:
-        return query(db, "SELECT count(*) FROM iterations")
-    except sqlite3.Error:
-        return 0
-
-
-def wait_for(condition, timeout=90.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise TimeoutError("condition not reached")
-
-
 def driver_field(db: Path) -> str:
     return query(db, "SELECT driver FROM runs")
-
-
-def start_cli(*args, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "codesign.cli", *map(str, args)], text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
 
 
 @pytest.mark.integration
@@ -205,28 +154,9 @@ def test_two_drivers_racing_for_one_name_one_runs_the_other_gets_one_line(tmp_pa
 
 # -- 4. interrupts ----------------------------------------------------------------------------
 
-def comparable(db: Path) -> dict:
-    """The tables that must equal an uninterrupted run's: all but wall times, workers and
-    timestamps."""
-    import pandas as pd
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=rw", uri=True)) as c:
-        read = lambda sql: pd.read_sql_query(sql, c)  # noqa: E731
-        return {
-            "evaluations": read("SELECT run_id, iteration, particle, subspace_id, stage, stage_value, "
-                                "status, message FROM evaluations ORDER BY iteration, particle"),
-            "packed": read("SELECT run_id, iteration, particle, param_names, params, metric_names, "
-                           "metrics FROM evaluations ORDER BY iteration, particle"),
-            "name_sets": read("SELECT * FROM name_sets ORDER BY set_id"),
-            "iterations": read("SELECT run_id, iteration, best_stage, best_value, best_subspace_id, "
-                               "n_failed, state_npz FROM iterations ORDER BY iteration"),
-            "runs": read("SELECT spec_hash, status, iterations_total FROM runs"),
-        }
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("how", ["ctrl-c on a local cluster", "sigterm, serial"])
 def test_an_interrupted_run_stops_in_one_line_and_resumes_to_the_same_database(tmp_path, how):
-    import pandas as pd
     cluster = how.startswith("ctrl-c")
     spec = tmp_path / "slow.toml"
     spec.write_text(sphere("slow", particles=8, iterations=14, evaluation="sleep_s = 0.03")
@@ -253,10 +183,7 @@ def test_an_interrupted_run_stops_in_one_line_and_resumes_to_the_same_database(t
     assert "stopped" in codesign("runs", "--results", results).stdout
     resumed = codesign("resume", results / "slow", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
-    left, right = comparable(reference / "slow" / "run.sqlite"), comparable(db)
-    for table in left:
-        pd.testing.assert_frame_equal(left[table], right[table], check_exact=True, obj=table)
-    assert right["runs"].loc[0, "status"] == "finished"
+    assert_same_run(reference / "slow" / "run.sqlite", db)
 
 
 # -- 6. the spec is judged before the run starts ----------------------------------------------
@@ -286,3 +213,25 @@ def test_bad_specs_are_refused_before_the_run_is_created(tmp_path, problem, tabl
     pattern = re.escape(f"codesign optimize: error: {spec}: {message}").replace(re.escape("[...]"), r"\[.*\]")
     one_line(done, 2, pattern)
     assert sorted(listing(tmp_path)) == ["v.toml"]          # no results/, no run folder
+
+
+# -- 8. a batch cluster that cannot run the jobs, an empty --results ---------------------------
+
+def test_a_batch_system_that_is_not_there_is_refused_before_any_job(tmp_path):
+    import shutil
+    if shutil.which("qsub"):
+        pytest.skip("PBS is installed here")
+    (tmp_path / "s.toml").write_text(sphere("pbs").replace('mode = "serial"', 'mode = "pbs"'))
+    before = listing(tmp_path)
+    done = codesign("optimize", "s.toml", "--results", "results", "--quiet", cwd=tmp_path)
+    one_line(done, 2, r"codesign optimize: error: --cluster pbs: `qsub` not found on this machine; "
+                      r"expected to run where PBS jobs are submitted")
+    assert listing(tmp_path) == before              # no results/, no jobs/ folder
+
+
+def test_an_empty_results_option_is_refused(tmp_path):
+    (tmp_path / "s.toml").write_text(sphere("here"))
+    done = codesign("optimize", "s.toml", "--results", "", "--quiet", cwd=tmp_path)
+    one_line(done, 2, r"codesign optimize: error: --results: got ''; expected the folder to hold the run "
+                      r"folders \(e\.g\. results\)")
+    assert sorted(listing(tmp_path)) == ["s.toml"]  # the run did not land in the working directory

@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from codesign.run.store import open_run
+from runtools import BIN, assert_same_run, free_port, iterations_done, wait_for
+from runtools import codesign as run_cli
 
 pytestmark = pytest.mark.integration
 
-BIN = Path(sys.executable).parent
 TOY = """
 seed = 9
 [problem]
@@ -34,6 +31,15 @@ exploration = 0.2
 local = 0.2
 global = 0.2
 """
+
+
+def codesign(*args, **kwargs):
+    """The CLI in a new process; it must succeed."""
+    done = run_cli(*args, **kwargs)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
 SLOW = """
 seed = 5
 [problem]
@@ -44,57 +50,6 @@ iterations = {iterations}
 [evaluation]
 sleep_s = {sleep}
 """
-
-
-def codesign(*args, check=True, **kwargs):
-    done = subprocess.run([sys.executable, "-m", "codesign.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=180, **kwargs)
-    if check:
-        assert done.returncode == 0, done.stderr[-2000:]
-    return done
-
-
-def comparable(db: Path) -> dict[str, pd.DataFrame]:
-    """The database without what legitimately differs: wall times, workers, timestamps."""
-    with sqlite3.connect(db) as c:
-        read = lambda sql: pd.read_sql_query(sql, c)  # noqa: E731
-        return {
-            "runs": read("SELECT spec_hash, status, iterations_total FROM runs"),
-            "evaluations": read("SELECT iteration, particle, subspace_id, stage, stage_value, status, "
-                                "message FROM evaluations ORDER BY iteration, particle"),
-            "params": read("SELECT iteration, particle, param_names, hex(params) AS params "
-                           "FROM evaluations ORDER BY iteration, particle"),
-            "metrics": read("SELECT iteration, particle, metric_names, hex(metrics) AS metrics "
-                            "FROM evaluations ORDER BY iteration, particle"),
-            "name_sets": read("SELECT set_id, names_json FROM name_sets ORDER BY set_id"),
-            "iterations": read("SELECT iteration, best_stage, best_value, best_subspace_id, n_failed, "
-                               "state_npz IS NOT NULL AS has_state FROM iterations ORDER BY iteration"),
-            "state": read("SELECT hex(state_npz) AS state FROM iterations WHERE state_npz IS NOT NULL"),
-        }
-
-
-def assert_same_run(a: Path, b: Path) -> None:
-    left, right = comparable(a), comparable(b)
-    for table in left:
-        pd.testing.assert_frame_equal(left[table], right[table], check_exact=True, obj=table)
-    assert left["runs"].loc[0, "status"] == "finished"
-
-
-def iterations_done(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-            return c.execute("SELECT count(*) FROM iterations").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
-def wait_for(condition, timeout=60.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise TimeoutError("condition not reached")
 
 
 def test_same_database_with_one_and_two_workers(tmp_path):
@@ -108,12 +63,6 @@ def test_same_database_with_one_and_two_workers(tmp_path):
         workers = {r[0] for r in c.execute("SELECT DISTINCT worker FROM evaluations")}
         subspaces = {r[0] for r in c.execute("SELECT DISTINCT subspace_id FROM evaluations")}
     assert len(workers) == 2 and subspaces == {1, 2}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

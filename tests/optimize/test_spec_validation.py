@@ -72,6 +72,18 @@ def test_good_spec_builds_an_optimizer():
     ("[[objectives]]\nmetric = \"f\"\nuntil = 1.0\n", "objectives[0].until: given for the last"),
     ("[[space.pools]]\nname = \"p\"\ngroups = [{ name = \"g\", parameters = [\"w\"] }]\n",
      "group p.g uses unknown parameter 'w'"),
+    # issue 17: a batch cluster's settings that dask-jobqueue or the batch system would
+    # only refuse later (a traceback, or every job submission failing in the background)
+    ("[execution.cluster]\nwalltime = \"forever\"\n",
+     "execution.cluster.walltime: got 'forever'; expected a batch walltime like \"04:00:00\""),
+    ("[execution.cluster]\nwalltime = \"1:75:00\"\n", "execution.cluster.walltime: got '1:75:00'"),
+    ("[execution.cluster]\nmemory = \"lots\"\n",
+     "execution.cluster.memory: got 'lots'; expected a memory size like \"16GB\" (at least 1 MiB)"),
+    ("[execution.cluster]\nmemory = \"\"\n", "execution.cluster.memory: got ''"),
+    ("[execution]\ndashboard = \"yes\"\n", "execution.dashboard: got 'yes'; expected true or false"),
+    ("[execution]\nno_worker_warning_s = -1\n", "execution.no_worker_warning_s: got -1; expected a finite "
+     "number in [0, 1e+09]"),
+    ("[freeze]\nparameters = { x = \"a\" }\n", "freeze.parameters.x: got 'a'; expected a finite number"),
 ])
 def test_errors_name_the_key_and_the_expectation(change, message):
     text = "[problem]\nname = \"mmpso_toy\"\n" + change
@@ -98,6 +110,14 @@ def test_cli_prints_one_line_and_exits_2(tmp_path: Path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "optimizer.particles" in done.stderr
     assert not (tmp_path / "results").exists()          # nothing half-written
+
+
+@pytest.mark.parametrize("walltime, memory", [("04:00:00", "16GB"), ("2-00:00:00", "1 GiB"), ("30", "4gb"),
+                                              ("1:30", "512MB")])
+def test_batch_walltimes_and_memory_sizes_that_slurm_and_pbs_read_are_accepted(walltime, memory):
+    spec = parse_spec(f'[problem]\nname = "sphere"\n[execution.cluster]\nwalltime = "{walltime}"\n'
+                      f'memory = "{memory}"\n')
+    assert (spec.execution.cluster.walltime, spec.execution.cluster.memory) == (walltime, memory)
 
 
 # -- fuzzing ----------------------------------------------------------------------------------

@@ -1,0 +1,80 @@
+"""Every problem declares the names of its metrics (issue 17, item 1): the names are those
+real evaluations report, and a spec's objective naming any other metric is refused before
+a run starts, in one line, exit status 2, nothing written.
+
+Truths: real rollouts of the two stored walking designs (docs/designs/: a co-design with
+motors and the unaugmented human), and the test functions' own formulas."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from codesign.problems import exo_codesign, get_problem, problem_names
+from codesign.problems.baseline import Baseline
+from codesign.problems.baseline import evaluate_lumped
+from codesign.types import EvalContext
+from codesign.walking import METRICS, WalkSettings, evaluate_detailed, load_design, metrics_of
+from runtools import codesign, listing, one_line
+
+DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
+SHORT = {"max_time": 0.3}
+
+
+@pytest.fixture(scope="module")
+def codesign_walk():
+    """(record, every metric with the unmeasured ones as NaN) of the stored co-design."""
+    record, _, rollout, setup = evaluate_detailed(load_design(DESIGNS / "codesign-walking.json"),
+                                                  WalkSettings.from_dict(SHORT))
+    return record, metrics_of(rollout, setup)
+
+
+def test_walk_names_every_metric_a_rollout_of_a_design_with_motors_reports(codesign_walk):
+    record, every = codesign_walk
+    assert record.ok
+    assert sorted(every) == sorted(METRICS)             # nothing undeclared, nothing declared in vain
+    assert len(METRICS) == len(set(METRICS)) == 35
+
+
+def test_the_walking_problems_records_use_only_declared_names(codesign_walk):
+    design = load_design(DESIGNS / "codesign-walking.json")
+    group, params = exo_codesign.encode(design)
+    problem = get_problem("exo_codesign")
+    record = problem.evaluate(params, EvalContext(subspace=(group,), settings=SHORT))
+    assert record.ok and set(record.metrics) <= set(problem.metrics)
+    assert {"time_fraction", "speed_assist_score", "power_electrical"} <= set(record.metrics)
+
+    human = get_problem("human_gait")
+    params = load_design(DESIGNS / "human-walking.json").params
+    record = human.evaluate(params, EvalContext(settings=SHORT))
+    assert record.ok and set(record.metrics) <= set(human.metrics)
+    assert "power_electrical" not in record.metrics            # the human has no motors
+
+    baseline = get_problem("anthropomorphic_baseline")
+    lumped = Baseline.from_loads(())
+    record = evaluate_lumped(params, lumped, SHORT)
+    assert record.ok and set(record.metrics) <= set(baseline.metrics)
+    assert {"added_mass_torso", "added_mass_thigh", "added_mass_shank"} <= set(record.metrics)
+
+
+@pytest.mark.parametrize("name", problem_names())
+def test_every_problem_declares_metrics_that_cover_its_default_objectives(name):
+    problem = get_problem(name)
+    assert problem.metrics and len(set(problem.metrics)) == len(problem.metrics)
+    assert {o.metric for o in problem.objectives} <= set(problem.metrics)
+
+
+@pytest.mark.parametrize("name", problem_names())
+def test_an_objective_on_an_unknown_metric_is_refused_before_any_worker(tmp_path, name):
+    evaluation = f'baseline_of = "{DESIGNS / "codesign-walking.json"}"' if name == "anthropomorphic_baseline" else ""
+    spec = tmp_path / "m.toml"
+    spec.write_text(f'name = "m"\n[problem]\nname = "{name}"\n[optimizer]\nparticles = 2\niterations = 1\n'
+                    f'[[objectives]]\nmetric = "no_such_metric"\n[evaluation]\n{evaluation}\n'
+                    f'[execution]\nmode = "local"\nworkers = 2\n')
+    done = codesign("optimize", spec, "--results", tmp_path / "results", "--quiet")
+    names = ", ".join(get_problem(name).metrics)
+    one_line(done, 2, re.escape(f"codesign optimize: error: {spec}: objectives[0].metric: 'no_such_metric' "
+                                f"is not a metric of problem '{name}'; expected one of {names}"))
+    assert sorted(listing(tmp_path)) == ["m.toml"]              # no results/, no run folder
