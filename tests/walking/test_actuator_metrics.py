@@ -60,7 +60,10 @@ def test_without_motors_the_actuator_metrics_are_left_out():
 
 # --------------------------------------------------------------------------- walking
 # The metrics of main at 0e6bd32 (before actuators), max_time = 2 s: the thesis's rule must
-# reproduce them bit for bit, and the human (no motors) under the bounded default too.
+# reproduce them, and the human (no motors) under the bounded default too -- bit for bit
+# until the step factored M~ along the tree (issue 16), to rounding since: REL below
+# (tests/walking/test_rollout.py bounds that change by 1e-8 on 10-s walks).
+REL = 1e-9
 THESIS_CODESIGN_2S = {
     'time': 2.0,
     'speed': 0.5989720989092807,
@@ -117,18 +120,19 @@ HUMAN_2S = {
 
 
 @pytest.mark.slow
-def test_thesis_rule_reproduces_the_earlier_numbers_bit_for_bit():
+def test_thesis_rule_reproduces_the_earlier_numbers():
     from codesign import walking as ev
 
     design = ev.load_design(DESIGNS / "thesis-codesign-walking.json")
     m = ev.evaluate(design, {"max_time": 2.0, "actuator_model": "thesis"}).metrics
     for key, value in THESIS_CODESIGN_2S.items():
-        assert m[key] == value, key
+        assert m[key] == pytest.approx(value, rel=REL, abs=1e-12), key
     assert m["actuator_mass"] == 4 * 2.0
     # the thesis's designs ask far more than a real actuator gives
     assert m["actuator_torque_ratio_peak"] > 100 and m["power_electrical"] > m["power"]
     human = ev.evaluate(ev.load_design(DESIGNS / "thesis-human-walking.json"), {"max_time": 2.0}).metrics
-    assert {k: human[k] for k in HUMAN_2S} == HUMAN_2S      # the same numbers as before
+    for key, value in HUMAN_2S.items():                      # the same numbers as before
+        assert human[key] == pytest.approx(value, rel=REL, abs=1e-12), key
     assert not {"power_electrical", "actuator_torque_ratio_peak"} & set(human)   # no motors
 
 
