@@ -17,7 +17,7 @@
   it: O(sum over rows of (nonzeros per row)^2), O(n d^2) for a plain tree, instead of the
   dense n^3 / 3. A solve with the factor likewise costs O(nonzeros), and a right-hand side
   that is nonzero only on a branch (a contact point's Jacobian row) stays on its ancestors.
-* ``cholesky`` / ``cholesky_solve``: dense, in-place, with an optional pivot
+* ``cholesky`` / ``cholesky_forward`` / ``cholesky_backward``: dense, in-place, with an optional pivot
   regularisation (the time step's loop-constraint block); ``lu_solve``: Gaussian
   elimination with partial pivoting (the nonsymmetric active-set systems of the contact
   problem).
@@ -178,13 +178,18 @@ def cholesky(A, n, eps):
 
 
 @njit(cache=True, _nrt=False)
-def cholesky_solve(L, n, b):
-    """In place b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
+def cholesky_forward(L, n, b):
+    """In place b <- L^-1 b for the factor of :func:`cholesky`."""
     for i in range(n):
         s = b[i]
         for k in range(i):
             s -= L[i, k] * b[k]
         b[i] = s / L[i, i]
+
+
+@njit(cache=True, _nrt=False)
+def cholesky_backward(L, n, b):
+    """In place b <- L^-T b for the factor of :func:`cholesky`."""
     for i in range(n - 1, -1, -1):   # L^T x = b by rows of L (contiguous)
         b[i] /= L[i, i]
         xi = b[i]
@@ -261,16 +266,17 @@ def fill_pattern(parent: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.n
 @njit(cache=True, _nrt=False)
 def sparse_ltl(A, n, ptr, idx):
     """In place: the lower triangle of A[:n, :n] (nonzero only on the pattern ptr/idx of
-    :func:`fill_pattern` and the diagonal) becomes L with A = L^T L. Returns False if a
-    pivot is not positive."""
+    :func:`fill_pattern` and the diagonal) becomes L with A = L^T L, except that the
+    diagonal holds 1 / L_kk (the solves multiply: a division on their dependency chain
+    costs several times a multiplication). Returns False if a pivot is not positive."""
     for k in range(n - 1, -1, -1):
         d = A[k, k]
         if not d > 0.0:
             return False
-        d = math.sqrt(d)
-        A[k, k] = d
+        inv = 1.0 / math.sqrt(d)
+        A[k, k] = inv
         for p in range(ptr[k], ptr[k + 1]):
-            A[k, idx[p]] /= d
+            A[k, idx[p]] *= inv
         for p in range(ptr[k], ptr[k + 1]):
             i = idx[p]
             lki = A[k, i]
@@ -287,7 +293,7 @@ def sparse_lt_solve(L, n, ptr, idx, b):
     for k in range(n - 1, -1, -1):
         if b[k] == 0.0:
             continue
-        yk = b[k] / L[k, k]
+        yk = b[k] * L[k, k]
         b[k] = yk
         for p in range(ptr[k], ptr[k + 1]):
             b[idx[p]] -= L[k, idx[p]] * yk
@@ -300,4 +306,4 @@ def sparse_l_solve(L, n, ptr, idx, b):
         s = b[k]
         for p in range(ptr[k], ptr[k + 1]):
             s -= L[k, idx[p]] * b[idx[p]]
-        b[k] = s / L[k, k]
+        b[k] = s * L[k, k]

@@ -100,7 +100,8 @@ from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
-from codesign.dynamics.linalg import (cholesky, cholesky_solve, fill_pattern, lu_solve,
+from codesign.dynamics.linalg import (cholesky, cholesky_backward, cholesky_forward,
+                                      fill_pattern, lu_solve,
                                       sparse_l_solve, sparse_lt_solve, sparse_ltl)
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
@@ -150,7 +151,7 @@ StepWorkspace = namedtuple(
         "Y",        # [R, n] rows of M~^-1 J^T (row r = M~^-1 J_r^T)
         "G",        # [R, R] J M~^-1 J^T
         "Gl",       # [2m, 2m] Cholesky factor of the loop block (regularised)
-        "Z",        # [2m, 2c + 1] G_ll^-1 [G_lc, b_l]
+        "Z",        # [2m, 2c + 1] Lg^-1 [G_lc, b_l] (G_ll = Lg Lg^T)
         "W",        # [2c, 2c] loop-constrained Delassus matrix of the contacts
         "r",        # [2c] contact row velocities before contact impulses
         "lower",    # [c] lower bound on each normal velocity
@@ -517,7 +518,8 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
                 g += Y[a, i] * Y[b, i]
             sw.G[a, b] = g
             sw.G[b, a] = g
-    # loop block: Z = G_ll^-1 [G_lc, b_l] with b_l = target - J_l v_free
+    # loop block, G_ll = Lg Lg^T: X = Lg^-1 [G_lc, b_l] with b_l = target - J_l v_free, so that
+    # W = G_cc - X_c^T X_c, r = J_c v_free + X_c^T x_b, P_l = Lg^-T (x_b - X_c P_c)
     if nl > 0:
         gmax = 0.0
         for a in range(nl):
@@ -536,7 +538,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
                     for i in range(n):
                         jv += sw.Kc[a, i] * vf[i]
                     col[a] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
-            cholesky_solve(sw.Gl, nl, col[:nl])
+            cholesky_forward(sw.Gl, nl, col[:nl])
             for a in range(nl):
                 sw.Z[a, k] = col[a]
     # contact problem u = r + W P on the loop-constrained metric (compact, 2 ca unknowns)
@@ -546,13 +548,14 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         for i in range(n):
             jv += sw.Kc[ra, i] * vf[i]
         for l in range(nl):
-            jv += sw.G[ra, l] * sw.Z[l, 2 * ca]
+            jv += sw.Z[l, a] * sw.Z[l, 2 * ca]
         sw.r[a] = jv
-        for b in range(2 * ca):
+        for b in range(a + 1):
             wab = sw.G[ra, nl + b]
             for l in range(nl):
-                wab -= sw.G[ra, l] * sw.Z[l, b]
+                wab -= sw.Z[l, a] * sw.Z[l, b]
             sw.W[a, b] = wab
+            sw.W[b, a] = wab
     for a in range(2 * ca):
         sw.W[a, a] *= 1.0 + ss[REGULARIZATION]
     for j in range(ca):
@@ -589,7 +592,9 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         for b in range(2 * ca):
             pl -= sw.Z[l, b] * sw.Pc[b]
         sw.Pl[l] = pl
-        sw.loop_force[l] = pl / h
+    cholesky_backward(sw.Gl, nl, sw.Pl)
+    for l in range(nl):
+        sw.loop_force[l] = sw.Pl[l] / h
     dv = sw.dv                   # M~^-1 J^T P = L^-1 Y P
     for i in range(n):
         s = 0.0
