@@ -13,4 +13,5 @@ BENCHMARKS: dict[str, str] = {
     "screen": "codesign.bench.screen",
     "evaluate": "codesign.bench.evaluate",
     "runner": "codesign.bench.runner",
+    "scaling": "codesign.bench.scaling",
 }

@@ -17,11 +17,12 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from codesign.errors import Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
-from codesign.run.executors import make_executor
+from codesign.run.executors import Executor, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
 from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
@@ -86,8 +87,14 @@ def check_run(spec: Spec):
 
 
 def start_run(spec: Spec, results: str | Path = "results", name: str | None = None,
-              execution: ExecutionSpec | None = None, progress: bool = True) -> Path:
+              execution: ExecutionSpec | None = None, progress: bool = True,
+              executor: Executor | None = None,
+              on_iteration: Callable[[int], None] | None = None) -> Path:
     """Create results/<name>/run.sqlite for the spec and run it to the end; returns the path.
+
+    ``executor``: one already built for this spec's problem and settings (the caller
+    closes it), instead of one from ``execution``; ``on_iteration(k)`` is called once
+    iteration k is stored (``codesign bench scaling`` times the iterations with it).
 
     The spec is checked before anything is written; the run's driver lock is taken before
     its database is created (:class:`DriverLock`), so of two drivers starting the same
@@ -109,11 +116,11 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
             if path.exists():
                 raise UserError(f"{path}: already exists; expected a new --name, or "
                                 f"`codesign resume {folder}`")
-            with _executor(spec, execution, checked) as executor:   # the cluster connects before any file
+            with _executor(spec, execution, checked, executor) as running:   # the cluster connects before any file
                 store = SQLiteRunStore(path, create=True, run=dict(
                     name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
                     iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
-                _drive(store, store.run_id, optimizer, executor, progress, stop)
+                _drive(store, store.run_id, optimizer, running, progress, stop, on_iteration)
     finally:
         lock.release()
         for k in reversed(made):                # nothing left of a run that never started
@@ -214,14 +221,17 @@ def _stop_on_signals():
             signal.signal(s, h)
 
 
-def _executor(spec: Spec, execution: ExecutionSpec | None, checked):
+def _executor(spec: Spec, execution: ExecutionSpec | None, checked, given: Executor | None = None):
+    """The run's executor as a context: ``given`` (left open), else a new one from the spec."""
+    if given is not None:
+        return contextlib.nullcontext(given)
     problem, settings = checked
     objectives = spec.objectives or problem.objectives
     return make_executor(spec.problem, settings, objectives, execution or spec.execution)
 
 
-def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool,
-           where: dict) -> None:
+def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
+           where: dict, on_iteration: Callable[[int], None] | None = None) -> None:
     """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status.
     An interrupt abandons the iteration in flight (the store keeps whole iterations)."""
     status = "failed"
@@ -239,6 +249,8 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progr
             store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
                                   optimizer.state())
             where["iteration"] = iteration + 1
+            if on_iteration is not None:
+                on_iteration(iteration)
             _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
         status = "finished"
     except KeyboardInterrupt:

@@ -169,7 +169,7 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
     """The executor the ``[execution]`` table asks for (see the module docstring)."""
     if execution.mode == "serial":
         return SerialExecutor(problem, settings, objectives)
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if execution.mode == "scheduler":
         try:
@@ -179,22 +179,32 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
                             f"expected a running `dask scheduler` at tcp://HOST:PORT") from None
         return DaskExecutor(problem, settings, objectives, client, execution.batch_size)
     if execution.mode == "local":
-        workers = execution.workers or os.cpu_count() or 1
-        with _children_ignore_sigint():
-            # no dashboard; the scheduler's small HTTP server on a free loopback port (its
-            # default, 8787, warns on stderr when another cluster holds it); worker logs only
-            # when critical: a failed evaluation is a record, and a worker losing its
-            # scheduler at a Ctrl-C must not print over the driver's one line
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL,
-                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-            return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
-                                cluster=cluster, min_workers=workers)
+        return local_executor(problem, settings, objectives, execution.workers or os.cpu_count() or 1,
+                              batch_size=execution.batch_size)
     cluster = jobqueue_cluster(execution)
     jobs = execution.cluster.jobs
     cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)   # replaces jobs that reach their walltime
     return DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
                         cluster=cluster, timeout_s=3600.0)
+
+
+def local_executor(problem: str, settings: dict, objectives: Sequence[Objective], processes: int,
+                   threads_per_worker: int = 1, batch_size: int = 0) -> DaskExecutor:
+    """A :class:`DaskExecutor` on a new ``LocalCluster`` of ``processes`` worker processes
+    with ``threads_per_worker`` threads each (runs use one: evaluations hold the GIL;
+    ``codesign bench scaling`` uses more, its evaluations sleep)."""
+    from distributed import Client, LocalCluster
+
+    with _children_ignore_sigint():
+        # no dashboard; the scheduler's small HTTP server on a free loopback port (its
+        # default, 8787, warns on stderr when another cluster holds it); worker logs only
+        # when critical: a failed evaluation is a record, and a worker losing its
+        # scheduler at a Ctrl-C must not print over the driver's one line
+        cluster = LocalCluster(n_workers=processes, threads_per_worker=threads_per_worker, processes=True,
+                               dashboard_address=None, silence_logs=logging.CRITICAL,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        return DaskExecutor(problem, settings, objectives, Client(cluster), batch_size,
+                            cluster=cluster, min_workers=processes)
 
 
 @contextlib.contextmanager
