@@ -3,14 +3,19 @@
 ``executor.evaluate(candidates) -> list[EvalRecord]`` returns the records in candidate
 order whatever the number of workers and the order tasks finish in, so results never
 depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
+``submit(candidates) -> Pending`` and ``gather(pending)`` split it in two: the driver
+submits iteration k+1 and writes iteration k while the workers evaluate.
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
-- :class:`DaskExecutor`: candidates are cut into contiguous batches, one task per batch:
-  up to 4 tasks per worker thread and iteration (load balance when evaluation times vary),
-  fewer when that would make tasks shorter than 0.25 s judged from the last iteration's
-  evaluation times (each task costs a few ms of scheduling and a round trip); a :class:`WarmupPlugin` runs the problem's warm-up hook (numba compilation)
-  once on every worker, including workers that join later; a worker that dies takes its
-  tasks with it and the scheduler recomputes them on the others (the driver only waits).
+- :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
+  particle's previous evaluation (``wall_s``; the first iteration: equal costs);
+  :func:`plan_tasks` gives each evaluation a task of its own unless tasks would hold
+  less than MIN_TASK_S of predicted work (each task is a scheduler round trip): then
+  fewer tasks of equal predicted work (LPT: longest first, each into the lightest task);
+  the tasks are submitted longest first (Dask priorities). A :class:`WarmupPlugin` runs
+  the problem's warm-up hook (numba compilation) once on every worker, including workers
+  that join later; a worker that dies takes its tasks with it and the scheduler
+  recomputes them on the others (the driver only waits).
 
 :func:`make_executor` builds one from the spec's ``[execution]`` table: ``serial``,
 ``local`` (a ``LocalCluster`` with one single-threaded worker process per core by
@@ -23,12 +28,13 @@ the adaptive cluster submits replacement jobs).
 from __future__ import annotations
 
 import contextlib
+import heapq
 import logging
 import math
 import os
 import signal
 import threading
-from typing import Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 from codesign.errors import UserError
 from codesign.run.evaluation import evaluate_batch, warmup
@@ -40,7 +46,13 @@ from codesign.types import Candidate, EvalRecord
 class Executor(Protocol):
     n_workers: int
 
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending": ...
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]: ...
+
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]: ...
+
+    def cancel(self, pending: "Pending") -> None: ...
 
     def close(self) -> None: ...
 
@@ -54,8 +66,18 @@ class SerialExecutor:
         self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
         warmup(problem, self.settings)
 
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending":
+        """Nothing runs yet: :meth:`gather` evaluates (there are no workers to keep busy)."""
+        return Pending(list(candidates), [], list(range(len(candidates))))
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]:
+        return evaluate_batch(self.problem, pending.candidates, self.settings, self.objectives)
+
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
-        return evaluate_batch(self.problem, candidates, self.settings, self.objectives)
+        return self.gather(self.submit(candidates))
+
+    def cancel(self, pending: "Pending") -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -89,13 +111,19 @@ class WarmupPlugin(_WorkerPlugin):
 
 
 class DaskExecutor:
-    """Evaluate on a Dask cluster through a ``distributed.Client``."""
+    """Evaluate on a Dask cluster through a ``distributed.Client``.
+
+    Cost-aware: each candidate's cost is predicted from its particle's previous
+    evaluation (``wall_s``; unknown in the first iteration: equal), the candidates are
+    packed into balanced tasks by :func:`plan_tasks` and the tasks are submitted longest
+    first. ``submit`` returns at once (the driver writes the previous iteration while the
+    workers evaluate); ``gather`` returns the records in candidate order."""
 
     def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective], client,
                  batch_size: int = 0, cluster=None, min_workers: int = 1, timeout_s: float = 120.0):
         self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
         self.client, self.cluster, self.batch_size = client, cluster, int(batch_size)
-        self._eval_s: float | None = None        # mean evaluation time of the last iteration
+        self._cost_s: dict[int, float] = {}     # particle -> wall time of its last evaluation, s
         try:
             client.wait_for_workers(min_workers, timeout=timeout_s)
         except TimeoutError:
@@ -108,36 +136,56 @@ class DaskExecutor:
     def n_workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def batches(self, candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
-        """Contiguous batches: ``batch_size`` if set, else adaptive (see tasks_per_worker)."""
-        if self.batch_size:
-            size = self.batch_size
-        else:
-            tasks = self.n_workers * tasks_per_worker(len(candidates), self.n_workers, self._eval_s)
-            size = max(1, math.ceil(len(candidates) / tasks))
-        return [candidates[k:k + size] for k in range(0, len(candidates), size)]
+    def predicted_costs(self, candidates: Sequence[Candidate]) -> list[float]:
+        """Seconds per candidate: its particle's last evaluation; a particle not yet
+        evaluated: the mean of the known ones, or 1 s when none is known (the first
+        iteration: one evaluation per task)."""
+        known = [self._cost_s[c.particle] for c in candidates if c.particle in self._cost_s]
+        default = sum(known) / len(known) if known else 1.0
+        return [self._cost_s.get(c.particle, default) for c in candidates]
 
-    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
-        futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
-                                      self.objectives, pure=False)
-                   for batch in self.batches(candidates)]
+    def batches(self, candidates: Sequence[Candidate]) -> list[list[int]]:
+        """The tasks of one iteration as positions in ``candidates``, longest predicted
+        first: ``batch_size`` contiguous candidates each if set, else :func:`plan_tasks`
+        on the predicted costs."""
+        n = len(candidates)
+        if self.batch_size:
+            return [list(range(k, min(n, k + self.batch_size))) for k in range(0, n, self.batch_size)]
+        return [list(task.indices) for task in plan_tasks(self.predicted_costs(candidates))]
+
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending":
+        """Send one iteration's tasks to the cluster (returns at once)."""
+        batches = self.batches(candidates)
+        futures = [self.client.submit(evaluate_batch, self.problem, [candidates[i] for i in batch],
+                                      self.settings, self.objectives, pure=False,
+                                      priority=len(batches) - k)     # the longest task first
+                   for k, batch in enumerate(batches)]
+        return Pending(list(candidates), futures, [i for batch in batches for i in batch])
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]:
+        """Wait for an iteration's tasks; the records in candidate order (by position,
+        never by finishing order)."""
         try:
-            gathered = self.client.gather(futures)
+            gathered = self.client.gather(pending.handle)
         except KeyboardInterrupt:       # the driver stops: abandon the batch in flight quietly
-            self._abandon(futures)
+            self.cancel(pending)
             raise
-        records = [record for batch in gathered for record in batch]
-        if records:
-            self._eval_s = sum(r.wall_s for r in records) / len(records)
+        records: list = [None] * len(pending.candidates)
+        for i, record in zip(pending.order, (r for batch in gathered for r in batch), strict=True):
+            records[i] = record
+        self._cost_s.update((c.particle, r.wall_s) for c, r in zip(pending.candidates, records))
         return records
 
-    def _abandon(self, futures) -> None:
-        """Cancel the tasks of an interrupted gather. Its helper tasks on the client's event
-        loop then end with errors nobody retrieves, which asyncio would log as tracebacks
-        when they are collected: the process is stopping, so silence that logger."""
+    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
+        return self.gather(self.submit(candidates))
+
+    def cancel(self, pending: "Pending") -> None:
+        """Cancel the tasks of an abandoned iteration. Its helper tasks on the client's
+        event loop then end with errors nobody retrieves, which asyncio would log as
+        tracebacks when they are collected: the process is stopping, so silence that logger."""
         logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
         with contextlib.suppress(Exception):
-            self.client.cancel(futures)
+            self.client.cancel(pending.handle)
 
     def close(self) -> None:
         self.client.close()
@@ -151,17 +199,54 @@ class DaskExecutor:
         self.close()
 
 
-TARGET_TASK_S = 0.25
-MAX_TASKS_PER_WORKER = 4
+class Pending(NamedTuple):
+    """One iteration submitted to an executor: its candidates, the executor's handle on
+    the work (Dask futures, one per task; empty for the serial executor) and the
+    candidates' positions in the order the tasks return their records."""
+
+    candidates: list[Candidate]
+    handle: list
+    order: list[int]
 
 
-def tasks_per_worker(n_candidates: int, n_workers: int, eval_s: float | None) -> int:
-    """Tasks per worker and iteration: 4 (load balance) unless tasks would be shorter than
-    TARGET_TASK_S, then fewer, down to 1 (one round trip per worker). Unknown cost: 4."""
-    if eval_s is None:
-        return MAX_TASKS_PER_WORKER
-    work_per_worker = n_candidates * eval_s / max(n_workers, 1)
-    return int(min(MAX_TASKS_PER_WORKER, max(1, work_per_worker // TARGET_TASK_S)))
+class Task(NamedTuple):
+    """Candidates evaluated in one task: their positions in the iteration's candidate
+    list, and the task's predicted cost (s)."""
+
+    indices: tuple[int, ...]
+    cost_s: float
+
+
+# A task holds at least this much predicted work (s): each task costs the scheduler and a
+# worker ~1-2 ms of round trip (`codesign bench scaling`: 200 empty tasks on 64 workers
+# take 0.2-0.4 s on the 2-core reference machine).
+MIN_TASK_S = 0.01
+
+
+def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[Task]:
+    """Cut evaluations of predicted ``costs`` (s) into tasks, the longest task first.
+
+    As many tasks as there are evaluations -- one evaluation per task, so that a worker
+    never waits behind a misprediction in its own task -- unless tasks would then hold
+    less than ``min_task_s`` of predicted work on average: then B = sum / min_task_s
+    tasks (at least 1), balanced by LPT (the evaluations longest first, each into the
+    task with the least predicted work; an evaluation longer than a task's share stays
+    alone). The workers pull the tasks in the order returned, longest first (list
+    scheduling: within 4/3 of the best assignment for exact predictions, Graham 1969).
+    Ties are broken by position: the plan is a pure function of its input."""
+    n = len(costs)
+    if n == 0:
+        return []
+    total = float(sum(costs))
+    bins = n if min_task_s <= 0.0 else max(1, min(n, int(total // min_task_s)))
+    heap = [(0.0, b) for b in range(bins)]                  # (predicted work so far, task)
+    members: list[list[int]] = [[] for _ in range(bins)]
+    for i in sorted(range(n), key=lambda i: (-costs[i], i)):
+        work, b = heapq.heappop(heap)
+        members[b].append(i)
+        heapq.heappush(heap, (work + float(costs[i]), b))
+    tasks = [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members if m]
+    return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
 
 
 def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
