@@ -233,30 +233,42 @@ def _executor(spec: Spec, execution: ExecutionSpec | None, checked, given: Execu
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
            where: dict, on_iteration: Callable[[int], None] | None = None) -> None:
     """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status.
-    An interrupt abandons the iteration in flight (the store keeps whole iterations)."""
+
+    Pipelined by one step: once iteration k is told, iteration k+1 is asked and submitted
+    *before* k is written, so the workers evaluate k+1 while the driver writes k. What is
+    written is unchanged (k's candidates, records, best and the optimizer state right
+    after k's tell, taken before k+1's ask), and k is written before k+1 is told, so a
+    driver killed at any moment leaves whole iterations and resumes as before. An
+    interrupt abandons the iteration in flight (its tasks are cancelled)."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
     where.update(folder=store.path.parent, total=optimizer.settings.iterations,
                  iteration=optimizer.iteration)
+    pending = None
     try:
-        while not optimizer.done:
-            started = time.perf_counter()
-            candidates = optimizer.ask()
-            records = executor.evaluate(candidates)
-            iteration = optimizer.iteration
+        if not optimizer.done:
+            pending = executor.submit(optimizer.ask())
+        started = time.perf_counter()
+        while pending is not None:
+            records = executor.gather(pending)
+            candidates, iteration = pending.candidates, optimizer.iteration
             optimizer.tell(records)
-            key, subspace_id, _ = optimizer.best()
-            store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
-                                  optimizer.state())
+            best, state = optimizer.best(), optimizer.state()
+            pending = None if optimizer.done else executor.submit(optimizer.ask())   # workers start k+1 ...
+            store.write_iteration(run_id, iteration, candidates, records, best[:2], state)   # ... while k is written
             where["iteration"] = iteration + 1
             if on_iteration is not None:
                 on_iteration(iteration)
-            _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
+            now = time.perf_counter()
+            _show(bar, len(candidates) / max(now - started, 1e-9), best[0])
+            started = now
         status = "finished"
     except KeyboardInterrupt:
         status = "stopped"
         raise
     finally:
+        if pending is not None and status != "finished":
+            executor.cancel(pending)
         bar.close()
         store.set_status(run_id, status)
         store.close()

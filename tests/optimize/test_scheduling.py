@@ -1,18 +1,24 @@
 """Cost-aware scheduling: the task plan (every evaluation once, long ones alone, short
 ones in balanced tasks, longest first: list scheduling within Graham's 4/3 of the best
 assignment found by brute force), the Dask executor's records in candidate order whatever
-order its tasks return in."""
+order its tasks return in, and the driver writing iteration k while k+1 is evaluated."""
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from codesign.run.executors import DaskExecutor, SerialExecutor, plan_tasks
+from codesign.optimize.mmpso import MMPSO
+from codesign.optimize.pso import PSOSettings
+from codesign.optimize.schedule import Migration
+from codesign.optimize.space import single_group_space
+from codesign.problems import get_problem
+from codesign.run import driver
+from codesign.run.executors import DaskExecutor, Pending, SerialExecutor, plan_tasks
 from codesign.types import Candidate
 from codesign.objectives import Objective
 
@@ -110,3 +116,68 @@ def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_
     pending = executor.submit(candidates(1, 7))
     assert pending.order[:3] == [6, 1, 3]
     assert [r.metrics for r in executor.gather(pending)] == [r.metrics for r in serial]
+
+
+class RecordingExecutor(SerialExecutor):
+    def __init__(self, log):
+        super().__init__("sphere", {}, (Objective("f"),))
+        self.log = log
+
+    def submit(self, candidates):
+        self.log.append(("submit", candidates[0].iteration))
+        return super().submit(candidates)
+
+    def gather(self, pending):
+        self.log.append(("gather", pending.candidates[0].iteration))
+        return super().gather(pending)
+
+    def cancel(self, pending: Pending):
+        self.log.append(("cancel", pending.candidates[0].iteration))
+
+
+class RecordingStore:
+    def __init__(self, log, interrupt_at=None):
+        self.log, self.interrupt_at, self.path, self.status = log, interrupt_at, Path("x/run.sqlite"), None
+        self.states = {}
+
+    def write_iteration(self, run_id, iteration, candidates, records, best, state):
+        if iteration == self.interrupt_at:
+            raise KeyboardInterrupt
+        assert [c.iteration for c in candidates] == [iteration] * len(candidates)
+        self.states[iteration] = state
+        self.log.append(("write", iteration))
+
+    def set_status(self, run_id, status):
+        self.status = status
+
+    def close(self):
+        pass
+
+
+def optimizer(iterations: int) -> MMPSO:
+    return MMPSO(single_group_space(get_problem("sphere").parameters), PSOSettings(5, iterations),
+                 Migration(), seed=4)
+
+
+def test_the_driver_writes_iteration_k_while_k_plus_1_is_evaluated_and_stores_the_same_states():
+    log: list = []
+    store = RecordingStore(log)
+    driver._drive(store, 1, optimizer(3), RecordingExecutor(log), False, {})
+    assert log == [("submit", 0), ("gather", 0), ("submit", 1), ("write", 0), ("gather", 1),
+                   ("submit", 2), ("write", 1), ("gather", 2), ("write", 2)]
+    assert store.status == "finished"
+    # the state written for k is the one right after k's tell, as without the overlap
+    reference, executor = optimizer(3), SerialExecutor("sphere", {}, (Objective("f"),))
+    for k in range(3):
+        reference.tell(executor.evaluate(reference.ask()))
+        state = reference.state()
+        assert state.keys() == store.states[k].keys()
+        assert all(np.array_equal(state[n], store.states[k][n]) for n in state)
+
+
+def test_an_interrupt_while_writing_cancels_the_iteration_in_flight():
+    log: list = []
+    store = RecordingStore(log, interrupt_at=1)
+    with pytest.raises(KeyboardInterrupt):
+        driver._drive(store, 1, optimizer(4), RecordingExecutor(log), False, {})
+    assert log[-2:] == [("submit", 2), ("cancel", 2)] and ("write", 0) in log and store.status == "stopped"
