@@ -11,7 +11,11 @@ processes: the evaluations sleep with the GIL released).
 Per worker count W it prints the achieved and the ideal time per iteration and their
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
 evaluation): the shortest any schedule of that synchronous iteration could take (the
-peer, computed from the same costs). The first replayed iteration starts the cluster's
+peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
+(:func:`~codesign.run.executors.plan_tasks` on each particle's previous cost) listed on
+W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
+ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
+achieved the part lost to overheads. The first replayed iteration starts the cluster's
 tasks and has no cost predictions; it is not counted.
 
 Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 4), in
@@ -37,8 +41,8 @@ DESCRIPTION = "achieved vs ideal time per iteration on 1-64 workers (replayed ev
 PROFILES = Path(__file__).with_name("profiles")
 BUNDLED = ("codesign", "demo")          # profiles/<name>.json
 WORKERS = (1, 2, 4, 8, 16, 32, 64)
-QUICK_WORKERS = (2, 16, 64)
-ITERATIONS, QUICK_ITERATIONS = 10, 4
+QUICK_WORKERS = (2, 64)
+ITERATIONS, QUICK_ITERATIONS = 10, 3
 BLOCK = 5
 MAX_PROCESSES = 4                       # worker processes; more workers are threads in them
 
@@ -53,6 +57,7 @@ class Row(NamedTuple):
     iterations: int         # iterations counted
     achieved_s: float
     ideal_s: float
+    planned_s: float        # the executor's plan on W workers without overheads
     efficiency: float       # ideal / achieved
 
 
@@ -130,6 +135,23 @@ def ideal_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
     return np.maximum(costs.sum(axis=1) / workers, costs.max(axis=1))
 
 
+def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
+    """Makespan of each iteration after the first when the executor's plan for it (each
+    particle's cost in the previous iteration predicting the next) is listed on
+    ``workers`` workers that take the next task the moment they are free, at no cost."""
+    import heapq
+
+    from codesign.run.executors import plan_tasks
+
+    out = []
+    for previous, actual in zip(costs[:-1], costs[1:]):
+        free = [0.0] * workers
+        for task in plan_tasks(list(previous)):
+            heapq.heappush(free, heapq.heappop(free) + float(sum(actual[i] for i in task.indices)))
+        out.append(max(free))
+    return np.asarray(out)
+
+
 def _spec_text(profile_path: Path, particles: int, iterations: int) -> str:
     return (f'name = "scaling"\nseed = 1\n[problem]\nname = "replay"\n[optimizer]\nalgorithm = "mmpso"\n'
             f"particles = {particles}\niterations = {iterations}\n[optimizer.migration]\n"
@@ -158,7 +180,8 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
     counted = len(stamps) - 1
     achieved = (stamps[-1] - stamps[0]) / counted
     ideal = float(ideal_per_iteration(costs[1:], workers).mean())
-    return Row(label, workers, processes, threads, counted, achieved, ideal, ideal / achieved)
+    planned = float(planned_per_iteration(costs, workers).mean())
+    return Row(label, workers, processes, threads, counted, achieved, ideal, planned, ideal / achieved)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,6 +227,7 @@ def _ranges(chosen: list[int]) -> str:
 def _print_row(row: Row, header: bool) -> None:
     if header:
         print(f"{'workers':>7} {'procs x threads':>15} {'achieved [s/it]':>15} {'ideal [s/it]':>12} "
-              f"{'efficiency':>10}")
+              f"{'efficiency':>10} {'planned [s/it]':>14} {'ideal/planned':>13}")
     print(f"{row.workers:7d} {f'{row.processes} x {row.threads}':>15} {row.achieved_s:15.3f} "
-          f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}%")
+          f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}% {row.planned_s:14.3f} "
+          f"{100 * row.ideal_s / row.planned_s:12.1f}%")

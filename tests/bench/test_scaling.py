@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from codesign.bench.scaling import profile_from_run, window
+from codesign.bench.scaling import ideal_per_iteration, planned_per_iteration, profile_from_run, window
 from codesign.problems.replay import CostProfile, write_profile
 
 pytestmark = pytest.mark.integration
@@ -39,6 +39,7 @@ def test_replayed_costs_give_the_ideal_computed_here_and_no_schedule_beats_it(tm
         assert row["ideal_s"] == pytest.approx(ideal, abs=1e-3)
         assert 0.0 < row["efficiency"] <= 1.0 + 1e-3           # sleeps never end early
         assert row["achieved_s"] >= ideal - 1e-3
+        assert row["planned_s"] >= row["ideal_s"] - 1e-9                # nor does the plan
     assert (tmp_path / "out/scaling.csv").is_file()
 
 
@@ -53,6 +54,14 @@ def test_a_stored_runs_profile_is_its_evaluations_wall_times(tmp_path):
     assert profile.costs.shape == (3, 5)
     np.testing.assert_array_equal(profile.costs.ravel(), wall.ravel())
     assert profile.metrics == 2          # sphere reports f only; a profile counts at least f and cost_s
+
+
+def test_planned_lists_the_executors_tasks_on_previous_costs_computed_by_hand():
+    costs = np.array([[0.0, 0.0, 1.0, 0.5],      # predicts particle 2 longest, then 3
+                      [1.0, 0.5, 0.5, 0.5]])     # but particle 0 is the long one
+    # 2 workers take 2 (0.5) and 3 (0.5); at 0.5 one takes 0 (1.0 -> 1.5), the other 1 (-> 1.0)
+    assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
+    assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.25])    # max(2.5 / 2, 1.0)
 
 
 def test_window_takes_consecutive_blocks_spread_over_the_profile():
