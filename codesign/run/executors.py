@@ -239,12 +239,12 @@ def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[T
         return []
     total = float(sum(costs))
     bins = n if min_task_s <= 0.0 else max(1, min(n, int(total // min_task_s)))
-    heap = [(0.0, b) for b in range(bins)]                  # (predicted work so far, task)
+    heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
     members: list[list[int]] = [[] for _ in range(bins)]
     for i in sorted(range(n), key=lambda i: (-costs[i], i)):
-        work, b = heapq.heappop(heap)
+        work, count, b = heapq.heappop(heap)            # equal work: the emptier task
         members[b].append(i)
-        heapq.heappush(heap, (work + float(costs[i]), b))
+        heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
     tasks = [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members if m]
     return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
 

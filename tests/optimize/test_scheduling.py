@@ -57,6 +57,7 @@ def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed)
     assert plan == plan_tasks(costs, min_task_s=min_task_s)           # a pure function
     assert len(plan_tasks([0.001] * 50, min_task_s=0.01)) == 5         # 5 ms each: 10 per task
     assert plan_tasks([], min_task_s=0.01) == []
+    assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0,), (1,)]
 
 
 @pytest.mark.parametrize("seed, workers", [(s, w) for s in range(8) for w in (2, 3)])
