@@ -40,7 +40,7 @@ from codesign.errors import UserError
 DESCRIPTION = "achieved vs ideal time per iteration on 1-64 workers (replayed evaluation costs)"
 PROFILES = Path(__file__).with_name("profiles")
 BUNDLED = ("codesign", "demo")          # profiles/<name>.json
-WORKERS = (1, 2, 4, 8, 16, 32, 64)
+WORKERS = (2, 4, 8, 16, 32, 64)
 QUICK_WORKERS = (2, 64)
 ITERATIONS, QUICK_ITERATIONS = 10, 3
 BLOCK = 5
