@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for name in names:
         module = importlib.import_module(BENCHMARKS[name])
-        print(f"== codesign bench {name}: {module.DESCRIPTION}")
+        if not args.json:               # --json: stdout is the JSON document alone
+            print(f"== codesign bench {name}: {module.DESCRIPTION}")
         status = max(status, int(module.run(args) or 0))
     return status

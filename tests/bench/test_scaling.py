@@ -30,7 +30,7 @@ def test_replayed_costs_give_the_ideal_computed_here_and_no_schedule_beats_it(tm
     done = codesign("bench", "scaling", "--profile", path, "--workers", "1,3", "--iterations", 4, "--json",
                     "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = json.loads(done.stdout[done.stdout.index("{"):])["rows"]
+    rows = json.loads(done.stdout)["rows"]                       # stdout is the JSON alone
     assert [r["workers"] for r in rows] == [1, 3] and all(r["iterations"] == 3 for r in rows)
     counted = np.round(costs[1:] / 1e-4) * 1e-4        # the profile's 0.1-ms unit; first not counted
     for row in rows:
