@@ -15,4 +15,5 @@ BENCHMARKS: dict[str, str] = {
     "runner": "codesign.bench.runner",
     "storage": "codesign.bench.storage",
     "coldstart": "codesign.bench.coldstart",
+    "scaling": "codesign.bench.scaling",
 }

@@ -10,7 +10,7 @@ from pathlib import Path
 from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
 
-HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, all) and compare with peers"
+HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, scaling, all) and compare with peers"
 
 
 def available() -> dict[str, str]:
@@ -25,10 +25,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full-peers", action="store_true",
                         help="evaluate: run the slow event-driven and soft-contact peers for the "
                              "whole simulated time (minutes) instead of 1 s")
+    scaling = parser.add_argument_group("scaling (only with `codesign bench scaling`)")
+    scaling.add_argument("--workers", metavar="LIST", help="worker counts, e.g. 1,2,16,64")
+    scaling.add_argument("--iterations", type=int, metavar="N", help="iterations replayed per worker count")
+    scaling.add_argument("--profile", metavar="NAME|PATH", help="a bundled cost profile (codesign, demo) "
+                         "or a profile file; default: both bundled ones")
+    scaling.add_argument("--run", metavar="RUN", help="replay a stored run's costs (its folder or run.sqlite)")
+    scaling.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+SCALING_OPTIONS = ("workers", "iterations", "profile", "run", "json")
 
 
 def run(args: argparse.Namespace) -> int:
     names = sorted(available()) if args.name == "all" else [args.name]
+    given = [o for o in SCALING_OPTIONS if getattr(args, o, None) not in (None, False)]
+    if given and names != ["scaling"]:
+        raise UserError(f"--{given[0]}: an option of `codesign bench scaling`; expected it only "
+                        f"with that benchmark, not {args.name!r}")
     try:  # before minutes of measuring, not after
         Path(args.out).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -37,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for name in names:
         module = importlib.import_module(BENCHMARKS[name])
-        print(f"== codesign bench {name}: {module.DESCRIPTION}")
+        if not args.json:               # --json: stdout is the JSON document alone
+            print(f"== codesign bench {name}: {module.DESCRIPTION}")
         status = max(status, int(module.run(args) or 0))
     return status

@@ -4,7 +4,8 @@ Test functions (``six_hump_camel``, ``lexicographic_six_hump``, ``mmpso_toy``, `
 :mod:`codesign.problems.test_functions`) and the walking problems: ``exo_codesign``
 (thesis chapter 5, :mod:`codesign.problems.exo_codesign`), ``human_gait`` (chapter 4,
 :mod:`codesign.problems.human_gait`) and ``anthropomorphic_baseline`` (5.6,
-:mod:`codesign.problems.baseline`). A problem is built on first use (the co-design space
+:mod:`codesign.problems.baseline`), and ``replay`` (sleeps for recorded evaluation costs in
+the co-design space: ``codesign bench scaling``, :mod:`codesign.problems.replay`). A problem is built on first use (the co-design space
 needs the topology catalog) and cached per process. :func:`register_problem` adds one at
 run time (tests; it must then be registered on the workers too).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from codesign.problems import baseline, exo_codesign, human_gait, test_functions
+from codesign.problems import baseline, exo_codesign, human_gait, replay, test_functions
 from codesign.problems.base import Problem
 
 BUILDERS: dict[str, Callable[[], Problem]] = {
@@ -24,6 +25,7 @@ BUILDERS: dict[str, Callable[[], Problem]] = {
     "exo_codesign": exo_codesign.problem,
     "human_gait": human_gait.problem,
     "anthropomorphic_baseline": baseline.problem,
+    "replay": replay.problem,
 }
 _BUILT: dict[str, Problem] = {}
 

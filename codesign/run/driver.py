@@ -18,11 +18,12 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 from codesign.errors import ClusterLost, Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
 from codesign.problems import get_problem, problem_names
-from codesign.run.executors import JOBS_FOLDER, make_executor
+from codesign.run.executors import JOBS_FOLDER, Executor, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
 from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
@@ -95,8 +96,14 @@ def check_run(spec: Spec):
 
 
 def start_run(spec: Spec, results: str | Path = "results", name: str | None = None,
-              execution: ExecutionSpec | None = None, progress: bool = True) -> Path:
+              execution: ExecutionSpec | None = None, progress: bool = True,
+              executor: Executor | None = None,
+              on_iteration: Callable[[int], None] | None = None) -> Path:
     """Create results/<name>/run.sqlite for the spec and run it to the end; returns the path.
+
+    ``executor``: one already built for this spec's problem and settings (the caller
+    closes it), instead of one from ``execution``; ``on_iteration(k)`` is called once
+    iteration k is stored (``codesign bench scaling`` times the iterations with it).
 
     The spec is checked before anything is written; the run's driver lock is taken before
     its database is created (:class:`DriverLock`), so of two drivers starting the same
@@ -118,11 +125,11 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
             if path.exists():
                 raise UserError(f"{path}: already exists; expected a new --name, or "
                                 f"`codesign resume {folder}`")
-            with _executor(spec, execution, checked, folder, progress) as executor:   # before any file
+            with _executor(spec, execution, checked, folder, progress, executor) as running:   # before any file
                 store = SQLiteRunStore(path, create=True, run=dict(
                     name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
                     iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
-                _drive(store, store.run_id, optimizer, executor, progress, stop)
+                _drive(store, store.run_id, optimizer, running, progress, stop, on_iteration)
     finally:
         lock.release()
         if not path.exists():                   # batch jobs' log folder, if still empty
@@ -228,38 +235,56 @@ def _stop_on_signals():
             signal.signal(s, h)
 
 
-def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path, progress: bool):
+def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path, progress: bool,
+              given: Executor | None = None):
+    """The run's executor as a context: ``given`` (left open), else a new one from the spec."""
+    if given is not None:
+        return contextlib.nullcontext(given)
     problem, settings = checked
     objectives = spec.objectives or problem.objectives
     return make_executor(spec.problem, settings, objectives, execution or spec.execution, folder,
                          show_dashboard=progress)
 
 
-def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor, progress: bool,
-           where: dict) -> None:
+def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
+           where: dict, on_iteration: Callable[[int], None] | None = None) -> None:
     """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status.
-    An interrupt abandons the iteration in flight (the store keeps whole iterations)."""
+
+    Pipelined by one step: once iteration k is told, iteration k+1 is asked and submitted
+    *before* k is written, so the workers evaluate k+1 while the driver writes k. What is
+    written is unchanged (k's candidates, records, best and the optimizer state right
+    after k's tell, taken before k+1's ask), and k is written before k+1 is told, so a
+    driver killed at any moment leaves whole iterations and resumes as before. An
+    interrupt abandons the iteration in flight (its tasks are cancelled)."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
     where.update(folder=store.path.parent, total=optimizer.settings.iterations,
                  iteration=optimizer.iteration)
+    pending = None
     try:
-        while not optimizer.done:
-            started = time.perf_counter()
-            candidates = optimizer.ask()
-            records = executor.evaluate(candidates)
-            iteration = optimizer.iteration
+        if not optimizer.done:
+            pending = executor.submit(optimizer.ask())
+        started = time.perf_counter()
+        while pending is not None:
+            records = executor.gather(pending)
+            candidates, iteration = pending.candidates, optimizer.iteration
             optimizer.tell(records)
-            key, subspace_id, _ = optimizer.best()
-            store.write_iteration(run_id, iteration, candidates, records, (key, subspace_id),
-                                  optimizer.state())
+            best, state = optimizer.best(), optimizer.state()
+            pending = None if optimizer.done else executor.submit(optimizer.ask())   # workers start k+1 ...
+            store.write_iteration(run_id, iteration, candidates, records, best[:2], state)   # ... while k is written
             where["iteration"] = iteration + 1
-            _show(bar, len(candidates) / max(time.perf_counter() - started, 1e-9), key)
+            if on_iteration is not None:
+                on_iteration(iteration)
+            now = time.perf_counter()
+            _show(bar, len(candidates) / max(now - started, 1e-9), best[0])
+            started = now
         status = "finished"
     except (KeyboardInterrupt, ClusterLost):
         status = "stopped"
         raise
     finally:
+        if pending is not None and status != "finished":
+            executor.cancel(pending)
         bar.close()
         store.set_status(run_id, status)
         store.close()

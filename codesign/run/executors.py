@@ -3,14 +3,19 @@
 ``executor.evaluate(candidates) -> list[EvalRecord]`` returns the records in candidate
 order whatever the number of workers and the order tasks finish in, so results never
 depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
+``submit(candidates) -> Pending`` and ``gather(pending)`` split it in two: the driver
+submits iteration k+1 and writes iteration k while the workers evaluate.
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
-- :class:`DaskExecutor`: candidates are cut into contiguous batches, one task per batch:
-  up to 4 tasks per worker thread and iteration (load balance when evaluation times vary),
-  fewer when that would make tasks shorter than 0.25 s judged from the last iteration's
-  evaluation times (each task costs a few ms of scheduling and a round trip); a :class:`WarmupPlugin` runs the problem's warm-up hook (numba compilation)
-  once on every worker, including workers that join later; a worker that dies takes its
-  tasks with it and the scheduler recomputes them on the others (the driver only waits).
+- :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
+  particle's previous evaluation (``wall_s``; the first iteration: equal costs);
+  :func:`plan_tasks` gives each evaluation a task of its own unless tasks would hold
+  less than MIN_TASK_S of predicted work (each task is a scheduler round trip): then
+  fewer tasks of equal predicted work (LPT: longest first, each into the lightest task);
+  the tasks are submitted longest first (Dask priorities). A :class:`WarmupPlugin` runs
+  the problem's warm-up hook (numba compilation) once on every worker, including workers
+  that join later; a worker that dies takes its tasks with it and the scheduler
+  recomputes them on the others (the driver only waits).
 
 :func:`make_executor` builds one from the spec's ``[execution]`` table: ``serial``,
 ``local`` (a ``LocalCluster`` with one single-threaded worker process per core by
@@ -36,8 +41,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
-import math
 import os
 import shutil
 import signal
@@ -45,7 +50,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 from codesign.errors import ClusterLost, UserError
 from codesign.run.evaluation import evaluate_batch, warmup
@@ -57,7 +62,13 @@ from codesign.types import Candidate, EvalRecord
 class Executor(Protocol):
     n_workers: int
 
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending": ...
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]: ...
+
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]: ...
+
+    def cancel(self, pending: "Pending") -> None: ...
 
     def close(self) -> None: ...
 
@@ -71,8 +82,18 @@ class SerialExecutor:
         self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
         warmup(problem, self.settings)
 
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending":
+        """Nothing runs yet: :meth:`gather` evaluates (there are no workers to keep busy)."""
+        return Pending(list(candidates), [], list(range(len(candidates))))
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]:
+        return evaluate_batch(self.problem, pending.candidates, self.settings, self.objectives)
+
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
-        return evaluate_batch(self.problem, candidates, self.settings, self.objectives)
+        return self.gather(self.submit(candidates))
+
+    def cancel(self, pending: "Pending") -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -108,6 +129,12 @@ class WarmupPlugin(_WorkerPlugin):
 class DaskExecutor:
     """Evaluate on a Dask cluster through a ``distributed.Client``.
 
+    Cost-aware: each candidate's cost is predicted from its particle's previous
+    evaluation (``wall_s``; unknown in the first iteration: equal), the candidates are
+    packed into balanced tasks by :func:`plan_tasks` and the tasks are submitted longest
+    first. ``submit`` returns at once (the driver writes the previous iteration while the
+    workers evaluate); ``gather`` returns the records in candidate order.
+
     ``timeout_s``: the start waits that long for ``min_workers`` (UserError after it; a
     local cluster's own workers); None: it waits for one worker as long as it takes,
     with the warning line of ``no_worker_warning_s`` (module docstring)."""
@@ -125,7 +152,7 @@ class DaskExecutor:
         # exceptions (:meth:`_lost_or_raise`)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         self.no_worker_warning_s = float(no_worker_warning_s)
-        self._eval_s: float | None = None        # mean evaluation time of the last iteration
+        self._cost_s: dict[int, float] = {}     # particle -> wall time of its last evaluation, s
         try:
             if timeout_s is None:
                 self._watch(lambda: self._workers() > 0)
@@ -146,34 +173,57 @@ class DaskExecutor:
     def n_workers(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
-    def batches(self, candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
-        """Contiguous batches: ``batch_size`` if set, else adaptive (see tasks_per_worker)."""
-        if self.batch_size:
-            size = self.batch_size
-        else:
-            tasks = self.n_workers * tasks_per_worker(len(candidates), self.n_workers, self._eval_s)
-            size = max(1, math.ceil(len(candidates) / tasks))
-        return [candidates[k:k + size] for k in range(0, len(candidates), size)]
+    def predicted_costs(self, candidates: Sequence[Candidate]) -> list[float]:
+        """Seconds per candidate: its particle's last evaluation; a particle not yet
+        evaluated: the mean of the known ones, or 1 s when none is known (the first
+        iteration: one evaluation per task)."""
+        known = [self._cost_s[c.particle] for c in candidates if c.particle in self._cost_s]
+        default = sum(known) / len(known) if known else 1.0
+        return [self._cost_s.get(c.particle, default) for c in candidates]
 
-    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
+    def batches(self, candidates: Sequence[Candidate]) -> list[list[int]]:
+        """The tasks of one iteration as positions in ``candidates``, longest predicted
+        first: ``batch_size`` contiguous candidates each if set, else :func:`plan_tasks`
+        on the predicted costs."""
+        n = len(candidates)
+        if self.batch_size:
+            return [list(range(k, min(n, k + self.batch_size))) for k in range(0, n, self.batch_size)]
+        return [list(task.indices) for task in plan_tasks(self.predicted_costs(candidates))]
+
+    def submit(self, candidates: Sequence[Candidate]) -> "Pending":
+        """Send one iteration's tasks to the cluster (returns at once)."""
+        batches = self.batches(candidates)
         try:
-            futures = [self.client.submit(evaluate_batch, self.problem, list(batch), self.settings,
-                                          self.objectives, pure=False)
-                       for batch in self.batches(candidates)]
+            futures = [self.client.submit(evaluate_batch, self.problem, [candidates[i] for i in batch],
+                                          self.settings, self.objectives, pure=False,
+                                          priority=len(batches) - k)     # the longest task first
+                       for k, batch in enumerate(batches)]
+        except BaseException as exc:
+            self._lost_or_raise(exc)
+        return Pending(list(candidates), futures, [i for batch in batches for i in batch])
+
+    def gather(self, pending: "Pending") -> list[EvalRecord]:
+        """Wait for an iteration's tasks; the records in candidate order (by position,
+        never by finishing order)."""
+        try:
             try:
-                self._watch(lambda: _all_done(futures, self.POLL_S))
-                gathered = self.client.gather(futures)
-            except KeyboardInterrupt:       # the driver stops: abandon the batch in flight quietly
-                self._abandon(futures)
+                self._watch(lambda: _all_done(pending.handle, self.POLL_S))
+                gathered = self.client.gather(pending.handle)
+            except KeyboardInterrupt:   # the driver stops: abandon the iteration in flight quietly
+                self.cancel(pending)
                 raise
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
             self._lost_or_raise(exc)
-        records = [record for batch in gathered for record in batch]
-        if records:
-            self._eval_s = sum(r.wall_s for r in records) / len(records)
+        records: list = [None] * len(pending.candidates)
+        for i, record in zip(pending.order, (r for batch in gathered for r in batch), strict=True):
+            records[i] = record
+        self._cost_s.update((c.particle, r.wall_s) for c, r in zip(pending.candidates, records))
         return records
+
+    def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
+        return self.gather(self.submit(candidates))
 
     def _workers(self) -> int:
         """Workers connected to the scheduler now (asks the scheduler)."""
@@ -234,13 +284,7 @@ class DaskExecutor:
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         raise ClusterLost(f"lost the dask scheduler {self.address} ({type(exc).__name__})") from None
 
-    def _abandon(self, futures) -> None:
-        """Cancel the tasks of an interrupted gather. Its helper tasks on the client's event
-        loop then end with errors nobody retrieves, which asyncio would log as tracebacks
-        when they are collected: the process is stopping, so silence that logger."""
-        logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
-        with contextlib.suppress(Exception):
-            self.client.cancel(futures)
+    def cancel(self, pending: "Pending") -> None: ...
 
     def close(self) -> None:
         with contextlib.suppress(Exception, asyncio.CancelledError):   # a lost scheduler
@@ -266,17 +310,54 @@ def _all_done(futures, timeout_s: float) -> bool:
     return True
 
 
-TARGET_TASK_S = 0.25
-MAX_TASKS_PER_WORKER = 4
+class Pending(NamedTuple):
+    """One iteration submitted to an executor: its candidates, the executor's handle on
+    the work (Dask futures, one per task; empty for the serial executor) and the
+    candidates' positions in the order the tasks return their records."""
+
+    candidates: list[Candidate]
+    handle: list
+    order: list[int]
 
 
-def tasks_per_worker(n_candidates: int, n_workers: int, eval_s: float | None) -> int:
-    """Tasks per worker and iteration: 4 (load balance) unless tasks would be shorter than
-    TARGET_TASK_S, then fewer, down to 1 (one round trip per worker). Unknown cost: 4."""
-    if eval_s is None:
-        return MAX_TASKS_PER_WORKER
-    work_per_worker = n_candidates * eval_s / max(n_workers, 1)
-    return int(min(MAX_TASKS_PER_WORKER, max(1, work_per_worker // TARGET_TASK_S)))
+class Task(NamedTuple):
+    """Candidates evaluated in one task: their positions in the iteration's candidate
+    list, and the task's predicted cost (s)."""
+
+    indices: tuple[int, ...]
+    cost_s: float
+
+
+# A task holds at least this much predicted work (s): each task costs the scheduler and a
+# worker ~1-2 ms of round trip (`codesign bench scaling`: 200 empty tasks on 64 workers
+# take 0.2-0.4 s on the 2-core reference machine).
+MIN_TASK_S = 0.01
+
+
+def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[Task]:
+    """Cut evaluations of predicted ``costs`` (s) into tasks, the longest task first.
+
+    As many tasks as there are evaluations -- one evaluation per task, so that a worker
+    never waits behind a misprediction in its own task -- unless tasks would then hold
+    less than ``min_task_s`` of predicted work on average: then B = sum / min_task_s
+    tasks (at least 1), balanced by LPT (the evaluations longest first, each into the
+    task with the least predicted work; an evaluation longer than a task's share stays
+    alone). The workers pull the tasks in the order returned, longest first (list
+    scheduling: within 4/3 of the best assignment for exact predictions, Graham 1969).
+    Ties are broken by position: the plan is a pure function of its input."""
+    n = len(costs)
+    if n == 0:
+        return []
+    total = float(sum(costs))
+    bins = n if min_task_s <= 0.0 else max(1, min(n, int(total // min_task_s)))
+    heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
+    members: list[list[int]] = [[] for _ in range(bins)]
+    for i in sorted(range(n), key=lambda i: (-costs[i], i)):
+        work, count, b = heapq.heappop(heap)            # equal work: the emptier task
+        members[b].append(i)
+        heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
+    tasks = [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members if m]
+    return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
 
 
 def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
@@ -287,7 +368,7 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
     print the dashboard's address (one line on stderr) when the cluster serves one."""
     if execution.mode == "serial":
         return SerialExecutor(problem, settings, objectives)
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     waits = dict(no_worker_warning_s=execution.no_worker_warning_s)
     if execution.mode == "scheduler":
@@ -299,18 +380,8 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
         executor = DaskExecutor(problem, settings, objectives, client, execution.batch_size,
                                 timeout_s=None, **waits)
     elif execution.mode == "local":
-        workers = execution.workers or os.cpu_count() or 1
-        # the dashboard on a free loopback port (two runs never clash; none: the scheduler's
-        # small HTTP server still takes a free port, its default 8787 warns when taken);
-        # worker logs only when critical: a failed evaluation is a record, and a worker
-        # losing its scheduler at a Ctrl-C must not print over the driver's one line
-        dashboard = "127.0.0.1:0" if execution.dashboard else None
-        with _children_ignore_sigint():
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=dashboard, silence_logs=logging.CRITICAL,
-                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-            executor = DaskExecutor(problem, settings, objectives, Client(cluster), execution.batch_size,
-                                    cluster=cluster, min_workers=workers, **waits)
+        executor = local_executor(problem, settings, objectives, execution.workers or os.cpu_count() or 1,
+                                  batch_size=execution.batch_size, dashboard=execution.dashboard, **waits)
     else:
         cluster = jobqueue_cluster(execution, folder)
         check_batch_system(cluster, execution.mode)
@@ -322,6 +393,29 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
     if link and show_dashboard:
         print(f"dashboard: {link}", file=sys.stderr, flush=True)
     return executor
+
+
+def local_executor(problem: str, settings: dict, objectives: Sequence[Objective], processes: int,
+                   threads_per_worker: int = 1, batch_size: int = 0, dashboard: bool = False,
+                   no_worker_warning_s: float = 60.0) -> DaskExecutor:
+    """A :class:`DaskExecutor` on a new ``LocalCluster`` of ``processes`` worker processes
+    with ``threads_per_worker`` threads each (runs use one: evaluations hold the GIL;
+    ``codesign bench scaling`` uses more, its evaluations sleep); ``dashboard``: serve the
+    Dask dashboard on a free loopback port (two runs never clash)."""
+    from distributed import Client, LocalCluster
+
+    with _children_ignore_sigint():
+        # without a dashboard the scheduler's small HTTP server still takes a free port (its
+        # default 8787 warns when taken); worker logs only when critical: a failed
+        # evaluation is a record, and a worker losing its scheduler at a Ctrl-C must not
+        # print over the driver's one line
+        cluster = LocalCluster(n_workers=processes, threads_per_worker=threads_per_worker,
+                               processes=True, dashboard_address="127.0.0.1:0" if dashboard else None,
+                               silence_logs=logging.CRITICAL,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        return DaskExecutor(problem, settings, objectives, Client(cluster), batch_size,
+                            cluster=cluster, min_workers=processes,
+                            no_worker_warning_s=no_worker_warning_s)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,233 @@
+"""`codesign bench scaling`: how busy the real driver, executor and store keep 1-64 workers.
+
+A cost profile (the wall time of every evaluation of a recorded run, by iteration and
+particle: a bundled one, ``--profile``, or a stored run, ``--run``) is replayed through
+``codesign optimize``'s own path -- the driver, a ``LocalCluster`` executor and the SQLite
+store -- with the ``replay`` problem (:mod:`codesign.problems.replay`), whose evaluation
+of (iteration, particle) sleeps for the recorded cost. Sleeping needs no cores, so 64
+workers run on a 2-core machine (as threads of at most ``MAX_PROCESSES`` worker
+processes: the evaluations sleep with the GIL released).
+
+Per worker count W it prints the achieved and the ideal time per iteration and their
+ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
+evaluation): the shortest any schedule of that synchronous iteration could take (the
+peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
+(:func:`~codesign.run.executors.plan_tasks` on each particle's previous cost) listed on
+W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
+ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
+achieved the part lost to overheads. The first replayed iteration starts the cluster's
+tasks and has no cost predictions; it is not counted.
+
+Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 4), in
+blocks of ``BLOCK`` consecutive iterations spread evenly over the profile (consecutive,
+so each particle's previous cost predicts its next as in a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from codesign.errors import UserError
+
+DESCRIPTION = "achieved vs ideal time per iteration on 1-64 workers (replayed evaluation costs)"
+PROFILES = Path(__file__).with_name("profiles")
+BUNDLED = ("codesign", "demo")          # profiles/<name>.json
+WORKERS = (2, 4, 8, 16, 32, 64)
+QUICK_WORKERS = (2, 64)
+ITERATIONS, QUICK_ITERATIONS = 10, 3
+BLOCK = 5
+MAX_PROCESSES = 4                       # worker processes; more workers are threads in them
+
+
+class Row(NamedTuple):
+    """One worker count's measurement (times per iteration, s)."""
+
+    profile: str
+    workers: int
+    processes: int
+    threads: int
+    iterations: int         # iterations counted
+    achieved_s: float
+    ideal_s: float
+    planned_s: float        # the executor's plan on W workers without overheads
+    efficiency: float       # ideal / achieved
+
+
+def parse_workers(text: str | None, quick: bool) -> tuple[int, ...]:
+    """``--workers 1,2,16,64`` -> (1, 2, 16, 64); one UserError line for anything else."""
+    if text is None:
+        return QUICK_WORKERS if quick else WORKERS
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or min(values) < 1:
+        raise UserError(f"--workers: got {text!r}; expected a comma-separated list of worker counts "
+                        f">= 1, like 1,2,16,64")
+    return values
+
+
+def profile_from_run(run: str | Path):
+    """The cost profile of a stored run: its evaluations' wall times (whole iterations)."""
+    from codesign.problems.replay import CostProfile
+    from codesign.run.store import find_run_database, open_run
+
+    path = find_run_database(run)
+    with open_run(path, readonly=True) as store:
+        evaluations = store.evaluations()
+        n_metrics = len(store.metrics())
+        name = str(store.runs()["name"].iloc[-1]) if len(store.runs()) else path.parent.name
+    if evaluations.empty:
+        raise UserError(f"{path}: holds no evaluations; expected a run with at least one iteration")
+    if evaluations["run_id"].nunique() > 1:
+        evaluations = evaluations[evaluations["run_id"] == evaluations["run_id"].max()]
+    costs = evaluations.pivot(index="iteration", columns="particle", values="wall_s").to_numpy(float)
+    if np.isnan(costs).any():
+        raise UserError(f"{path}: evaluations missing for some (iteration, particle); expected whole "
+                        f"iterations")
+    provenance = f"run {name!r} ({path}): {costs.shape[0]} iterations x {costs.shape[1]} particles"
+    return CostProfile(costs, provenance, max(2, round(n_metrics / len(evaluations))))
+
+
+def load_source(profile: str | None, run: str | None) -> list[tuple[str, object]]:
+    """(label, CostProfile) for each source asked for; default: the bundled profiles."""
+    from codesign.problems.replay import read_profile
+
+    if profile and run:
+        raise UserError("--profile and --run: got both; expected one source of costs")
+    if run:
+        return [(Path(run).name or str(run), profile_from_run(run))]
+    names = [profile] if profile else list(BUNDLED)
+    out = []
+    for name in names:
+        path = PROFILES / f"{name}.json" if name in BUNDLED else Path(name)
+        if name not in BUNDLED and not path.is_file():
+            raise UserError(f"--profile: {name!r} is neither a bundled profile nor a file; expected one "
+                            f"of {', '.join(BUNDLED)} or the path of a cost profile")
+        out.append((name if name in BUNDLED else path.stem, read_profile(path)))
+    return out
+
+
+def window(n_profile: int, n: int) -> list[int]:
+    """``n`` of the profile's iterations: blocks of BLOCK consecutive ones spread evenly."""
+    if n >= n_profile:
+        return list(range(n_profile))
+    blocks = max(1, -(-n // BLOCK))
+    # block k starts at fraction (k + 1/2) / blocks of the profile (a single block: its middle)
+    starts = [round((k + 0.5) / blocks * (n_profile - BLOCK)) for k in range(blocks)] if n_profile > BLOCK else [0]
+    chosen: list[int] = []
+    for start in starts:
+        chosen += [i for i in range(int(start), int(start) + BLOCK) if i < n_profile and i not in chosen]
+    chosen += [i for i in range(n_profile) if i not in chosen][:max(0, n - len(chosen))]  # blocks overlapped
+    return sorted(chosen[:n])
+
+
+def ideal_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
+    """max(sum of costs / W, slowest evaluation) of each iteration (row), s."""
+    return np.maximum(costs.sum(axis=1) / workers, costs.max(axis=1))
+
+
+def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
+    """Makespan of each iteration after the first when the executor's plan for it (each
+    particle's cost in the previous iteration predicting the next) is listed on
+    ``workers`` workers that take the next task the moment they are free, at no cost."""
+    import heapq
+
+    from codesign.run.executors import plan_tasks
+
+    out = []
+    for previous, actual in zip(costs[:-1], costs[1:]):
+        free = [0.0] * workers
+        for task in plan_tasks(list(previous)):
+            heapq.heappush(free, heapq.heappop(free) + float(sum(actual[i] for i in task.indices)))
+        out.append(max(free))
+    return np.asarray(out)
+
+
+def _spec_text(profile_path: Path, particles: int, iterations: int) -> str:
+    return (f'name = "scaling"\nseed = 1\n[problem]\nname = "replay"\n[optimizer]\nalgorithm = "mmpso"\n'
+            f"particles = {particles}\niterations = {iterations}\n[optimizer.migration]\n"
+            f"exploration = 0.05\nlocal = 0.02\nglobal = 0.02\n"
+            f"[evaluation]\nprofile = {json.dumps(str(profile_path))}\n")
+
+
+def measure(label: str, profile, workers: int, iterations: list[int], folder: Path) -> Row:
+    """Replay ``iterations`` of ``profile`` on ``workers`` workers; one Row."""
+    from codesign.problems.replay import CostProfile, write_profile
+    from codesign.run.driver import check_run, start_run
+    from codesign.run.executors import local_executor
+    from codesign.run.spec import parse_spec
+
+    costs = profile.costs[iterations]
+    path = folder / f"{label}-{workers}.json"
+    write_profile(path, CostProfile(costs, profile.provenance, profile.metrics))
+    spec = parse_spec(_spec_text(path, profile.particles, len(iterations)), source=f"bench scaling {label}")
+    problem, settings = check_run(spec)
+    processes = max(d for d in range(1, MAX_PROCESSES + 1) if workers % d == 0)
+    threads = workers // processes
+    stamps: list[float] = []
+    with local_executor("replay", settings, problem.objectives, processes, threads) as executor:
+        start_run(spec, results=folder, name=f"{label}-{workers}", progress=False, executor=executor,
+                  on_iteration=lambda k: stamps.append(time.perf_counter()))
+    counted = len(stamps) - 1
+    achieved = (stamps[-1] - stamps[0]) / counted
+    ideal = float(ideal_per_iteration(costs[1:], workers).mean())
+    planned = float(planned_per_iteration(costs, workers).mean())
+    return Row(label, workers, processes, threads, counted, achieved, ideal, planned, ideal / achieved)
+
+
+def run(args: argparse.Namespace) -> int:
+    from codesign.io import write_csv_atomic
+
+    quick = bool(getattr(args, "quick", False))
+    workers = parse_workers(getattr(args, "workers", None), quick)
+    n = getattr(args, "iterations", None) or (QUICK_ITERATIONS if quick else ITERATIONS)
+    if n < 2:
+        raise UserError(f"--iterations: got {n}; expected at least 2 (the first is not counted)")
+    sources = load_source(getattr(args, "profile", None), getattr(args, "run", None))
+    as_json = bool(getattr(args, "json", False))
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="codesign-scaling-") as tmp:
+        for label, profile in sources:
+            chosen = window(profile.iterations, n)
+            if not as_json:
+                print(f"{label}: {profile.particles} particles, iterations {_ranges(chosen)} of "
+                      f"{profile.iterations} ({profile.provenance})")
+            for w in workers:
+                rows.append(measure(label, profile, w, chosen, Path(tmp)))
+                if not as_json:
+                    _print_row(rows[-1], header=len(rows) == 1 or rows[-2].profile != label)
+    out = Path(getattr(args, "out", "results/bench"))
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv_atomic(out / "scaling.csv", [r._asdict() for r in rows])
+    if as_json:
+        print(json.dumps({"cores": os.cpu_count(), "rows": [r._asdict() for r in rows]}, indent=1))
+    else:
+        print(f"{os.cpu_count()} cores; wrote {out / 'scaling.csv'}")
+    return 0
+
+
+def _ranges(chosen: list[int]) -> str:
+    parts, start = [], chosen[0]
+    for a, b in zip(chosen, chosen[1:] + [None]):
+        if b != a + 1:
+            parts.append(f"{start}-{a}" if a > start else f"{a}")
+            start = b
+    return ", ".join(parts)
+
+
+def _print_row(row: Row, header: bool) -> None:
+    if header:
+        print(f"{'workers':>7} {'procs x threads':>15} {'achieved [s/it]':>15} {'ideal [s/it]':>12} "
+              f"{'efficiency':>10} {'planned [s/it]':>14} {'ideal/planned':>13}")
+    print(f"{row.workers:7d} {f'{row.processes} x {row.threads}':>15} {row.achieved_s:15.3f} "
+          f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}% {row.planned_s:14.3f} "
+          f"{100 * row.ideal_s / row.planned_s:12.1f}%")

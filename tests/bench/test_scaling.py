@@ -1,0 +1,85 @@
+"""`codesign bench scaling` through the real driver, executor and store: its ideal time per
+iteration is the one computed here from the profile, no schedule beats it (efficiency <= 1),
+a stored run's costs are its evaluations' wall times, and misuse is one line with exit 2."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from codesign.bench.scaling import ideal_per_iteration, planned_per_iteration, profile_from_run, window
+from codesign.problems.replay import CostProfile, write_profile
+
+pytestmark = pytest.mark.integration
+
+
+def codesign(*args):
+    return subprocess.run([sys.executable, "-m", "codesign.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_replayed_costs_give_the_ideal_computed_here_and_no_schedule_beats_it(tmp_path):
+    costs = np.random.default_rng(1).choice([0.003, 0.004, 0.08, 0.15], size=(4, 12))
+    path = tmp_path / "p.json"
+    write_profile(path, CostProfile(costs, "test", 4))
+    done = codesign("bench", "scaling", "--profile", path, "--workers", "1,3", "--iterations", 4, "--json",
+                    "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(done.stdout)["rows"]                       # stdout is the JSON alone
+    assert [r["workers"] for r in rows] == [1, 3] and all(r["iterations"] == 3 for r in rows)
+    counted = np.round(costs[1:] / 1e-4) * 1e-4        # the profile's 0.1-ms unit; first not counted
+    for row in rows:
+        w = row["workers"]
+        ideal = np.mean([max(c.sum() / w, c.max()) for c in counted])
+        assert row["ideal_s"] == pytest.approx(ideal, abs=1e-3)
+        assert 0.0 < row["efficiency"] <= 1.0 + 1e-3           # sleeps never end early
+        assert row["achieved_s"] >= ideal - 1e-3
+        assert row["planned_s"] >= row["ideal_s"] - 1e-9                # nor does the plan
+    assert (tmp_path / "out/scaling.csv").is_file()
+
+
+def test_a_stored_runs_profile_is_its_evaluations_wall_times(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text('seed = 3\n[problem]\nname = "sphere"\n[optimizer]\nparticles = 5\niterations = 3\n'
+                    '[evaluation]\nsleep_s = 0.002\n')
+    assert codesign("optimize", spec, "--name", "r", "--workers", 0, "--quiet", "--results", tmp_path).returncode == 0
+    profile = profile_from_run(tmp_path / "r")
+    with sqlite3.connect(tmp_path / "r/run.sqlite") as c:
+        wall = np.array(c.execute("SELECT wall_s FROM evaluations ORDER BY iteration, particle").fetchall())
+    assert profile.costs.shape == (3, 5)
+    np.testing.assert_array_equal(profile.costs.ravel(), wall.ravel())
+    assert profile.metrics == 2          # sphere reports f only; a profile counts at least f and cost_s
+
+
+def test_planned_lists_the_executors_tasks_on_previous_costs_computed_by_hand():
+    costs = np.array([[0.0, 0.0, 1.0, 0.5],      # predicts particle 2 longest, then 3
+                      [1.0, 0.5, 0.5, 0.5]])     # but particle 0 is the long one
+    # 2 workers take 2 (0.5) and 3 (0.5); at 0.5 one takes 0 (1.0 -> 1.5), the other 1 (-> 1.0)
+    assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
+    assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.25])    # max(2.5 / 2, 1.0)
+
+
+def test_window_takes_consecutive_blocks_spread_over_the_profile():
+    assert window(32, 4) == [14, 15, 16, 17]
+    assert window(300, 10) == [74, 75, 76, 77, 78, 221, 222, 223, 224, 225]
+    assert window(6, 10) == list(range(6))
+    assert window(32, 31) == list(range(31))
+
+
+@pytest.mark.parametrize("args, culprit", [
+    (("scaling", "--workers", "2,x"), "--workers"),
+    (("scaling", "--workers", "0"), "--workers"),
+    (("scaling", "--iterations", "1"), "--iterations"),
+    (("scaling", "--profile", "nosuch"), "nosuch"),
+    (("scaling", "--profile", "demo", "--run", "x"), "--profile"),
+    (("runner", "--workers", "2"), "--workers"),
+])
+def test_misuse_is_one_line_exit_2(tmp_path, args, culprit):
+    done = codesign("bench", *args, "--out", tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and culprit in done.stderr

@@ -1,0 +1,184 @@
+"""Cost-aware scheduling: the task plan (every evaluation once, long ones alone, short
+ones in balanced tasks, longest first: list scheduling within Graham's 4/3 of the best
+assignment found by brute force), the Dask executor's records in candidate order whatever
+order its tasks return in, and the driver writing iteration k while k+1 is evaluated."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codesign.optimize.mmpso import MMPSO
+from codesign.optimize.pso import PSOSettings
+from codesign.optimize.schedule import Migration
+from codesign.optimize.space import single_group_space
+from codesign.problems import get_problem
+from codesign.run import driver
+from codesign.run.executors import DaskExecutor, Pending, SerialExecutor, plan_tasks
+from codesign.types import Candidate
+from codesign.objectives import Objective
+
+
+def list_schedule(tasks, workers: int) -> float:
+    """Makespan when idle workers take the tasks in the order given."""
+    free = [0.0] * workers
+    for task in tasks:
+        heapq.heappush(free, heapq.heappop(free) + task.cost_s)
+    return max(free)
+
+
+def best_makespan(costs, workers: int) -> float:
+    return min(max(sum(c for c, w in zip(costs, assign) if w == k) for k in range(workers))
+               for assign in itertools.product(range(workers), repeat=len(costs)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed):
+    rng = np.random.default_rng(seed)
+    costs = list(rng.choice([0.0005, 0.001, 0.003, 0.05, 0.3, 1.2], size=60))
+    # one evaluation per task while tasks hold >= min_task_s on average
+    assert [t.indices for t in plan_tasks(costs, min_task_s=0.01)] == \
+        [(i,) for i in sorted(range(60), key=lambda i: (-costs[i], i))]
+    # fewer tasks when they would be shorter: B = sum / min_task_s, LPT-balanced
+    min_task_s = sum(costs) / 7.5
+    plan = plan_tasks(costs, min_task_s=min_task_s)
+    assert len(plan) == 7
+    assert sorted(i for t in plan for i in t.indices) == list(range(60))
+    assert [t.cost_s for t in plan] == sorted((t.cost_s for t in plan), reverse=True)
+    share = sum(costs) / 7
+    for task in plan:
+        assert task.cost_s == pytest.approx(sum(costs[i] for i in task.indices))
+        if len(task.indices) > 1:           # LPT: a shared task ends below share + its last item
+            assert task.cost_s <= share + max(costs[i] for i in task.indices) + 1e-12
+    assert plan == plan_tasks(costs, min_task_s=min_task_s)           # a pure function
+    assert len(plan_tasks([0.001] * 50, min_task_s=0.01)) == 5         # 5 ms each: 10 per task
+    assert plan_tasks([], min_task_s=0.01) == []
+    assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0,), (1,)]
+
+
+@pytest.mark.parametrize("seed, workers", [(s, w) for s in range(8) for w in (2, 3)])
+def test_longest_first_is_within_grahams_bound_of_the_best_assignment(seed, workers):
+    costs = list(np.random.default_rng(100 + seed).uniform(0.0, 1.0, 8))
+    plan = plan_tasks(costs, min_task_s=0.0)
+    bound = (4.0 / 3.0 - 1.0 / (3 * workers)) * best_makespan(costs, workers)
+    assert list_schedule(plan, workers) <= bound + 1e-12
+
+
+class FakeFuture:
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+
+class FakeClient:
+    """Runs each task when gathered; ``nthreads`` says 3 workers."""
+
+    def __init__(self):
+        self.submitted: list[FakeFuture] = []
+
+    def wait_for_workers(self, n, timeout):
+        pass
+
+    def register_plugin(self, plugin):
+        pass
+
+    def nthreads(self):
+        return {"a": 1, "b": 1, "c": 1}
+
+    def submit(self, fn, *args, pure, priority):
+        self.submitted.append(FakeFuture(fn, args))
+        return self.submitted[-1]
+
+    def gather(self, futures):
+        return [f.fn(*f.args) for f in futures]
+
+    def close(self):
+        pass
+
+
+def candidates(iteration: int, n: int) -> list[Candidate]:
+    return [Candidate(iteration, p, 1, ("all",), {"x": 0.1 * p, "y": 0.0, "z": 0.0}, seed=p) for p in range(n)]
+
+
+def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_last_wall_time():
+    executor = DaskExecutor("sphere", {}, (Objective("f"),), FakeClient())
+    first = candidates(0, 7)
+    assert executor.predicted_costs(first) == [1.0] * 7                  # nothing known: equal
+    assert executor.batches(first) == [[p] for p in range(7)]             # one per task
+    records = executor.evaluate(first)
+    serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(first)
+    assert [r.metrics for r in records] == [r.metrics for r in serial]
+    assert executor.predicted_costs(candidates(1, 7)) == [r.wall_s for r in records]
+    # tasks are submitted longest predicted first; the records still come back by position
+    executor._cost_s = {p: [0.001, 0.5, 0.002, 0.3, 0.001, 0.001, 0.9][p] for p in range(7)}
+    pending = executor.submit(candidates(1, 7))
+    assert pending.order[:3] == [6, 1, 3]
+    assert [r.metrics for r in executor.gather(pending)] == [r.metrics for r in serial]
+
+
+class RecordingExecutor(SerialExecutor):
+    def __init__(self, log):
+        super().__init__("sphere", {}, (Objective("f"),))
+        self.log = log
+
+    def submit(self, candidates):
+        self.log.append(("submit", candidates[0].iteration))
+        return super().submit(candidates)
+
+    def gather(self, pending):
+        self.log.append(("gather", pending.candidates[0].iteration))
+        return super().gather(pending)
+
+    def cancel(self, pending: Pending):
+        self.log.append(("cancel", pending.candidates[0].iteration))
+
+
+class RecordingStore:
+    def __init__(self, log, interrupt_at=None):
+        self.log, self.interrupt_at, self.path, self.status = log, interrupt_at, Path("x/run.sqlite"), None
+        self.states = {}
+
+    def write_iteration(self, run_id, iteration, candidates, records, best, state):
+        if iteration == self.interrupt_at:
+            raise KeyboardInterrupt
+        assert [c.iteration for c in candidates] == [iteration] * len(candidates)
+        self.states[iteration] = state
+        self.log.append(("write", iteration))
+
+    def set_status(self, run_id, status):
+        self.status = status
+
+    def close(self):
+        pass
+
+
+def optimizer(iterations: int) -> MMPSO:
+    return MMPSO(single_group_space(get_problem("sphere").parameters), PSOSettings(5, iterations),
+                 Migration(), seed=4)
+
+
+def test_the_driver_writes_iteration_k_while_k_plus_1_is_evaluated_and_stores_the_same_states():
+    log: list = []
+    store = RecordingStore(log)
+    driver._drive(store, 1, optimizer(3), RecordingExecutor(log), False, {})
+    assert log == [("submit", 0), ("gather", 0), ("submit", 1), ("write", 0), ("gather", 1),
+                   ("submit", 2), ("write", 1), ("gather", 2), ("write", 2)]
+    assert store.status == "finished"
+    # the state written for k is the one right after k's tell, as without the overlap
+    reference, executor = optimizer(3), SerialExecutor("sphere", {}, (Objective("f"),))
+    for k in range(3):
+        reference.tell(executor.evaluate(reference.ask()))
+        state = reference.state()
+        assert state.keys() == store.states[k].keys()
+        assert all(np.array_equal(state[n], store.states[k][n]) for n in state)
+
+
+def test_an_interrupt_while_writing_cancels_the_iteration_in_flight():
+    log: list = []
+    store = RecordingStore(log, interrupt_at=1)
+    with pytest.raises(KeyboardInterrupt):
+        driver._drive(store, 1, optimizer(4), RecordingExecutor(log), False, {})
+    assert log[-2:] == [("submit", 2), ("cancel", 2)] and ("write", 0) in log and store.status == "stopped"
