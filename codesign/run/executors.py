@@ -303,6 +303,8 @@ def _all_done(futures, timeout_s: float) -> bool:
     """Whether every future is done, waiting up to ``timeout_s`` for them."""
     from distributed import wait
 
+    if all(f.done() for f in futures):
+        return True
     try:
         wait(futures, timeout=timeout_s)
     except TimeoutError:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import types
 from pathlib import Path
 
 import numpy as np
+
 import pytest
 
 from codesign.optimize.mmpso import MMPSO
@@ -72,9 +74,15 @@ class FakeFuture:
     def __init__(self, fn, args):
         self.fn, self.args = fn, args
 
+    def done(self):                 # run at gather (the executor's watch asks first)
+        return True
+
 
 class FakeClient:
     """Runs each task when gathered; ``nthreads`` says 3 workers."""
+
+    scheduler = types.SimpleNamespace(address="tcp://fake:8786")
+    status = "running"
 
     def __init__(self):
         self.submitted: list[FakeFuture] = []
