@@ -21,7 +21,8 @@ class Stopped(Exception):
 
 
 class ClusterLost(Stopped):
-    """The run lost its Dask scheduler: one line saying where it stopped and how to
+    """The run lost its Dask cluster (the scheduler, or every worker a task ran on):
+    one line saying where it stopped and how to
     continue, exit status 75 (EX_TEMPFAIL of sysexits.h: a temporary failure -- the
     same command can succeed once the cluster is back)."""
 

@@ -277,7 +277,15 @@ class DaskExecutor:
         answer; a worker dying mid-call raises connection errors too), else ``exc``
         itself. The client's reconnection attempts then end with errors its loggers would
         print as tracebacks over the driver's one line: the process is stopping, so they
-        are silenced."""
+        are silenced. A task whose workers died more often than the scheduler allows
+        (Dask's KilledWorker: ``distributed.scheduler.allowed-failures``, 3) is a
+        :class:`ClusterLost` too: the run stops resumably in one line."""
+        from distributed import KilledWorker
+
+        if isinstance(exc, KilledWorker):
+            raise ClusterLost(f"the workers of one evaluation task died {exc.allowed_failures + 1} times "
+                              f"on {self.address} (out of memory? killed nodes? raise dask's "
+                              f"distributed.scheduler.allowed-failures for flaky workers)") from None
         if isinstance(exc, (KeyboardInterrupt, UserError)) or self._scheduler_alive():
             raise exc
         for name in ("distributed", "asyncio", "tornado"):

@@ -190,3 +190,21 @@ def test_an_interrupt_while_writing_cancels_the_iteration_in_flight():
     with pytest.raises(KeyboardInterrupt):
         driver._drive(store, 1, optimizer(4), RecordingExecutor(log), False, {})
     assert log[-2:] == [("submit", 2), ("cancel", 2)] and ("write", 0) in log and store.status == "stopped"
+
+
+def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably():
+    """Dask ends a task whose workers died more often than allowed-failures with
+    KilledWorker; the executor turns it into ClusterLost (one line, exit 75, resumable)
+    instead of a traceback."""
+    from distributed import KilledWorker
+
+    from codesign.errors import ClusterLost
+
+    class DyingClient(FakeClient):
+        def gather(self, futures):
+            raise KilledWorker("evaluate_batch-123", "tcp://127.0.0.1:4242", allowed_failures=3)
+
+    executor = DaskExecutor("sphere", {}, (Objective("f"),), DyingClient())
+    with pytest.raises(ClusterLost, match=r"the workers of one evaluation task died 4 times on tcp://fake:8786") as info:
+        executor.evaluate(candidates(0, 3))
+    assert info.value.exit_status == 75 and "\n" not in str(info.value)
