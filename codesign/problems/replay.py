@@ -102,9 +102,15 @@ def _costs(path: str) -> np.ndarray:
     return read_profile(path).costs
 
 
+# filler metrics a replayed evaluation may report (a walking record has ~37 metrics)
+MAX_FILLER = 62
+METRICS = ("f", "cost_s", *(f"filler_{k:03d}" for k in range(MAX_FILLER)))
+
+
 @lru_cache(maxsize=4)
 def _filler(path: str) -> tuple[str, ...]:
-    return tuple(f"filler_{k:03d}" for k in range(max(0, read_profile(path).metrics - 2)))
+    """The filler names for a profile: its metric count, less f and cost_s, at most MAX_FILLER."""
+    return METRICS[2:2 + min(MAX_FILLER, max(0, read_profile(path).metrics - 2))]
 
 
 def evaluate(params: dict, context: EvalContext) -> EvalRecord:
@@ -136,4 +142,5 @@ def problem() -> Problem:
     parameters, pools = exo_codesign.codesign_space(exo_codesign.get_catalog())
     return Problem("replay", evaluate,
                    "sleeps for recorded evaluation costs in the co-design space (codesign bench scaling)",
-                   parameters=parameters, pools=pools, objectives=(Objective("f"),), check=check)
+                   parameters=parameters, pools=pools, objectives=(Objective("f"),), check=check,
+                   metrics=METRICS)

@@ -20,6 +20,7 @@ from codesign.walking import METRICS, WalkSettings, evaluate_detailed, load_desi
 from runtools import codesign, listing, one_line
 
 DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
+PROFILES = Path(__file__).resolve().parents[2] / "codesign" / "bench" / "profiles"
 SHORT = {"max_time": 0.3}
 
 
@@ -68,7 +69,8 @@ def test_every_problem_declares_metrics_that_cover_its_default_objectives(name):
 
 @pytest.mark.parametrize("name", problem_names())
 def test_an_objective_on_an_unknown_metric_is_refused_before_any_worker(tmp_path, name):
-    evaluation = f'baseline_of = "{DESIGNS / "codesign-walking.json"}"' if name == "anthropomorphic_baseline" else ""
+    evaluation = {"anthropomorphic_baseline": f'baseline_of = "{DESIGNS / "codesign-walking.json"}"',
+                  "replay": f'profile = "{PROFILES / "demo.json"}"'}.get(name, "")
     spec = tmp_path / "m.toml"
     spec.write_text(f'name = "m"\n[problem]\nname = "{name}"\n[optimizer]\nparticles = 2\niterations = 1\n'
                     f'[[objectives]]\nmetric = "no_such_metric"\n[evaluation]\n{evaluation}\n'
