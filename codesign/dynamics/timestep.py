@@ -223,7 +223,8 @@ def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepW
         Y=z((R, n)), G=z((R, R)), Gl=z((nl, nl)), Z=z((nl, 2 * c + 1)), W=z((2 * c, 2 * c)),
         r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
         mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
-        cols=np.zeros(2 * c, dtype=np.int64), P_last=z(2 * c), qdd=z(n), tmp=z(n), dv=z(n), row_end=np.zeros(R, dtype=np.int64),
+        cols=np.zeros(2 * c, dtype=np.int64), P_last=z(2 * c), qdd=z(n), tmp=z(n), dv=z(n),
+        row_end=np.zeros(R, dtype=np.int64),
         fac_ptr=fac_ptr, fac_idx=fac_idx, fac_mask=fac_mask, full_ptr=full_ptr, full_idx=full_idx,
         stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
         friction_work=z(c), cycles=np.zeros(cy.N_PHASES, dtype=np.int64))
