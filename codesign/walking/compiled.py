@@ -21,6 +21,7 @@ announcement quotes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -92,11 +93,9 @@ def expected_compile_s() -> tuple[float, str]:
 def record_compile_s(seconds: float) -> None:
     """Remember a full compile's CPU time (s) for the next announcement."""
     path = cache_dir().parent / RECORD_NAME
-    try:
+    with contextlib.suppress(OSError):   # a read-only cache parent: announcements quote the default
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, json.dumps({"compile_s": round(float(seconds), 1)}) + "\n")
-    except OSError:
-        pass   # a read-only cache parent: the announcement keeps quoting the default
 
 
 def announcement(missing: list[str]) -> str:
