@@ -229,6 +229,14 @@ def assist_torque(pitch: float, pitch_rate: float, params: np.ndarray) -> tuple:
 
 
 @njit(cache=True, _nrt=False)
+def torso_pitch(q: np.ndarray, c) -> float:
+    """rad: the base (torso) pitch from the assist's upright angle, q the coordinates (or
+    the state, coordinates first); NaN for a controller without the pitch assist."""
+    ia = c.assist_index[0]
+    return q[ia] - c.assist_params[3] if ia >= 0 else np.nan
+
+
+@njit(cache=True, _nrt=False)
 def gait_phase(t: float, timing: np.ndarray, offset: float) -> float:
     """Phase in [0, 1) at time t (s): frac(f t + phi_0 + offset)."""
     p = timing[0] * t + timing[1] + offset

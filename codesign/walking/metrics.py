@@ -44,6 +44,10 @@ Gait physics (issue 15; :func:`accumulate_gait`, fed per sample by the rollouts)
 - ``knee_hyperextension_peak_deg``: deg, largest knee hyperextension (beyond 0 deg)
 - ``joint_range_violation_deg``: deg, largest excursion of a hip, knee or ankle beyond
   its passive range of motion (``JOINT_RANGE_DEG``)
+- ``torso_pitch_rms_deg``: deg, RMS over the window of the torso's pitch from upright
+  (the pitch assist's upright angle; NaN without a pitch assist)
+- ``knee_flexion_stance_mean_deg``: deg, mean anatomical knee flexion while its foot is
+  on the ground (both legs pooled, time-weighted); a crouched gait keeps it high
 - ``cuff_force_peak``: N, largest force magnitude at a device-human attachment joint
   (NaN without attachments)
 - ``interaction_force_peak_bw``: -, largest force over the attachments and the human
@@ -90,7 +94,10 @@ GRF_STEPS, GRF_H, GRF_NEXT, GRF_RING = 31, 32, 33, 34   # ring: window steps, h,
 # calls need no order relative to accumulate_sample's
 A_MOTORS, A_SAMPLES, A_T_PREV, A_PREV_PEL, A_I_EL, A_TAU_RATIO, A_SPEED_RATIO = (
     35, 36, 37, 38, 39, 40, 41)
-HEADER = 42
+# --- posture (issue 15): torso pitch squared, stance knee flexion, feet on the ground
+PREV_PITCH2, I_PITCH2, PREV_KNEE_STANCE, I_KNEE_STANCE, PREV_FEET, I_FEET = (
+    42, 43, 44, 45, 46, 47)
+HEADER = 48
 SITE_PREV_F2, SITE_PEAK, SITE_I_F2 = 0, 1, 2
 SITE_SLOTS = 3
 
@@ -268,24 +275,18 @@ def push_ground_impulse(acc, impulse):
 
 
 @njit(cache=True, _nrt=False)
-def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force):
+def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force, feet, pitch):
     """One gait-physics sample at time t, called before :func:`accumulate_sample` of the
     same sample (it integrates from that function's last sample time).
 
     loaded_feet, sliding_feet: :func:`foot_slip`; grf: N, the windowed vertical ground
     reaction (NaN: not measured); q: engine coordinates; gait_q: int64[6] coordinates of
     hip, knee, ankle of the right then the left leg (-1: absent); cuff_force: float64[k, 2]
-    force on the device at each attachment (N, world x and z)."""
+    force on the device at each attachment (N, world x and z); feet: float64[2], right and
+    left foot on the ground (0/1); pitch: rad, the torso's pitch from upright (NaN: none)."""
     if t < acc[T_START]:
         return
-    if acc[N_SAMPLES] > 0.0:
-        half = 0.5 * (t - acc[T_LAST])
-        acc[I_LOADED] += half * (acc[PREV_LOADED] + loaded_feet)
-        acc[I_SLIDING] += half * (acc[PREV_SLIDING] + sliding_feet)
-    acc[PREV_LOADED] = loaded_feet
-    acc[PREV_SLIDING] = sliding_feet
-    if grf > acc[GRF_PEAK]:           # False for NaN
-        acc[GRF_PEAK] = grf
+    knee_stance = 0.0
     for j in range(gait_q.shape[0]):
         i = gait_q[j]
         if i < 0:
@@ -293,12 +294,29 @@ def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_forc
         joint = j % 3
         a = math.degrees(JOINT_SIGN[joint] * q[i])     # anatomical, deg
         if joint == 1:
+            knee_stance += feet[j // 3] * a
             hyper = max(-a, 0.0)                        # knee flexion < 0: hyperextension
             if hyper > acc[KNEE_HYPER_PEAK]:
                 acc[KNEE_HYPER_PEAK] = hyper
         out = max(JOINT_RANGE_DEG[joint, 0] - a, a - JOINT_RANGE_DEG[joint, 1], 0.0)
         if out > acc[RANGE_PEAK]:
             acc[RANGE_PEAK] = out
+    pitch2 = math.degrees(pitch) ** 2
+    on_ground = feet[0] + feet[1]
+    if acc[N_SAMPLES] > 0.0:
+        half = 0.5 * (t - acc[T_LAST])
+        acc[I_LOADED] += half * (acc[PREV_LOADED] + loaded_feet)
+        acc[I_SLIDING] += half * (acc[PREV_SLIDING] + sliding_feet)
+        acc[I_PITCH2] += half * (acc[PREV_PITCH2] + pitch2)
+        acc[I_KNEE_STANCE] += half * (acc[PREV_KNEE_STANCE] + knee_stance)
+        acc[I_FEET] += half * (acc[PREV_FEET] + on_ground)
+    acc[PREV_LOADED] = loaded_feet
+    acc[PREV_SLIDING] = sliding_feet
+    acc[PREV_PITCH2] = pitch2
+    acc[PREV_KNEE_STANCE] = knee_stance
+    acc[PREV_FEET] = on_ground
+    if grf > acc[GRF_PEAK]:           # False for NaN
+        acc[GRF_PEAK] = grf
     for k in range(cuff_force.shape[0]):
         f = math.hypot(cuff_force[k, 0], cuff_force[k, 1])
         if f > acc[CUFF_PEAK]:
@@ -316,25 +334,31 @@ def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) 
 
     cuff = peak(CUFF_PEAK)
     forces = [f for f in (*site_peaks, cuff) if math.isfinite(f)]
+    duration = acc[T_LAST] - acc[T_FIRST] if acc[N_SAMPLES] > 1 else 0.0
     return {
         "foot_slip_fraction": acc[I_SLIDING] / acc[I_LOADED] if acc[I_LOADED] > 0 else nan,
         "grf_peak_bw": peak(GRF_PEAK, body_weight),
         "knee_hyperextension_peak_deg": peak(KNEE_HYPER_PEAK),
         "joint_range_violation_deg": peak(RANGE_PEAK),
+        "torso_pitch_rms_deg": math.sqrt(acc[I_PITCH2] / duration) if duration > 0 else nan,
+        "knee_flexion_stance_mean_deg": acc[I_KNEE_STANCE] / acc[I_FEET] if acc[I_FEET] > 0 else nan,
         "cuff_force_peak": cuff,
         "interaction_force_peak_bw": max(forces) / body_weight if forces else nan,
     }
 
 
-def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, body_weight,
+def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, feet, pitch, body_weight,
                    site_peaks) -> dict[str, float]:
     """Plain-NumPy reference of :func:`accumulate_gait` + :func:`finalize_gait`: per
     sample loaded, sliding (feet, float[s]), grf (N, float[s]), angles (engine, float[s, 6]:
-    hip, knee, ankle right then left), cuff (float[s, k, 2], N)."""
+    hip, knee, ankle right then left), cuff (float[s, k, 2], N), feet (float[s, 2], 0/1),
+    pitch (rad from upright, float[s])."""
     t = np.asarray(t, float)
     w = t >= t_start
     tw = t[w]
     ang = np.degrees(np.asarray(angles, float)[w].reshape(-1, 2, 3) * JOINT_SIGN)
+    on = np.asarray(feet, float)[w]
+    pitch_deg = np.degrees(np.asarray(pitch, float)[w])
     lo, hi = JOINT_RANGE_DEG[:, 0], JOINT_RANGE_DEG[:, 1]
     out_of_range = np.maximum(np.maximum(lo - ang, ang - hi), 0.0)
     cuff = np.asarray(cuff, float)[w]
@@ -347,6 +371,9 @@ def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, body_weight,
         "grf_peak_bw": float(np.nanmax(g)) / body_weight if np.isfinite(g).any() else math.nan,
         "knee_hyperextension_peak_deg": float(np.maximum(-ang[..., 1], 0.0).max()),
         "joint_range_violation_deg": float(out_of_range.max()),
+        "torso_pitch_rms_deg": math.sqrt(np.trapezoid(pitch_deg ** 2, tw) / (tw[-1] - tw[0])),
+        "knee_flexion_stance_mean_deg": (np.trapezoid((on * ang[..., 1]).sum(axis=1), tw)
+                                         / np.trapezoid(on.sum(axis=1), tw)),
         "cuff_force_peak": cuff_peak,
         "interaction_force_peak_bw": max(forces) / body_weight if forces else math.nan,
     }

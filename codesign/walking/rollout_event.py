@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from codesign.control.impedance import ControllerArrays, control_torques
+from codesign.control.impedance import ControllerArrays, control_torques, torso_pitch
 from codesign.dynamics import contact_event as ct
 from codesign.dynamics import contact_rows as cr
 from codesign.dynamics.contact_soft import soft_dynamics
@@ -300,7 +300,8 @@ def walk_observe(t, x, mode, p):
     # ground-reaction window (grf_peak_bw NaN)
     if t >= cp.acc[mt.T_START]:
         loaded, sliding = foot_slip_now(m, w, cw, s, mode, cp)
-        mt.accumulate_gait(cp.acc, t, loaded, sliding, np.nan, x, cp.gait_q, cp.cuff_force)
+        mt.accumulate_gait(cp.acc, t, loaded, sliding, np.nan, x, cp.gait_q, cp.cuff_force, feet,
+                           torso_pitch(x, cp.ctrl))
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
                          feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,

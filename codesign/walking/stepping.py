@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from codesign.control.impedance import ControllerArrays, control_gains, control_torques
+from codesign.control.impedance import ControllerArrays, control_gains, control_torques, torso_pitch
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
@@ -137,7 +137,8 @@ def observe(t, x, p, assist_active):
                     cs[ct.SLOPE], sw.qdd, cp)
         cuff_forces(w, sw.loop_force, cp)
     loaded, sliding = mt.foot_slip(sw.mode, sw.ut, cp.contact_foot, mt.SLIP_SPEED)
-    mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force)
+    mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force, cp.feet,
+                       torso_pitch(x, cp.ctrl))
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
                          cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
     mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,

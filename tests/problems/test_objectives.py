@@ -72,11 +72,12 @@ def test_record_leaves_out_unmeasured_metrics():
 # a design that walks, sound and wearable (issue 15 stages)
 SOUND = dict(GOOD, time_fraction=1.0, foot_slip_fraction=0.01, non_contact_time=0.0,
              grf_peak_bw=1.4, knee_hyperextension_peak_deg=0.0, actuator_speed_ratio_peak=0.6,
-             interaction_force_peak_bw=1.2, cuff_force_peak=300.0)
+             interaction_force_peak_bw=1.2, cuff_force_peak=300.0, torso_pitch_rms_deg=2.3,
+             knee_flexion_stance_mean_deg=20.5)
 
 
 @pytest.mark.parametrize("changes, expected", [
-    ({}, (11, 180.0)),                                              # minimizing power
+    ({}, (13, 180.0)),                                              # minimizing power
     (dict(foot_slip_fraction=0.62), (3, 0.62)),                     # the feet slide: stuck at 3
     (dict(non_contact_time=0.44), (4, 0.44)),
     (dict(grf_peak_bw=3.3), (5, 3.3)),
@@ -84,7 +85,9 @@ SOUND = dict(GOOD, time_fraction=1.0, foot_slip_fraction=0.01, non_contact_time=
     (dict(actuator_speed_ratio_peak=1.5), (7, 1.5)),
     (dict(interaction_force_peak_bw=84.0), (8, 84.0)),              # the thesis-rule design
     (dict(cuff_force_peak=2054.0), (9, 2054.0)),                    # 2.5 BW, but at one cuff
-    (dict(speed_match=0.90, assist_fraction=0.0), (10, -0.90)),
+    (dict(torso_pitch_rms_deg=9.2), (10, 9.2)),                      # leaning on the assist
+    (dict(knee_flexion_stance_mean_deg=59.4), (11, 59.4)),           # crouched
+    (dict(speed_match=0.90, assist_fraction=0.0), (12, -0.90)),
 ])
 def test_codesign_stages_reject_unphysical_gaits_before_speed_and_power(changes, expected):
     stage, value = fitness({**SOUND, **changes}, ob.codesign_stages())

@@ -177,11 +177,13 @@ def test_human_gait_space_is_table_4_3_step():
         assert len(own) == 15   # 5 dx + 4 y + shared t1, dt + K v1, v2 + D v1, v2
     assert [o.metric for o in get_problem("human_gait").objectives] == [
         "time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time",
-        "foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg", "torque_rms"]
+        "foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg", "torso_pitch_rms_deg",
+        "knee_flexion_stance_mean_deg", "torque_rms"]
     assert [o.metric for o in get_problem("exo_codesign").objectives] == [
         "time_fraction", "longest_segment", "singularity", "foot_slip_fraction", "non_contact_time",
         "grf_peak_bw", "knee_hyperextension_peak_deg", "actuator_speed_ratio_peak",
-        "interaction_force_peak_bw", "cuff_force_peak", "speed_assist_score", "power"]
+        "interaction_force_peak_bw", "cuff_force_peak", "torso_pitch_rms_deg",
+        "knee_flexion_stance_mean_deg", "speed_assist_score", "power"]
 
 
 @pytest.mark.parametrize("spec", ["demo.toml", "human-gait.toml", "codesign.toml"])

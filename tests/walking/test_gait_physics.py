@@ -20,6 +20,7 @@ from codesign.walking import metrics as mt
 
 G = 9.81
 NO_JOINTS = np.full(6, -1, dtype=np.int64)
+ONE_FOOT = np.array([1.0, 0.0])
 NO_CUFFS = np.zeros((0, 2))
 EMPTY = np.zeros(0)
 
@@ -42,7 +43,7 @@ def block_run(q, v, steps, h, mu):
         impulse = h * sw.force[:, 0].sum()                  # flat ground: normal = vertical
         grf = mt.push_ground_impulse(acc, impulse)
         loaded, sliding = mt.foot_slip(sw.mode, sw.ut, foot, mt.SLIP_SPEED)
-        mt.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS)
+        mt.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS, ONE_FOOT, np.nan)
         mt.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 0.0, EMPTY, EMPTY, EMPTY)
     return acc, model
 

@@ -39,17 +39,23 @@ def synthetic_gait(t):
     """Gait-physics samples with known window (t >= 5 s) answers: feet loaded 1 or 2, one
     foot sliding in [6, 6.5) s; a windowed GRF peaking at 1.3 BW (70 kg) at t = 7 s;
     angles: right knee hyperextended 7 deg at its peak, left hip flexed to 130 deg (10
-    deg beyond its range); two cuffs, the larger 400 N."""
+    deg beyond its range), left knee flexed 30 deg; two cuffs, the larger 400 N; posture:
+    the right foot on the ground throughout, the left from t = 7.5 s; the torso pitched
+    3 + 4 sin(2 W t) deg from upright."""
     loaded = 1.0 + (np.sin(2 * W * t) > 0)
     sliding = ((t >= 6.0) & (t < 6.5)).astype(float)
     grf = 70 * 9.81 * (1.0 + 0.3 * np.exp(-((t - 7.0) / 0.05) ** 2))
     angles = np.zeros((len(t), 6))
     angles[:, 1] = np.radians(7.0) * np.sin(W * t)            # engine knee > 0: hyperextension
     angles[:, 3] = np.radians(130.0) * np.sin(W * t) ** 2     # left hip flexion
+    angles[:, 4] = -np.radians(30.0)                          # left knee flexed 30 deg
     cuff = np.zeros((len(t), 2, 2))
     cuff[:, 0] = [240.0, 320.0]                              # 400 N
     cuff[:, 1, 1] = 100.0 * np.cos(W * t)
-    return dict(loaded=loaded, sliding=sliding, grf=grf, angles=angles, cuff=cuff)
+    feet = np.stack([np.ones_like(t), (t >= 7.5).astype(float)], axis=1)
+    pitch = np.radians(3.0 + 4.0 * np.sin(2 * W * t))
+    return dict(loaded=loaded, sliding=sliding, grf=grf, angles=angles, cuff=cuff, feet=feet,
+                pitch=pitch)
 
 
 def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
@@ -62,7 +68,8 @@ def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
             tk, foot, xf = td.pop(0)
             mt.accumulate_touchdown(acc, tk, foot, xf)
         mt.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
-                           gait["angles"][i], gait_q, gait["cuff"][i])
+                           gait["angles"][i], gait_q, gait["cuff"][i], gait["feet"][i],
+                           gait["pitch"][i])
         mt.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
                              force[i])
     return mt.finalize(acc, time=10.0, n_joints=tau.shape[1], **kw)
@@ -107,6 +114,12 @@ def test_known_answers():
     assert m["joint_range_violation_deg"] == pytest.approx(10.0, abs=1e-4)
     assert m["cuff_force_peak"] == pytest.approx(400.0, rel=1e-12)
     assert m["interaction_force_peak_bw"] == pytest.approx(400.0 / (70 * 9.81), rel=1e-9)
+    # posture: 9 periods of sin(2 W t) in the window, RMS^2 = 3^2 + 4^2 / 2
+    assert m["torso_pitch_rms_deg"] == pytest.approx(math.sqrt(17.0), rel=1e-6)
+    # the right knee's flexion -7 sin(W t) over [5, 10] s (its integral 14 / W: 4.5
+    # periods) and the left's 30 deg over [7.5, 10] s, over 5 + 2.5 s of feet on the
+    # ground; the left foot's step at 7.5 s moves the trapezoid by ~h / 2 of 30 deg
+    assert m["knee_flexion_stance_mean_deg"] == pytest.approx((14 / W + 30 * 2.5) / 7.5, abs=5e-3)
 
 
 def test_flight_phase_counts_non_contact_time():
@@ -122,7 +135,8 @@ def test_empty_window_gives_nan_not_error():
     m = mt.finalize(acc, time=1.0, n_joints=1)
     assert m["time"] == 1.0 and math.isnan(m["speed"]) and math.isnan(m["power"])
     for name in ("foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg",
-                 "joint_range_violation_deg", "cuff_force_peak", "interaction_force_peak_bw"):
+                 "joint_range_violation_deg", "torso_pitch_rms_deg", "knee_flexion_stance_mean_deg",
+                 "cuff_force_peak", "interaction_force_peak_bw"):
         assert math.isnan(m[name]), name
 
 
