@@ -66,6 +66,14 @@ def test_passive_spring_damper_eq_5_12():
     assert np.allclose(tau, [0, torque, -torque], atol=1e-12)
 
 
+def _knee_and_wr_controller():
+    """A step impedance on the knee and a passive WR spring/damper, assist on."""
+    return imp.Controller(
+        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
+                                sg.step(0.5, 0.3, 12.0, 4.0)),),
+        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+
+
 def test_control_gains_are_minus_the_torque_jacobians():
     # truth: central differences of control_torques, which is affine in (q, qd) at fixed t
     # (exact to round-off) -- active step impedance on a tree joint and on a loop joint
@@ -73,10 +81,7 @@ def test_control_gains_are_minus_the_torque_jacobians():
     parent = np.array([-1, 0, 1, 2, 3, 2])
     jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
     n = 6
-    c = imp.Controller(
-        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
-                                sg.step(0.5, 0.3, 12.0, 4.0)),),
-        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+    c = _knee_and_wr_controller()
     rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 5, 4))}
     arr = imp.compile_controller(c, n, rows, {"wr": (imp.tree_joint_row(n, 5),)}, pitch_index=2,
                                  phase0=0.2)
@@ -111,10 +116,7 @@ def test_control_gains_reused_matrices_equal_the_dense_sum_every_call():
     parent = np.array([-1, 0, 1, 2, 3, 2, 5])
     jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
     n = 7
-    c = imp.Controller(
-        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
-                                sg.step(0.5, 0.3, 12.0, 4.0)),),
-        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+    c = _knee_and_wr_controller()
     rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 6, 4))}
     passive = {"wr": (imp.loop_joint_row(parent, jtype, 3, 6),)}
     arr = imp.compile_controller(c, n, rows, passive, pitch_index=2)
