@@ -154,8 +154,26 @@ ControllerArrays = namedtuple(
         "act_kind",      # int64[na]: actuators.NO_MOTOR, SATURATE or REPORT
         "act_limit",     # float64[na, 3]: peak torque, max speed, rated power (inf: none)
         "act_motor",     # float64[na, 4]: gear ratio, torque constant, resistance, regeneration
+        # --- the rows' nonzero columns (issue 16: a joint row has 1-4 nonzeros of n)
+        "act_cols",      # int64[na, w]: nonzero columns of act_rows[j], ascending, first act_ncols[j]
+        "act_ncols",     # int64[na]
+        "pas_cols",      # int64[np, w]: the same for pas_rows
+        "pas_ncols",     # int64[np]
     ],
 )
+
+
+def row_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(cols int64[k, w], ncols int64[k]): the nonzero columns of each of rows
+    (float64[k, n]), ascending, in cols[j, :ncols[j]] (the rest -1); w = the largest count
+    (at least 1)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    nz = [np.flatnonzero(r) for r in rows]
+    ncols = np.array([len(c) for c in nz], dtype=np.int64)
+    cols = np.full((len(nz), max([1] + [len(c) for c in nz])), -1, dtype=np.int64)
+    for j, c in enumerate(nz):
+        cols[j, :len(c)] = c
+    return cols, ncols
 
 
 def compile_controller(controller: Controller, n: int,
@@ -190,19 +208,24 @@ def compile_controller(controller: Controller, n: int,
             p_par.append([joint.stiffness, joint.rest, joint.damping])
     table = sg.SignalTable.pack(signals or [sg.constant(0.0)])
     a = controller.assist
+    act_rows = np.array(rows, dtype=np.float64).reshape(len(rows), n)
+    pas_rows = np.array(p_rows, dtype=np.float64).reshape(len(p_rows), n)
+    act_cols, act_ncols = row_columns(act_rows)
+    pas_cols, pas_ncols = row_columns(pas_rows)
     return ControllerArrays(
         timing=np.array([controller.frequency, phase0], dtype=np.float64),
-        act_rows=np.array(rows, dtype=np.float64).reshape(len(rows), n),
+        act_rows=act_rows,
         act_offset=np.array(offsets, dtype=np.float64),
         act_signal=np.array(sig_idx, dtype=np.int64).reshape(len(sig_idx), 3),
         sig_kind=table.kind, sig_npts=table.npts, sig_x=table.x, sig_y=table.y, sig_m=table.m,
-        pas_rows=np.array(p_rows, dtype=np.float64).reshape(len(p_rows), n),
+        pas_rows=pas_rows,
         pas_params=np.array(p_par, dtype=np.float64).reshape(len(p_par), 3),
         assist_index=np.array([pitch_index if a.enabled else -1], dtype=np.int64),
         assist_params=np.array([a.stiffness, a.damping, a.zone, a.upright], dtype=np.float64),
         act_kind=np.array(kinds, dtype=np.int64),
         act_limit=np.array(limits, dtype=np.float64).reshape(len(rows), 3),
         act_motor=np.array(motors, dtype=np.float64).reshape(len(rows), 4),
+        act_cols=act_cols, act_ncols=act_ncols, pas_cols=pas_cols, pas_ncols=pas_ncols,
     )
 
 
@@ -237,13 +260,6 @@ def torso_pitch(q: np.ndarray, c) -> float:
 
 
 @njit(cache=True, _nrt=False)
-def gait_phase(t: float, timing: np.ndarray, offset: float) -> float:
-    """Phase in [0, 1) at time t (s): frac(f t + phi_0 + offset)."""
-    p = timing[0] * t + timing[1] + offset
-    return p - np.floor(p)
-
-
-@njit(cache=True, _nrt=False)
 def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
                     joint_tau: np.ndarray, joint_rate: np.ndarray,
                     joint_gain: np.ndarray) -> tuple:
@@ -259,14 +275,18 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
     n = q.shape[0]
     for i in range(n):
         tau[i] = 0.0
+    base = c.timing[0] * t + c.timing[1]     # the gait phase of each row: frac(base + offset)
     for j in range(c.act_rows.shape[0]):
         row = c.act_rows[j]
+        cols = c.act_cols[j]
         angle = 0.0
         rate = 0.0
-        for i in range(n):
+        for p in range(c.act_ncols[j]):       # the row's nonzeros only (a zero adds nothing)
+            i = cols[p]
             angle += row[i] * q[i]
             rate += row[i] * v[i]
-        phase = gait_phase(t, c.timing, c.act_offset[j])
+        phase = base + c.act_offset[j]
+        phase -= np.floor(phase)
         s = c.act_signal[j]
         ref = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[0], phase)
         k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
@@ -281,18 +301,20 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
         joint_rate[j] = rate
         joint_gain[j, 0] = k
         joint_gain[j, 1] = d
-        for i in range(n):
-            tau[i] += row[i] * torque
+        for p in range(c.act_ncols[j]):
+            tau[cols[p]] += row[cols[p]] * torque
     for j in range(c.pas_rows.shape[0]):
         row = c.pas_rows[j]
+        cols = c.pas_cols[j]
         angle = 0.0
         rate = 0.0
-        for i in range(n):
+        for p in range(c.pas_ncols[j]):
+            i = cols[p]
             angle += row[i] * q[i]
             rate += row[i] * v[i]
         torque = c.pas_params[j, 0] * (c.pas_params[j, 1] - angle) - c.pas_params[j, 2] * rate
-        for i in range(n):
-            tau[i] += row[i] * torque
+        for p in range(c.pas_ncols[j]):
+            tau[cols[p]] += row[cols[p]] * torque
     ia = c.assist_index[0]
     if ia < 0:
         return 0.0, False
@@ -302,36 +324,55 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
 
 
 @njit(cache=True, _nrt=False)
-def _add_outer(M: np.ndarray, row: np.ndarray, scale: float) -> None:
-    """M += scale row row^T, touching only the nonzero entries of row."""
-    n = row.shape[0]
-    for i in range(n):
-        ri = row[i]
-        if ri == 0.0:
-            continue
-        for k in range(n):
-            if row[k] != 0.0:
-                M[i, k] += scale * ri * row[k]
-
-
-@njit(cache=True, _nrt=False)
 def control_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.ndarray,
                   damping: np.ndarray) -> None:
     """The Jacobians of :func:`control_torques` at the same time: stiffness = -d tau / d q
-    and damping = -d tau / d qd (float64[n, n], overwritten; symmetric positive
-    semi-definite), i.e. sum_j K_j row_j row_j^T and sum_j D_j row_j row_j^T over the
-    active joints (joint_gain[j] = (K_j, D_j) from control_torques) and the passive ones,
-    plus the assist's K and D on the pitch when it is active. A time-stepping integrator
-    treats these terms implicitly."""
-    stiffness[:, :] = 0.0
-    damping[:, :] = 0.0
+    and damping = -d tau / d qd (float64[n, n]; symmetric positive semi-definite), i.e.
+    sum_j K_j row_j row_j^T and sum_j D_j row_j row_j^T over the active joints
+    (joint_gain[j] = (K_j, D_j) from control_torques) and the passive ones, plus the
+    assist's K and D on the pitch when it is active. A time-stepping integrator treats
+    these terms implicitly. Only the entries the rows' outer products and the pitch
+    diagonal can reach are written (zeroed, then summed): pass matrices that are zero
+    elsewhere (np.zeros once; every call leaves them so)."""
+    # (loops written out, not helper calls: a call per row costs more than its few entries)
     for j in range(c.act_rows.shape[0]):
-        _add_outer(stiffness, c.act_rows[j], joint_gain[j, 0])
-        _add_outer(damping, c.act_rows[j], joint_gain[j, 1])
+        cols = c.act_cols[j]
+        for a in range(c.act_ncols[j]):
+            for b in range(c.act_ncols[j]):
+                stiffness[cols[a], cols[b]] = 0.0
+                damping[cols[a], cols[b]] = 0.0
     for j in range(c.pas_rows.shape[0]):
-        _add_outer(stiffness, c.pas_rows[j], c.pas_params[j, 0])
-        _add_outer(damping, c.pas_rows[j], c.pas_params[j, 2])
+        cols = c.pas_cols[j]
+        for a in range(c.pas_ncols[j]):
+            for b in range(c.pas_ncols[j]):
+                stiffness[cols[a], cols[b]] = 0.0
+                damping[cols[a], cols[b]] = 0.0
     ia = c.assist_index[0]
+    if ia >= 0:
+        stiffness[ia, ia] = 0.0
+        damping[ia, ia] = 0.0
+    for j in range(c.act_rows.shape[0]):      # sum_j K_j row_j row_j^T on the row's nonzeros
+        row = c.act_rows[j]
+        cols = c.act_cols[j]
+        kj = joint_gain[j, 0]
+        dj = joint_gain[j, 1]
+        for a in range(c.act_ncols[j]):
+            i = cols[a]
+            for b in range(c.act_ncols[j]):
+                k = cols[b]
+                stiffness[i, k] += kj * row[i] * row[k]
+                damping[i, k] += dj * row[i] * row[k]
+    for j in range(c.pas_rows.shape[0]):
+        row = c.pas_rows[j]
+        cols = c.pas_cols[j]
+        kj = c.pas_params[j, 0]
+        dj = c.pas_params[j, 2]
+        for a in range(c.pas_ncols[j]):
+            i = cols[a]
+            for b in range(c.pas_ncols[j]):
+                k = cols[b]
+                stiffness[i, k] += kj * row[i] * row[k]
+                damping[i, k] += dj * row[i] * row[k]
     if ia >= 0 and assist_active:
         stiffness[ia, ia] += c.assist_params[0]
         damping[ia, ia] += c.assist_params[1]

@@ -73,7 +73,9 @@ def periodic_pchip_slopes(x: np.ndarray, y: np.ndarray, n: int, m: np.ndarray) -
 @njit(cache=True, _nrt=False)
 def ppoly_value(x: np.ndarray, y: np.ndarray, m: np.ndarray, n: int, phase: float) -> float:
     """Closed monotone cubic Hermite at ``phase`` (any real; wrapped to [0, 1))."""
-    p = phase - np.floor(phase)
+    p = phase
+    if p < 0.0 or p >= 1.0:     # (the floor only where it changes p: the controller's phases are in [0, 1))
+        p -= np.floor(p)
     if n == 1:
         return y[0]
     k = n - 1
@@ -101,7 +103,8 @@ def ppoly_value(x: np.ndarray, y: np.ndarray, m: np.ndarray, n: int, phase: floa
 def step_value(t1: float, dt: float, v1: float, v2: float, phase: float) -> float:
     """``v1`` on the phase arc [t1, t1 + dt) (mod 1), ``v2`` elsewhere."""
     u = phase - t1
-    u -= np.floor(u)
+    if u < 0.0 or u >= 1.0:
+        u -= np.floor(u)
     return v1 if u < dt else v2
 
 

@@ -125,9 +125,20 @@ def loop_rows(m, w, K, bias, vel, pos):
 
 
 @njit(cache=True, _nrt=False)
-def contact_rows(m, w, s, K, bias, vel, pos, r0):
+def in_reach(height, normal_speed, h, reach_speed):
+    """True if a contact point ``height`` (m) above the ground, moving at ``normal_speed``
+    (m/s) along the normal, can reach it within a time step of ``h`` (s):
+    height <= h (|normal_speed| + reach_speed) (reach_speed, m/s: the margin)."""
+    return height <= h * (abs(normal_speed) + reach_speed)
+
+
+@njit(cache=True, _nrt=False)
+def contact_rows(m, w, s, K, bias, vel, pos, r0, h=0.0, reach_speed=0.0):
     """Rows r0 + i (normal) and r0 + c + i (tangent) of contact i: n.J, t.J; pos = height
-    h for the normal row, 0 for the tangent; vel and bias likewise projected."""
+    h for the normal row, 0 for the tangent; vel and bias likewise projected.
+    With a time step h > 0 (s), only the points :func:`in_reach` (h, reach_speed) get
+    their Jacobian rows K (a time step's contact problem leaves the others out; their
+    rows keep what they held); pos, vel and bias are written for every point."""
     c = m.contact_body.shape[0]
     n = K.shape[1]
     sa = np.sin(s[SLOPE])
@@ -137,19 +148,20 @@ def contact_rows(m, w, s, K, bias, vel, pos, r0):
     for i in range(c):
         body = m.contact_body[i]
         point_kinematics(w, body, m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
-        for j in range(n):
-            J[0, j] = 0.0
-            J[1, j] = 0.0
-        add_point_jacobian(m, w, body, buf[0], buf[1], 1.0, J, 0)
         rn = r0 + i
         rt = r0 + c + i
-        for j in range(n):
-            K[rn, j] = -sa * J[0, j] + ca * J[1, j]
-            K[rt, j] = ca * J[0, j] + sa * J[1, j]
         pos[rn] = -sa * buf[0] + ca * (buf[1] - s[GROUND_Z])
         pos[rt] = 0.0
         vel[rn] = -sa * buf[2] + ca * buf[3]
         vel[rt] = ca * buf[2] + sa * buf[3]
         bias[rn] = -sa * buf[4] + ca * buf[5]
         bias[rt] = ca * buf[4] + sa * buf[5]
-
+        if h > 0.0 and not in_reach(pos[rn], vel[rn], h, reach_speed):
+            continue
+        for j in range(n):
+            J[0, j] = 0.0
+            J[1, j] = 0.0
+        add_point_jacobian(m, w, body, buf[0], buf[1], 1.0, J, 0)
+        for j in range(n):
+            K[rn, j] = -sa * J[0, j] + ca * J[1, j]
+            K[rt, j] = ca * J[0, j] + sa * J[1, j]

@@ -17,7 +17,7 @@
   it: O(sum over rows of (nonzeros per row)^2), O(n d^2) for a plain tree, instead of the
   dense n^3 / 3. A solve with the factor likewise costs O(nonzeros), and a right-hand side
   that is nonzero only on a branch (a contact point's Jacobian row) stays on its ancestors.
-* ``cholesky`` / ``cholesky_forward`` / ``cholesky_backward``: dense, in-place, with an optional pivot
+* ``cholesky`` / ``cholesky_backward``: dense, in-place, with an optional pivot
   regularisation (the time step's loop-constraint block); ``lu_solve``: Gaussian
   elimination with partial pivoting (the nonsymmetric active-set systems of the contact
   problem).
@@ -175,16 +175,6 @@ def cholesky(A, n, eps):
                 s -= A[i, k] * A[j, k]
             A[i, j] = s / d
     return True
-
-
-@njit(cache=True, _nrt=False)
-def cholesky_forward(L, n, b):
-    """In place b <- L^-1 b for the factor of :func:`cholesky`."""
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= L[i, k] * b[k]
-        b[i] = s / L[i, i]
 
 
 @njit(cache=True, _nrt=False)

@@ -100,8 +100,7 @@ from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
-from codesign.dynamics.linalg import (cholesky, cholesky_backward, cholesky_forward,
-                                      fill_pattern, lu_solve,
+from codesign.dynamics.linalg import (cholesky, cholesky_backward, fill_pattern, lu_solve,
                                       sparse_l_solve, sparse_lt_solve, sparse_ltl)
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
@@ -140,8 +139,8 @@ StepWorkspace = namedtuple(
         "Mt",       # [n, n] M + h D + h^2 K, then its Cholesky factor (lower)
         "f",        # [n] h (tau + passive - C - g - h K v)
         "v_free",   # [n]
-        "K",        # [R, n] rows: loops (2m), normals (c), tangents (c)
-        "Kc",       # [R, n] the rows of the step's problem: loops, kept normals, kept tangents
+        "K",        # [R, n] rows: loops (2m), normals (c), tangents (c); a point out of reach keeps its old rows
+        "src",      # int64[R] the rows of the step's problem (rows of K): loops, kept normals, kept tangents
         "sel",      # int64[c] contact points kept in the step's problem (first ca entries)
         "Pc",       # [2c] impulses of the kept points (normals, tangents)
         "mode_c",   # int64[c] their modes
@@ -165,7 +164,6 @@ StepWorkspace = namedtuple(
         "cols",     # int64[2c]
         "P_last",   # [2c] scratch of solve_contacts
         "qdd",      # [n] (v+ - v) / h of the last step
-        "tmp",      # [n]
         "dv",       # [n] scratch: the impulses' velocity change
         "row_end",  # int64[R] scratch: 1 + the last nonzero column of each compact row
         "fac_ptr",  # int64[n+1] \ pattern of M~'s factor (linalg.fill_pattern): the tree and
@@ -217,13 +215,13 @@ def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepW
     full_ptr = np.array([i * (i - 1) // 2 for i in range(n + 1)], dtype=np.int64)
     full_idx = np.array([j for i in range(n) for j in range(i)], dtype=np.int64)
     return StepWorkspace(
-        Mt=z((n, n)), f=z(n), v_free=z(n), K=z((R, n)), Kc=z((R, n)),
+        Mt=z((n, n)), f=z(n), v_free=z(n), K=z((R, n)), src=np.zeros(R, dtype=np.int64),
         sel=np.zeros(c, dtype=np.int64), Pc=z(2 * c), mode_c=np.zeros(c, dtype=np.int64),
         bias=z(R), vel=z(R), pos=z(R),
         Y=z((R, n)), G=z((R, R)), Gl=z((nl, nl)), Z=z((nl, 2 * c + 1)), W=z((2 * c, 2 * c)),
         r=z(2 * c), lower=z(c), P=z(2 * c), Pl=z(nl), force=z((c, 2)), loop_force=z(nl),
         mode=np.zeros(c, dtype=np.int64), A=z((2 * c, 2 * c)), b=z(2 * c),
-        cols=np.zeros(2 * c, dtype=np.int64), P_last=z(2 * c), qdd=z(n), tmp=z(n), dv=z(n),
+        cols=np.zeros(2 * c, dtype=np.int64), P_last=z(2 * c), qdd=z(n), dv=z(n),
         row_end=np.zeros(R, dtype=np.int64),
         fac_ptr=fac_ptr, fac_idx=fac_idx, fac_mask=fac_mask, full_ptr=full_ptr, full_idx=full_idx,
         stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
@@ -483,22 +481,21 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     # rows of every loop and contact; the contact problem keeps the points that can reach
     # the ground within the step (sel[:ca]); the others get no impulse
     ct.loop_rows(m, w, sw.K, sw.bias, sw.vel, sw.pos)
-    ct.contact_rows(m, w, cs, sw.K, sw.bias, sw.vel, sw.pos, nl)
+    ct.contact_rows(m, w, cs, sw.K, sw.bias, sw.vel, sw.pos, nl, h, ss[REACH_SPEED])
     ca = 0
     for i in range(c):
-        if sw.pos[nl + i] <= h * (abs(sw.vel[nl + i]) + ss[REACH_SPEED]):
+        if ct.in_reach(sw.pos[nl + i], sw.vel[nl + i], h, ss[REACH_SPEED]):
             sw.sel[ca] = i
             ca += 1
     Rc = nl + 2 * ca
-    for r in range(Rc):          # compact rows: loops, normals, tangents of sel
+    src = sw.src                 # compact rows K[src[r]]: loops, normals, tangents of sel
+    for r in range(Rc):
         if r < nl:
-            src = r
+            src[r] = r
         elif r < nl + ca:
-            src = nl + sw.sel[r - nl]
+            src[r] = nl + sw.sel[r - nl]
         else:
-            src = nl + c + sw.sel[r - nl - ca]
-        for i in range(n):
-            sw.Kc[r, i] = sw.K[src, i]
+            src[r] = nl + c + sw.sel[r - nl - ca]
     t1 = cy.add(sw.cycles, cy.ROWS, t0)
     # Y = L^-T J^T (M~ = L^T L), G = J M~^-1 J^T = Y^T Y on the compact rows; a contact
     # row is nonzero on its point's branch only and so is its column of Y
@@ -508,7 +505,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for r in range(Rc):
         end[r] = 0
         for i in range(n):
-            Y[r, i] = sw.Kc[r, i]
+            Y[r, i] = sw.K[src[r], i]
             if Y[r, i] != 0.0:
                 end[r] = i + 1
         sparse_lt_solve(Mt, end[r], ptr, idx, Y[r])
@@ -529,25 +526,27 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
             gmax = max(gmax, sw.G[a, a])
         if not cholesky(sw.Gl, nl, 1e-12 * gmax):
             return STEP_NOT_FINITE
-        col = sw.tmp
-        for k in range(2 * ca + 1):
-            for a in range(nl):
-                if k < 2 * ca:
-                    col[a] = sw.G[a, nl + k]
-                else:
-                    jv = 0.0
-                    for i in range(n):
-                        jv += sw.Kc[a, i] * vf[i]
-                    col[a] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
-            cholesky_forward(sw.Gl, nl, col[:nl])
-            for a in range(nl):
-                sw.Z[a, k] = col[a]
+        Z = sw.Z
+        for a in range(nl):
+            for k in range(2 * ca):
+                Z[a, k] = sw.G[a, nl + k]
+            jv = 0.0
+            for i in range(n):
+                jv += sw.K[a, i] * vf[i]
+            Z[a, 2 * ca] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
+        for a in range(nl):      # Z <- Lg^-1 Z, row by row: the columns' divisions overlap
+            d = sw.Gl[a, a]
+            for k in range(2 * ca + 1):
+                s = Z[a, k]
+                for b in range(a):
+                    s -= sw.Gl[a, b] * Z[b, k]
+                Z[a, k] = s / d
     # contact problem u = r + W P on the loop-constrained metric (compact, 2 ca unknowns)
     for a in range(2 * ca):
         ra = nl + a
         jv = 0.0
         for i in range(n):
-            jv += sw.Kc[ra, i] * vf[i]
+            jv += sw.K[src[ra], i] * vf[i]
         for l in range(nl):
             jv += sw.Z[l, a] * sw.Z[l, 2 * ca]
         sw.r[a] = jv
@@ -618,7 +617,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         i = sw.sel[j]
         ut = 0.0
         for k in range(n):
-            ut += sw.Kc[nl + ca + j, k] * v[k]
+            ut += sw.K[src[nl + ca + j], k] * v[k]
         sw.ut[i] = ut
         if sw.P[i] > 0.0:
             sw.slip_path[i] += h * abs(ut)

@@ -66,6 +66,14 @@ def test_passive_spring_damper_eq_5_12():
     assert np.allclose(tau, [0, torque, -torque], atol=1e-12)
 
 
+def _knee_and_wr_controller():
+    """A step impedance on the knee and a passive WR spring/damper, assist on."""
+    return imp.Controller(
+        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
+                                sg.step(0.5, 0.3, 12.0, 4.0)),),
+        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+
+
 def test_control_gains_are_minus_the_torque_jacobians():
     # truth: central differences of control_torques, which is affine in (q, qd) at fixed t
     # (exact to round-off) -- active step impedance on a tree joint and on a loop joint
@@ -73,10 +81,7 @@ def test_control_gains_are_minus_the_torque_jacobians():
     parent = np.array([-1, 0, 1, 2, 3, 2])
     jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
     n = 6
-    c = imp.Controller(
-        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 900.0, 150.0),
-                                sg.step(0.5, 0.3, 12.0, 4.0)),),
-        passive=(imp.PassiveJoint("wr", 80.0, 0.1, 2.5),), frequency=0.9)
+    c = _knee_and_wr_controller()
     rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 5, 4))}
     arr = imp.compile_controller(c, n, rows, {"wr": (imp.tree_joint_row(n, 5),)}, pitch_index=2,
                                  phase0=0.2)
@@ -101,6 +106,40 @@ def test_control_gains_are_minus_the_torque_jacobians():
         np.testing.assert_allclose(-(tau_at(q + e, v) - tau_at(q - e, v)) / (2 * eps), K[:, j], atol=1e-5)
         np.testing.assert_allclose(-(tau_at(q, v + e) - tau_at(q, v - e)) / (2 * eps), D[:, j], atol=1e-6)
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
+
+
+def test_control_gains_reused_matrices_equal_the_dense_sum_every_call():
+    """control_gains writes only the rows' outer-product entries and the pitch diagonal
+    (issue 16); reused across calls, as the rollout does, the matrices must still equal
+    sum_j K_j r_j r_j^T (+ the assist) built densely with numpy at every call: gains that
+    change with the phase, rows with several nonzeros, the assist switching off."""
+    parent = np.array([-1, 0, 1, 2, 3, 2, 5])
+    jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
+    n = 7
+    c = _knee_and_wr_controller()
+    rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 6, 4))}
+    passive = {"wr": (imp.loop_joint_row(parent, jtype, 3, 6),)}
+    arr = imp.compile_controller(c, n, rows, passive, pitch_index=2)
+    assert [list(arr.act_cols[j, :arr.act_ncols[j]]) for j in range(2)] == \
+        [[4], list(np.flatnonzero(rows["knee"][1]))]
+    K, D = np.zeros((n, n)), np.zeros((n, n))
+    gain = np.zeros((2, 2))
+    for t, pitch in ((0.0, 0.3), (0.3, 0.3), (0.6, -0.2), (0.9, 0.0)):
+        q = np.array([0, 0.9, pitch, 0.4, -0.6, 0.2, 0.1])
+        _, active = imp.control_torques(t, q, np.zeros(n), arr, np.zeros(n), np.zeros(2),
+                                        np.zeros(2), gain)
+        imp.control_gains(arr, gain, active, K, D)
+        K_true, D_true = np.zeros((n, n)), np.zeros((n, n))
+        for j in range(2):
+            K_true += gain[j, 0] * np.outer(arr.act_rows[j], arr.act_rows[j])
+            D_true += gain[j, 1] * np.outer(arr.act_rows[j], arr.act_rows[j])
+        K_true += 80.0 * np.outer(arr.pas_rows[0], arr.pas_rows[0])
+        D_true += 2.5 * np.outer(arr.pas_rows[0], arr.pas_rows[0])
+        K_true[2, 2] += 3000.0 if active else 0.0
+        D_true[2, 2] += 20.0 if active else 0.0
+        np.testing.assert_allclose(K, K_true, rtol=1e-15, atol=0)
+        np.testing.assert_allclose(D, D_true, rtol=1e-15, atol=0)
+    assert not active and {gain[0, 0], gain[1, 0]} == {900.0, 150.0}
 
 
 @pytest.mark.parametrize("pitch, rate, expect_active", [(0.05, 3.0, False), (-0.087, -1.0, False),

@@ -407,3 +407,29 @@ def test_four_bar_closure_residual_is_second_order_per_step():
     phi = closure_errors(model, res.q)
     assert np.all(phi <= bound + 1e-14)               # measured: at most 0.93 of it
     assert np.max(phi) > 1e-6                         # not trivially closed (2.1e-5 m)
+
+
+def test_contact_rows_within_reach_leave_the_others_and_match_the_full_rows():
+    """contact_rows with a time step h computes the Jacobian rows of the points in reach
+    only (issue 16: a swing foot's rows are never used); those rows and every point's pos,
+    vel and bias equal the full call's, and the rows of the point out of reach keep what
+    they held (a marker). Rod tilted 0.3 rad, centre 0.1504 m up: end_a 2.6 mm above the
+    ground (in reach at h = 1 ms: 1 ms x (|v_n| + 10 m/s) ~ 1 cm), end_b 0.30 m (not)."""
+    from codesign.dynamics import contact_rows as ct
+
+    model = examples.falling_rod()
+    m = model.arrays
+    w = make_workspace(model)
+    cs = ct.make_settings("hard")
+    c, n = 2, model.n
+    forward_kinematics(m, np.array([0.0, 0.1504, 0.3]), np.array([0.2, -0.5, 1.0]), w)
+    full = [np.zeros((2 * c, n)), np.zeros(2 * c), np.zeros(2 * c), np.zeros(2 * c)]
+    ct.contact_rows(m, w, cs, *full, 0)
+    part = [np.full((2 * c, n), 7.0), np.zeros(2 * c), np.zeros(2 * c), np.zeros(2 * c)]
+    ct.contact_rows(m, w, cs, *part, 0, 1e-3, 10.0)
+    reach = [ct.in_reach(full[3][i], full[2][i], 1e-3, 10.0) for i in range(c)]
+    assert reach == [True, False]          # end_a at 2.6 mm, end_b 0.30 m above the ground
+    for k in (1, 2, 3):
+        assert np.array_equal(part[k], full[k])
+    assert np.array_equal(part[0][[0, 2]], full[0][[0, 2]]) and np.any(full[0][0] != 0.0)
+    assert np.all(part[0][[1, 3]] == 7.0)
