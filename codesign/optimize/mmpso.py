@@ -32,7 +32,9 @@ parameters that become active are drawn uniformly in their initialisation range,
 velocity uniform in +-clamp * (init range). The particle's best in the new subspace is its
 overall best if that lies in the new subspace, otherwise empty (its first evaluation
 there sets it). Initial population: particles are spread equally over the valid subspaces
-(particle i in subspace perm[i mod S], perm a random permutation), as §3.2.1 says.
+(particle i in subspace perm[i mod S], perm a random permutation), as §3.2.1 says; a
+space's start point (``Space.start``, e.g. a parent run's solution) then places particle 0
+in its start subspace at its values (the random draws are the same with or without it).
 
 All randomness comes from one numpy Generator (PCG64) owned by the optimizer on the
 driver; :meth:`MMPSO.state` returns plain arrays (plus the generator state as JSON bytes)
@@ -86,6 +88,10 @@ class MMPSO:
         self.sub = perm[np.arange(n) % s].astype(np.int64)
         self.x = space.init_low + self.rng.random((n, d)) * (space.init_high - space.init_low)
         self.v = self._initial_velocity(self.rng.random((n, d)))
+        if space.start:                      # particle 0 at the given start point
+            self.sub[0] = space.start_subspace
+            for name, value in space.start.items():
+                self.x[0, space.index[name]] = value
         self.pbest_x, self.pbest_key = self.x.copy(), np.tile(NO_KEY, (n, 1))
         self.best_x, self.best_key = self.x.copy(), np.tile(NO_KEY, (n, 1))
         self.best_sub = self.sub.copy()

@@ -36,6 +36,9 @@ class Space:
     ``exclude``: combinations of groups, each a tuple of ``"pool.group"`` names; a
     subspace containing all groups of one combination is invalid. ``valid``: optional
     predicate on the tuple of group names (one per pool) for rules a list cannot state.
+    ``start``: parameter values at which particle 0 starts (e.g. a parent run's solution,
+    so that a continuation keeps it); particle 0 starts in the first valid subspace that
+    uses every one of them (``start_subspace``).
     """
 
     parameters: tuple[Parameter, ...]
@@ -44,6 +47,7 @@ class Space:
     frozen_pools: Mapping[str, str] = field(default_factory=dict)
     frozen_parameters: Mapping[str, float] = field(default_factory=dict)
     valid: Callable[[tuple[str, ...]], bool] | None = None
+    start: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]
@@ -83,8 +87,13 @@ class Space:
                 for name in pool.groups[g].parameters:
                     used[s, index[name]] = True
                     active[s, index[name]] = name not in self.frozen_parameters
+        start_cols = [index[name] for name in self.start]
+        start_subspace = next((s for s in range(len(subspaces)) if used[s, start_cols].all()), None)
+        if start_subspace is None:
+            raise ValueError(f"no valid subspace uses every parameter of the start point "
+                             f"({', '.join(self.start)})")
         init = np.array([p.init_range for p in self.parameters], dtype=float).reshape(-1, 2)
-        derived = dict(
+        derived = dict(start_subspace=start_subspace,
             names=tuple(names), index=index, allowed=tuple(allowed),
             subspaces=tuple(subspaces), subspace_ids=np.array(ids, dtype=np.int64),
             active=active, used=used,

@@ -21,9 +21,10 @@ the morphology but leave the joints of one sub-chain open (§5.6 scenario 3).
 
 Warm start (``warm_start=N``): the parent's N best successful evaluations in subspaces the
 child allows set the initialisation range (``space.parameters.X.init``) of each open
-parameter to the range they span (widened by 10 % of the bounds on each side). Particles
-start near what worked, within the unchanged bounds; it is a warm start through the spec,
-since OPT's optimizer has no way to seed positions directly.
+parameter to the range they span (widened by 10 % of the bounds on each side), and the
+solution's open parameters become the child's start point (``[space.start]``: particle 0
+starts at the solution, so the continuation's best is never worse than it -- evaluations
+are deterministic). Particles start near what worked, within the unchanged bounds.
 """
 
 from __future__ import annotations
@@ -238,6 +239,8 @@ def freeze_spec(run: str | Path, keep: list[str], *, open_parts: list[str] = (),
         table = document.setdefault("space", {}).setdefault("parameters", {})
         for pname, rng in inits.items():
             table.setdefault(pname, {})["init"] = rng
+        document["space"]["start"] = {k: v for k, v in chosen.params.items()
+                                      if k in child_space.index and k not in params}
         text = _with_header(document, data, chosen, keep, open_parts, warm_start)
         child_space = _validate(text, child_name)
     summary = {"parent": data.name, "solution": chosen.eval, "subspace": chosen.subspace_id,

@@ -16,6 +16,7 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [space.parameters.X]   bounds = [low, high], init = [low, high]
     [[space.pools]]        name, groups = [{name, parameters = [...]}, ...]
     [space]                exclude = [["pool.group", "pool.group"], ...]
+    [space.start]          X = value ...: particle 0 starts here (e.g. a parent's solution)
     [[objectives]]         metric, sense = "minimize"|"maximize", until
     [evaluation]           free-form table handed to the problem (context.settings)
     [execution]            mode = "serial"|"local"|"scheduler"|"slurm"|"pbs", workers,
@@ -92,6 +93,7 @@ class Spec:
     parameters: dict[str, dict] = field(default_factory=dict)   # name -> {bounds, init}
     pools: tuple[Pool, ...] = ()
     exclude: tuple[tuple[str, ...], ...] = ()
+    start: dict[str, float] = field(default_factory=dict)      # name -> value of particle 0
     objectives: tuple[Objective, ...] = ()
     evaluation: dict[str, Any] = field(default_factory=dict)
     execution: ExecutionSpec = ExecutionSpec()
@@ -237,13 +239,13 @@ def _spec(data: dict, text: str, source: str) -> Spec:
         raise _Invalid("problem.name: missing; expected the name of a registered problem")
     problem_name = _str(problem, "name", "problem", "")
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
-    parameters, pools, exclude = _space(data.get("space", {}))
+    parameters, pools, exclude, start = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
     evaluation = _dict(data.get("evaluation", {}), "evaluation")
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
-                migration=migration, parameters=parameters, pools=pools, exclude=exclude,
+                migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
                 objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, text=text, source=source)
 
@@ -300,8 +302,8 @@ def _schedule(data: Any, path: str) -> Schedule:
                     width=_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
-def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...]]:
-    _table(data, "space", ("parameters", "pools", "exclude"))
+def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float]]:
+    _table(data, "space", ("parameters", "pools", "exclude", "start"))
     parameters = {}
     for pname, entry in _dict(data.get("parameters", {}), "space.parameters").items():
         path = f"space.parameters.{pname}"
@@ -337,7 +339,9 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
     if not isinstance(exclude, list):
         _fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
     combos = tuple(_name_list(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
-    return parameters, tuple(pools), combos
+    start_table = _dict(data.get("start", {}), "space.start")
+    start = {name: _float(start_table, name, "space.start", None) for name in start_table}
+    return parameters, tuple(pools), combos, start
 
 
 def _objectives(data: Any) -> tuple[Objective, ...]:
@@ -477,10 +481,17 @@ def build_space(spec: Spec, problem) -> Space:
         if not params[pname].low <= value <= params[pname].high:
             raise _error(f"{spec.source}: freeze.parameters.{pname}: {value} outside the bounds "
                             f"[{params[pname].low}, {params[pname].high}]")
+    for pname, value in spec.start.items():
+        if pname not in params:
+            raise _error(f"{spec.source}: space.start.{pname}: unknown parameter; "
+                            f"expected one of {', '.join(params)}")
+        if not params[pname].low <= value <= params[pname].high:
+            raise _error(f"{spec.source}: space.start.{pname}: {value} outside the bounds "
+                            f"[{params[pname].low}, {params[pname].high}]")
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
-                      valid=problem.valid)
+                      valid=problem.valid, start=dict(spec.start))
     except ValueError as exc:
         raise _error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
     if spec.algorithm == "pso" and space.n_subspaces > 1:

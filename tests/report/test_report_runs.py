@@ -267,6 +267,24 @@ def test_freeze_round_trip_child_never_changes_frozen_values(parent_run, tmp_pat
     assert open_values and all(n > 1 for _, n in open_values)  # open parameters moved
 
 
+def test_warm_started_continuation_starts_at_the_solution_and_never_loses_it(parent_run, tmp_path,
+                                                                           db_values):
+    data = load_run(parent_run)
+    best = ranked(data.evaluations[data.evaluations["status"] == "ok"]).iloc[0]
+    key = (int(best["iteration"]), int(best["particle"]))
+    solution = db_values(parent_run, "params", key)
+    text, _ = freeze_spec(parent_run, ["pool:topology"], name="cont", warm_start=3)
+    assert parse_spec(text, source="cont").start == solution         # every parameter is open
+    child = load_run(_run(text, tmp_path, "cont"))
+    first = child.evaluations.set_index(["iteration", "particle"]).loc[(0, 0)]
+    # particle 0 re-evaluates the parent's solution: the same parameters, bit for bit, and
+    # (evaluations are deterministic) the same stage and value
+    assert db_values(child.folder, "params", (0, 0)) == solution
+    assert (first["stage"], first["stage_value"]) == (best["stage"], best["stage_value"])
+    child_best = ranked(child.evaluations[child.evaluations["status"] == "ok"]).iloc[0]
+    assert (-child_best["stage"], child_best["stage_value"]) <= (-best["stage"], best["stage_value"])
+
+
 def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsys, db_values):
     data = load_run(parent_run)
     best = ranked(data.evaluations).iloc[0]
