@@ -339,34 +339,36 @@ class Task(NamedTuple):
 
 
 # A task holds at least this much predicted work (s): each task costs the scheduler and a
-# worker ~1-2 ms of round trip (`codesign bench scaling`: 200 empty tasks on 64 workers
-# take 0.2-0.4 s on the 2-core reference machine).
+# worker ~1-4 ms of round trip on the 2-core reference machine (`codesign bench scaling`:
+# a task waited 190 ms for its start at 64 workers and 2000 one-evaluation tasks, the
+# scheduler sharing 2 loaded cores with the workers).
 MIN_TASK_S = 0.01
 
 
 def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[Task]:
     """Cut evaluations of predicted ``costs`` (s) into tasks, the longest task first.
 
-    As many tasks as there are evaluations -- one evaluation per task, so that a worker
-    never waits behind a misprediction in its own task -- unless tasks would then hold
-    less than ``min_task_s`` of predicted work on average: then B = sum / min_task_s
-    tasks (at least 1), balanced by LPT (the evaluations longest first, each into the
-    task with the least predicted work; an evaluation longer than a task's share stays
-    alone). The workers pull the tasks in the order returned, longest first (list
-    scheduling: within 4/3 of the best assignment for exact predictions, Graham 1969).
-    Ties are broken by position: the plan is a pure function of its input."""
+    An evaluation predicted to take at least ``min_task_s`` gets a task of its own, so
+    that a worker never waits behind a misprediction in its own task; the shorter ones
+    share B = (their sum) / min_task_s tasks (at least 1, at most one each), balanced by
+    LPT (the evaluations longest first, each into the task with the least predicted
+    work), so that no task costs the scheduler more than its work. The workers pull the
+    tasks in the order returned, longest first (list scheduling: within 4/3 of the best
+    assignment for exact predictions, Graham 1969). Ties are broken by position: the plan
+    is a pure function of its input."""
     n = len(costs)
-    if n == 0:
-        return []
-    total = float(sum(costs))
-    bins = n if min_task_s <= 0.0 else max(1, min(n, int(total // min_task_s)))
-    heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
-    members: list[list[int]] = [[] for _ in range(bins)]
-    for i in sorted(range(n), key=lambda i: (-costs[i], i)):
-        work, count, b = heapq.heappop(heap)            # equal work: the emptier task
-        members[b].append(i)
-        heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
-    tasks = [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members if m]
+    alone = [i for i in range(n) if costs[i] >= min_task_s]
+    short = sorted((i for i in range(n) if costs[i] < min_task_s), key=lambda i: (-costs[i], i))
+    tasks = [Task((i,), float(costs[i])) for i in alone]
+    if short:
+        bins = max(1, min(len(short), int(float(sum(costs[i] for i in short)) // min_task_s)))
+        heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
+        members: list[list[int]] = [[] for _ in range(bins)]
+        for i in short:
+            work, count, b = heapq.heappop(heap)            # equal work: the emptier task
+            members[b].append(i)
+            heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
+        tasks += [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members]
     return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
 
 
