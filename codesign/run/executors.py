@@ -40,6 +40,7 @@ or ``--no-dashboard``: none); :func:`make_executor` prints its address in one li
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import heapq
 import logging
@@ -70,7 +71,38 @@ class Executor(Protocol):
 
     def cancel(self, pending: "Pending") -> None: ...
 
+    def stream(self) -> "Stream": ...
+
     def close(self) -> None: ...
+
+
+class Stream(Protocol):
+    """Evaluations whose results come back as they finish (the pipelined driver's side of an
+    executor): ``add`` hands candidates to the workers, ``next`` waits for at least one
+    to finish and returns every (candidate, record) finished by then, in no fixed order."""
+
+    def add(self, candidates: Sequence[Candidate]) -> None: ...
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]: ...
+
+    def cancel(self) -> None: ...
+
+
+class SerialStream:
+    """Evaluates in this process, one candidate per ``next``, in the order added."""
+
+    def __init__(self, executor: "SerialExecutor"):
+        self.executor, self.queue = executor, collections.deque()
+
+    def add(self, candidates: Sequence[Candidate]) -> None:
+        self.queue.extend(candidates)
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]:
+        candidate = self.queue.popleft()
+        return [(candidate, self.executor.evaluate([candidate])[0])]
+
+    def cancel(self) -> None:
+        self.queue.clear()
 
 
 class SerialExecutor:
@@ -94,6 +126,9 @@ class SerialExecutor:
 
     def cancel(self, pending: "Pending") -> None:
         pass
+
+    def stream(self) -> SerialStream:
+        return SerialStream(self)
 
     def close(self) -> None:
         pass
@@ -225,6 +260,9 @@ class DaskExecutor:
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
         return self.gather(self.submit(candidates))
 
+    def stream(self) -> "DaskStream":
+        return DaskStream(self)
+
     def _workers(self) -> int:
         """Workers connected to the scheduler now (asks the scheduler)."""
         return len(self.client.nthreads())
@@ -305,6 +343,80 @@ class DaskExecutor:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class DaskStream:
+    """:class:`Stream` on a :class:`DaskExecutor`: the candidates of each ``add`` cut into
+    tasks by :func:`plan_tasks` (one per evaluation unless it is short), the oldest
+    iteration first, within it the longest predicted first (Dask priorities: a worker
+    that frees up takes the next by priority, so a misprediction costs one task). Results
+    are fetched in the client's event loop as the tasks finish (``as_completed``), not by
+    one gather round trip per ``next``."""
+
+    def __init__(self, executor: DaskExecutor):
+        from distributed import as_completed
+
+        self.executor = executor
+        self.running: dict = {}             # future -> its candidates
+        self.finished = as_completed([], with_results=True)
+
+    def add(self, candidates: Sequence[Candidate]) -> None:
+        """Submit the candidates: per iteration, the tasks of :func:`plan_tasks` on their
+        predicted costs (short evaluations share a task)."""
+        ex = self.executor
+        by_iteration: dict[int, list[Candidate]] = {}
+        for candidate in candidates:
+            by_iteration.setdefault(candidate.iteration, []).append(candidate)
+        try:
+            for iteration, group in sorted(by_iteration.items()):
+                for task in plan_tasks(ex.predicted_costs(group)):
+                    batch = [group[i] for i in task.indices]
+                    future = ex.client.submit(evaluate_batch, ex.problem, batch, ex.settings, ex.objectives,
+                                              pure=False, priority=stream_priority(iteration, task.cost_s))
+                    self.running[future] = batch
+                    self.finished.add(future)
+        except BaseException as exc:
+            ex._lost_or_raise(exc)
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]:
+        ex = self.executor
+        try:
+            try:
+                ex._watch(lambda: _has_ready(self.finished, ex.POLL_S))
+                batch = self.finished.next_batch(block=False)
+            except KeyboardInterrupt:
+                self.cancel()
+                raise
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            ex._lost_or_raise(exc)
+        out = [pair for future, records in batch for pair in zip(self.running.pop(future), records, strict=True)]
+        ex._cost_s.update((c.particle, r.wall_s) for c, r in out)
+        return out
+
+    def cancel(self) -> None:
+        """Cancel the evaluations in flight (the run stops); nothing when the scheduler is gone."""
+        if self.executor.client.status == "running":
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                self.executor.client.cancel(list(self.running))
+        self.running.clear()
+        self.finished.clear()
+
+
+def _has_ready(finished, timeout_s: float) -> bool:
+    """Whether an ``as_completed`` holds a finished future, waiting up to ``timeout_s``
+    for one (checked under its condition, so a notification is never missed)."""
+    with finished.thread_condition:
+        if not finished.has_ready():
+            finished.thread_condition.wait(timeout_s)
+    return finished.has_ready()
+
+
+def stream_priority(iteration: int, cost_s: float) -> int:
+    """Dask priority (higher first) of a pipelined evaluation: older iterations first,
+    then the longer predicted cost (in 0.1 ms, capped at ~28 h)."""
+    return -iteration * 10**9 + min(int(cost_s * 1e4), 10**9 - 1)
 
 
 def _all_done(futures, timeout_s: float) -> bool:
