@@ -12,7 +12,7 @@ Per worker count W it prints the achieved and the ideal time per iteration and t
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
 evaluation): the shortest any schedule of that synchronous iteration could take (the
 peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
-(:func:`~codesign.run.executors.plan_tasks` on each particle's previous cost) listed on
+(:func:`~codesign.run.executors.plan_iteration` on each particle's previous cost) listed on
 W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
 ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
 achieved the part lost to overheads. The first replayed iteration starts the cluster's
@@ -152,12 +152,12 @@ def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
     ``workers`` workers that take the next task the moment they are free, at no cost."""
     import heapq
 
-    from codesign.run.executors import plan_tasks
+    from codesign.run.executors import plan_iteration
 
     out = []
     for previous, actual in zip(costs[:-1], costs[1:]):
         free = [0.0] * workers
-        for task in plan_tasks(list(previous)):
+        for task in plan_iteration(list(previous), workers):
             heapq.heappush(free, heapq.heappop(free) + float(sum(actual[i] for i in task.indices)))
         out.append(max(free))
     return np.asarray(out)

@@ -60,9 +60,13 @@ def test_a_stored_runs_profile_is_its_evaluations_wall_times(tmp_path):
 def test_planned_lists_the_executors_tasks_on_previous_costs_computed_by_hand():
     costs = np.array([[0.0, 0.0, 1.0, 0.5],      # predicts particle 2 longest, then 3
                       [1.0, 0.5, 0.5, 0.5]])     # but particle 0 is the long one
-    # 0 and 1 (predicted 0 s, below MIN_TASK_S) share a task; 2 workers take 2 (0.5) and
-    # 3 (0.5); at 0.5 one takes the shared task: 0 then 1, 0.5 + 1.0 + 0.5 = 2.0
-    assert planned_per_iteration(costs, 2) == pytest.approx([2.0])
+    # 2 workers take 2 (0.5) and 3 (0.5); at 0.5 one takes 0 (1.0 -> 1.5), the other 1 (-> 1.0)
+    # (4 tasks cost the scheduler far less than 5 % of the iteration: no shared task)
+    assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
+    # 41 evaluations on 64 workers (82 ms of dispatch > 5 % of 1 s): the 40 predicted at
+    # 0 s share one task, and their actual 30 ms each add up to 1.2 s there
+    many = np.array([[1.0] + [0.0] * 40, [1.0] + [0.03] * 40])
+    assert planned_per_iteration(many, 64) == pytest.approx([1.2])
     assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.25])    # max(2.5 / 2, 1.0)
 
 

@@ -52,11 +52,10 @@ def codesign(*args, **kwargs):
 def test_pipelined_runs_are_the_same_database_on_any_number_of_workers(tmp_path):
     spec = tmp_path / "toy.toml"
     spec.write_text(TOY)
-    for name, workers in (("serial", 0), ("one", 1), ("three", 3)):
-        codesign("optimize", spec, "--name", name, "--workers", workers, "--quiet", "--results", tmp_path)
-    assert_same_run(tmp_path / "serial/run.sqlite", tmp_path / "one/run.sqlite")
-    assert_same_run(tmp_path / "serial/run.sqlite", tmp_path / "three/run.sqlite")
-    assert iterations_done(tmp_path / "three/run.sqlite") == 10
+    for workers in (0, 1, 3):                   # 0: serial, in the driver: the reference
+        codesign("optimize", spec, "--name", f"w{workers}", "--workers", workers, "--quiet", "--results", tmp_path)
+        assert iterations_done(tmp_path / f"w{workers}/run.sqlite") == 10
+        assert_same_run(tmp_path / "w0/run.sqlite", tmp_path / f"w{workers}/run.sqlite")
 
 
 def test_a_sigkilled_pipelined_driver_resumes_to_the_same_database(tmp_path):
