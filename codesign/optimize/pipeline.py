@@ -37,7 +37,9 @@ import numpy as np
 
 from codesign.objectives import better, fitness_key
 from codesign.optimize.mmpso import MMPSO, evaluation_seeds
-from codesign.optimize.pso import pso_step
+from codesign.optimize.pso import PSOSettings, pso_step
+from codesign.optimize.schedule import Migration
+from codesign.optimize.space import Space
 from codesign.types import Candidate, EvalRecord
 
 STREAM = 0x9E3779B9      # a fixed word in each move's seed: these streams differ from the run's own
@@ -70,13 +72,15 @@ class PipelinedMMPSO(MMPSO):
     ``iteration`` counts the complete iterations (the first incomplete one); ``position[i]``
     is the iteration particle i is at (``iteration`` or ``iteration + 1``)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, space: Space, settings: PSOSettings, migration: Migration, seed: int):
+        super().__init__(space, settings, migration, seed)
         self._start()
 
     @classmethod
-    def from_state(cls, *args, **kwargs) -> "PipelinedMMPSO":
-        self = super().from_state(*args, **kwargs)
+    def from_state(cls, space: Space, settings: PSOSettings, migration: Migration,
+                   state: dict[str, np.ndarray]) -> "PipelinedMMPSO":
+        """Continue from a state stored after a complete iteration (every particle at the next)."""
+        self = super().from_state(space, settings, migration, state)
         self._start()
         return self
 

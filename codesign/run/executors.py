@@ -5,14 +5,17 @@ order whatever the number of workers and the order tasks finish in, so results n
 depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
 ``submit(candidates) -> Pending`` and ``gather(pending)`` split it in two: the driver
 submits iteration k+1 and writes iteration k while the workers evaluate.
+``executor.stream()`` is the pipelined driver's side (:class:`Stream`): candidates added
+at any time, (candidate, record) pairs back as they finish.
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
   particle's previous evaluation (``wall_s``; the first iteration: equal costs);
-  :func:`plan_tasks` gives each evaluation a task of its own unless tasks would hold
-  less than MIN_TASK_S of predicted work (each task is a scheduler round trip): then
-  fewer tasks of equal predicted work (LPT: longest first, each into the lightest task);
-  the tasks are submitted longest first (Dask priorities). A :class:`WarmupPlugin` runs
+  :func:`plan_iteration` gives each evaluation a task of its own, except that where
+  one task per evaluation would cost the scheduler more than PACK_ABOVE of the
+  iteration, evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
+  longest first, each into the lightest task); the tasks are submitted longest first
+  (Dask priorities). A :class:`WarmupPlugin` runs
   the problem's warm-up hook (numba compilation) once on every worker, including workers
   that join later; a worker that dies takes its tasks with it and the scheduler
   recomputes them on the others (the driver only waits).
