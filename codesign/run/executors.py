@@ -349,31 +349,40 @@ class DaskExecutor:
 
 
 class DaskStream:
-    """:class:`Stream` on a :class:`DaskExecutor`: the candidates of each ``add`` cut into
-    tasks by :func:`plan_tasks` (one per evaluation unless it is short), the oldest
-    iteration first, within it the longest predicted first (Dask priorities: a worker
-    that frees up takes the next by priority, so a misprediction costs one task). Results
-    are fetched in the client's event loop as the tasks finish (``as_completed``), not by
-    one gather round trip per ``next``."""
+    """:class:`Stream` on a :class:`DaskExecutor`: an evaluation predicted to take
+    MIN_TASK_S or more is a task of its own at once; shorter ones (most of a co-design
+    run's: singular designs) are held until they add up to MIN_TASK_S of predicted work,
+    or until fewer tasks are in flight than there are workers (nobody waits for them),
+    then share tasks (:func:`plan_tasks`, per iteration) -- each task costs the scheduler
+    a round trip. Tasks run the oldest iteration first, within it the longest predicted
+    first (Dask priorities: a worker that frees up takes the next by priority, so a
+    misprediction costs one task). Results are fetched in the client's event loop as the
+    tasks finish (``as_completed``), not by one gather round trip per ``next``."""
 
     def __init__(self, executor: DaskExecutor):
         from distributed import as_completed
 
         self.executor = executor
+        self.workers = executor.n_workers
         self.running: dict = {}             # future -> its candidates
+        self.held: list[tuple[Candidate, float]] = []      # short candidates, predicted s
         self.finished = as_completed([], with_results=True)
 
     def add(self, candidates: Sequence[Candidate]) -> None:
-        """Submit the candidates: per iteration, the tasks of :func:`plan_tasks` on their
-        predicted costs (short evaluations share a task)."""
+        """Hand the candidates to the workers (short ones possibly held, class docstring)."""
+        self.held += zip(candidates, self.executor.predicted_costs(candidates))
+        short_s = sum(cost for _, cost in self.held if cost < MIN_TASK_S)
+        flush = short_s >= MIN_TASK_S or len(self.running) < self.workers
+        go = [(c, cost) for c, cost in self.held if flush or cost >= MIN_TASK_S]
+        self.held = [] if flush else [(c, cost) for c, cost in self.held if cost < MIN_TASK_S]
+        by_iteration: dict[int, list[tuple[Candidate, float]]] = {}
+        for candidate, cost in go:
+            by_iteration.setdefault(candidate.iteration, []).append((candidate, cost))
         ex = self.executor
-        by_iteration: dict[int, list[Candidate]] = {}
-        for candidate in candidates:
-            by_iteration.setdefault(candidate.iteration, []).append(candidate)
         try:
             for iteration, group in sorted(by_iteration.items()):
-                for task in plan_tasks(ex.predicted_costs(group)):
-                    batch = [group[i] for i in task.indices]
+                for task in plan_tasks([cost for _, cost in group]):
+                    batch = [group[i][0] for i in task.indices]
                     future = ex.client.submit(evaluate_batch, ex.problem, batch, ex.settings, ex.objectives,
                                               pure=False, priority=stream_priority(iteration, task.cost_s))
                     self.running[future] = batch
@@ -383,6 +392,8 @@ class DaskStream:
 
     def next(self) -> list[tuple[Candidate, EvalRecord]]:
         ex = self.executor
+        if self.held and not self.running:
+            self.add([])                    # nothing in flight: the held ones go now
         try:
             try:
                 ex._watch(lambda: _has_ready(self.finished, ex.POLL_S))
@@ -404,6 +415,7 @@ class DaskStream:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 self.executor.client.cancel(list(self.running))
         self.running.clear()
+        self.held.clear()
         self.finished.clear()
 
 
