@@ -12,11 +12,21 @@ Per worker count W it prints the achieved and the ideal time per iteration and t
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
 evaluation): the shortest any schedule of that synchronous iteration could take (the
 peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
-(:func:`~codesign.run.executors.plan_tasks` on each particle's previous cost) listed on
+(:func:`~codesign.run.executors.plan_iteration` on each particle's previous cost) listed on
 W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
 ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
 achieved the part lost to overheads. The first replayed iteration starts the cluster's
 tasks and has no cost predictions; it is not counted.
+
+``--pipeline``: the same with ``[optimizer] pipeline = true`` (the pipelined MMPSO of
+:mod:`codesign.optimize.pipeline`, no iteration barrier). Its ideal is that of the whole
+replayed run, per iteration: max(sum of all costs / W, the critical path), the critical
+path being the longest chain of evaluations the pipeline's rule makes wait for each other
+((i, k) starts after (i, k-1) and all of iteration k-2: :func:`pipelined_critical_path`);
+achieved is the time from the run's start (its executor up) to the last iteration stored,
+every iteration counted. *planned*: the pipelined rule on W workers that take the ready
+evaluation of the oldest iteration, longest predicted first, at no cost
+(:func:`pipelined_makespan`).
 
 Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 4), in
 blocks of ``BLOCK`` consecutive iterations spread evenly over the profile (consecutive,
@@ -51,6 +61,7 @@ class Row(NamedTuple):
     """One worker count's measurement (times per iteration, s)."""
 
     profile: str
+    mode: str               # "sync" (the iteration barrier) or "pipeline"
     workers: int
     processes: int
     threads: int
@@ -141,25 +152,68 @@ def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
     ``workers`` workers that take the next task the moment they are free, at no cost."""
     import heapq
 
-    from codesign.run.executors import plan_tasks
+    from codesign.run.executors import plan_iteration
 
     out = []
     for previous, actual in zip(costs[:-1], costs[1:]):
         free = [0.0] * workers
-        for task in plan_tasks(list(previous)):
+        for task in plan_iteration(list(previous), workers):
             heapq.heappush(free, heapq.heappop(free) + float(sum(actual[i] for i in task.indices)))
         out.append(max(free))
     return np.asarray(out)
 
 
-def _spec_text(profile_path: Path, particles: int, iterations: int) -> str:
+def pipelined_critical_path(costs: np.ndarray) -> float:
+    """The longest chain of a pipelined run (s): evaluation (i, k) can start once (i, k-1)
+    and every evaluation of iteration k-2 are done, so its earliest finish is
+    F[k, i] = costs[k, i] + max(F[k-1, i], max_j F[k-2, j])."""
+    n = costs.shape[1]
+    before, last = np.zeros(n), np.zeros(n)         # F of iterations k-2 and k-1
+    for row in costs:
+        before, last = last, row + np.maximum(last, before.max())
+    return float(last.max())
+
+
+def pipelined_makespan(costs: np.ndarray, workers: int) -> float:
+    """The makespan of a pipelined run listed on ``workers`` workers at no cost: a free
+    worker takes the ready evaluation of the oldest iteration, longest predicted first
+    (its particle's previous cost; 1 s for the first iteration), as the executor's
+    priorities ask (:func:`codesign.run.executors.stream_priority`)."""
+    import heapq
+
+    n_it, n = costs.shape
+    done = np.zeros((n_it, n), dtype=bool)
+    ready = [(0, -1.0, i) for i in range(n)]
+    heapq.heapify(ready)
+    running: list[tuple[float, int, int]] = []
+    now, complete = 0.0, 0                 # complete: iterations with every evaluation done
+    while ready or running:
+        while ready and len(running) < workers:
+            k, _, i = heapq.heappop(ready)
+            heapq.heappush(running, (now + float(costs[k, i]), k, i))
+        now, k, i = heapq.heappop(running)
+        done[k, i] = True
+        if k + 1 < n_it and k <= complete:          # the move of (i, k) needs iteration k-1 complete
+            heapq.heappush(ready, (k + 1, -float(costs[k, i]), i))
+        while complete < n_it and done[complete].all():
+            complete += 1
+            k2 = complete                              # moves of iteration `complete` now allowed
+            for j in np.flatnonzero(done[k2] if k2 < n_it else []):
+                if k2 + 1 < n_it:
+                    heapq.heappush(ready, (k2 + 1, -float(costs[k2, j]), int(j)))
+    return now
+
+
+def _spec_text(profile_path: Path, particles: int, iterations: int, pipeline: bool = False) -> str:
     return (f'name = "scaling"\nseed = 1\n[problem]\nname = "replay"\n[optimizer]\nalgorithm = "mmpso"\n'
-            f"particles = {particles}\niterations = {iterations}\n[optimizer.migration]\n"
+            f"particles = {particles}\niterations = {iterations}\npipeline = {str(pipeline).lower()}\n"
+            f"[optimizer.migration]\n"
             f"exploration = 0.05\nlocal = 0.02\nglobal = 0.02\n"
             f"[evaluation]\nprofile = {json.dumps(str(profile_path))}\n")
 
 
-def measure(label: str, profile, workers: int, iterations: list[int], folder: Path) -> Row:
+def measure(label: str, profile, workers: int, iterations: list[int], folder: Path,
+            pipeline: bool = False) -> Row:
     """Replay ``iterations`` of ``profile`` on ``workers`` workers; one Row."""
     from codesign.problems.replay import CostProfile, write_profile
     from codesign.run.driver import check_run, start_run
@@ -169,19 +223,28 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
     costs = profile.costs[iterations]
     path = folder / f"{label}-{workers}.json"
     write_profile(path, CostProfile(costs, profile.provenance, profile.metrics))
-    spec = parse_spec(_spec_text(path, profile.particles, len(iterations)), source=f"bench scaling {label}")
+    spec = parse_spec(_spec_text(path, profile.particles, len(iterations), pipeline),
+                      source=f"bench scaling {label}")
     problem, settings = check_run(spec)
     processes = max(d for d in range(1, MAX_PROCESSES + 1) if workers % d == 0)
     threads = workers // processes
     stamps: list[float] = []
+    mode = "pipeline" if pipeline else "sync"
     with local_executor("replay", settings, problem.objectives, processes, threads) as executor:
-        start_run(spec, results=folder, name=f"{label}-{workers}", progress=False, executor=executor,
+        started = time.perf_counter()
+        start_run(spec, results=folder, name=f"{label}-{mode}-{workers}", progress=False, executor=executor,
                   on_iteration=lambda k: stamps.append(time.perf_counter()))
-    counted = len(stamps) - 1
-    achieved = (stamps[-1] - stamps[0]) / counted
-    ideal = float(ideal_per_iteration(costs[1:], workers).mean())
-    planned = float(planned_per_iteration(costs, workers).mean())
-    return Row(label, workers, processes, threads, counted, achieved, ideal, planned, ideal / achieved)
+    if pipeline:
+        counted = len(stamps)
+        achieved = (stamps[-1] - started) / counted
+        ideal = max(costs.sum() / workers, pipelined_critical_path(costs)) / counted
+        planned = pipelined_makespan(costs, workers) / counted
+    else:
+        counted = len(stamps) - 1
+        achieved = (stamps[-1] - stamps[0]) / counted
+        ideal = float(ideal_per_iteration(costs[1:], workers).mean())
+        planned = float(planned_per_iteration(costs, workers).mean())
+    return Row(label, mode, workers, processes, threads, counted, achieved, ideal, planned, ideal / achieved)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,15 +257,16 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--iterations: got {n}; expected at least 2 (the first is not counted)")
     sources = load_source(getattr(args, "profile", None), getattr(args, "run", None))
     as_json = bool(getattr(args, "json", False))
+    pipeline = bool(getattr(args, "pipeline", False))
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="codesign-scaling-") as tmp:
         for label, profile in sources:
             chosen = window(profile.iterations, n)
             if not as_json:
-                print(f"{label}: {profile.particles} particles, iterations {_ranges(chosen)} of "
-                      f"{profile.iterations} ({profile.provenance})")
+                print(f"{label}{' (pipelined MMPSO)' if pipeline else ''}: {profile.particles} particles, "
+                      f"iterations {_ranges(chosen)} of {profile.iterations} ({profile.provenance})")
             for w in workers:
-                rows.append(measure(label, profile, w, chosen, Path(tmp)))
+                rows.append(measure(label, profile, w, chosen, Path(tmp), pipeline))
                 if not as_json:
                     _print_row(rows[-1], header=len(rows) == 1 or rows[-2].profile != label)
     out = Path(getattr(args, "out", "results/bench"))

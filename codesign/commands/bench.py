@@ -31,10 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scaling.add_argument("--profile", metavar="NAME|PATH", help="a bundled cost profile (codesign, demo) "
                          "or a profile file; default: both bundled ones")
     scaling.add_argument("--run", metavar="RUN", help="replay a stored run's costs (its folder or run.sqlite)")
+    scaling.add_argument("--pipeline", action="store_true",
+                         help="replay with the pipelined MMPSO ([optimizer] pipeline = true)")
     scaling.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-SCALING_OPTIONS = ("workers", "iterations", "profile", "run", "json")
+SCALING_OPTIONS = ("workers", "iterations", "profile", "run", "pipeline", "json")
 
 
 def run(args: argparse.Namespace) -> int:

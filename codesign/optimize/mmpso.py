@@ -152,34 +152,42 @@ class MMPSO:
             self.x[rows], self.v[rows] = x, v
 
     def _migrate(self) -> None:
+        for i in range(len(self.sub)):
+            self._migrate_one(i, self.rng)
+
+    def _migrate_one(self, i: int, rng: np.random.Generator) -> None:
+        """Eq. 3.6 for particle i at this iteration's probabilities, its local group from its
+        own best, the global group from the swarm's best; uniforms drawn from ``rng``."""
         space = self.space
         p_e, p_l, p_g = self.migration.at(self.iteration)
         has_global = self.gbest_key[0] == 0.0
         global_combo = space.subspaces[self.gbest_sub]
-        for i in range(len(self.sub)):
-            current = space.subspaces[self.sub[i]]
-            local_combo = space.subspaces[self.best_sub[i]] if self.best_key[i, 0] == 0.0 else None
-            target = self.sub[i]
-            for _ in range(MAX_REJECTIONS):
-                combo = []
-                for k, allowed in enumerate(space.allowed):
-                    local = local_combo[k] if local_combo is not None else None
-                    glob = global_combo[k] if has_global else None
-                    combo.append(migrate_group(current[k], allowed, local, glob, p_e, p_l, p_g,
-                                               self.rng.random()) if len(allowed) > 1 else current[k])
-                found = space.subspace_index(combo)
-                if found is not None:
-                    target = found
-                    break
-            if target != self.sub[i]:
-                self._enter(i, target)
+        current = space.subspaces[self.sub[i]]
+        local_combo = space.subspaces[self.best_sub[i]] if self.best_key[i, 0] == 0.0 else None
+        target = self.sub[i]
+        for _ in range(MAX_REJECTIONS):
+            combo = []
+            for k, allowed in enumerate(space.allowed):
+                local = local_combo[k] if local_combo is not None else None
+                glob = global_combo[k] if has_global else None
+                combo.append(migrate_group(current[k], allowed, local, glob, p_e, p_l, p_g,
+                                           rng.random()) if len(allowed) > 1 else current[k])
+            found = space.subspace_index(combo)
+            if found is not None:
+                target = found
+                break
+        if target != self.sub[i]:
+            self._enter(i, target, rng)
 
-    def _enter(self, i: int, s: int) -> None:
+    def _enter(self, i: int, s: int, rng: np.random.Generator | None = None) -> None:
+        """Particle i enters subspace s (the module docstring's rule); uniforms from
+        ``rng``, else the optimizer's own generator."""
+        rng = self.rng if rng is None else rng
         space = self.space
         new = np.flatnonzero(space.active[s] & ~space.active[self.sub[i]])
         width = space.init_high[new] - space.init_low[new]
-        self.x[i, new] = space.init_low[new] + self.rng.random(new.size) * width
-        self.v[i, new] = self._initial_velocity(self.rng.random(new.size), new)
+        self.x[i, new] = space.init_low[new] + rng.random(new.size) * width
+        self.v[i, new] = self._initial_velocity(rng.random(new.size), new)
         self.sub[i] = s
         if self.best_sub[i] == s and self.best_key[i, 0] < 2.0:
             self.pbest_key[i], self.pbest_x[i] = self.best_key[i], self.best_x[i]

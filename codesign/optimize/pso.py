@@ -27,6 +27,7 @@ class PSOSettings:
     c1: float = 2.05
     c2: float = 2.05
     velocity_clamp: float = 0.6
+    pipeline: bool = False      # MMPSO without the iteration barrier (codesign.optimize.pipeline)
 
 
 def pso_step(x: np.ndarray, v: np.ndarray, p: np.ndarray, g: np.ndarray,

@@ -22,6 +22,7 @@ from typing import Callable
 
 from codesign.errors import ClusterLost, Stopped, UserError
 from codesign.optimize.mmpso import MMPSO
+from codesign.optimize.pipeline import PipelinedMMPSO
 from codesign.problems import get_problem, problem_names
 from codesign.run.executors import JOBS_FOLDER, Executor, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
@@ -41,9 +42,14 @@ def resolve_problem(spec: Spec):
                         f"installation ({exc})") from None
 
 
+def optimizer_class(spec: Spec) -> type[MMPSO]:
+    """MMPSO, or its pipelined variant with ``[optimizer] pipeline = true``."""
+    return PipelinedMMPSO if spec.pso.pipeline else MMPSO
+
+
 def new_optimizer(spec: Spec) -> MMPSO:
     space = build_space(spec, resolve_problem(spec))
-    return MMPSO(space, spec.pso, spec.migration, spec.seed)
+    return optimizer_class(spec)(space, spec.pso, spec.migration, spec.seed)
 
 
 def execution_with(spec: Spec, workers: int | None = None, scheduler: str | None = None,
@@ -166,7 +172,7 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
             else:
                 space = build_space(spec, resolve_problem(spec))
                 try:
-                    optimizer = MMPSO.from_state(space, spec.pso, spec.migration, loaded[1])
+                    optimizer = optimizer_class(spec).from_state(space, spec.pso, spec.migration, loaded[1])
                 except (KeyError, ValueError) as exc:
                     raise UserError(f"{store.path}: stored optimizer state does not fit the stored "
                                     f"spec ({exc})") from None
@@ -248,23 +254,79 @@ def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path
 
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
            where: dict, on_iteration: Callable[[int], None] | None = None) -> None:
-    """ask -> evaluate -> tell -> store, until the optimizer is done; records the run status.
+    """Run the optimizer to its end: :func:`_drive_iterations`, or :func:`_drive_pipelined`
+    for a :class:`PipelinedMMPSO`; records the run status (``stopped`` on an interrupt or a
+    lost cluster, ``failed`` on anything else, ``finished``)."""
+    status = "failed"
+    bar = _progress_bar(optimizer, progress)
+    where.update(folder=store.path.parent, total=optimizer.settings.iterations,
+                 iteration=optimizer.iteration)
 
-    Pipelined by one step: once iteration k is told, iteration k+1 is asked and submitted
+    shown = [time.perf_counter()]
+
+    def stored(iteration: int, evaluations: int, best) -> None:
+        """Iteration ``iteration`` is in the database: progress, bar, ``on_iteration``."""
+        where["iteration"] = iteration + 1
+        if on_iteration is not None:
+            on_iteration(iteration)
+        now = time.perf_counter()
+        _show(bar, evaluations / max(now - shown[0], 1e-9), best[0])
+        shown[0] = now
+
+    try:
+        if isinstance(optimizer, PipelinedMMPSO):
+            _drive_pipelined(store, run_id, optimizer, executor, stored)
+        else:
+            _drive_iterations(store, run_id, optimizer, executor, stored)
+        status = "finished"
+    except (KeyboardInterrupt, ClusterLost):
+        status = "stopped"
+        raise
+    finally:
+        bar.close()
+        store.set_status(run_id, status)
+        store.close()
+
+
+def _drive_pipelined(store: SQLiteRunStore, run_id: int, optimizer: PipelinedMMPSO, executor: Executor,
+                     stored: Callable) -> None:
+    """Evaluations handed to the workers the moment the optimizer can ask them, one task
+    each; an iteration is written when its last evaluation is in (whole iterations, each
+    with the state after it, as the synchronous driver writes them), after the candidates
+    it made ready were handed out. An interrupt cancels the evaluations in flight."""
+    stream = executor.stream()
+    finished = False
+    try:
+        stream.add(optimizer.ready())
+        while not optimizer.done:
+            completed = []
+            for candidate, record in stream.next():
+                completed += optimizer.tell_one(candidate, record)
+            stream.add(optimizer.ready())              # the workers get the next evaluations ...
+            for it in completed:                       # ... while the driver writes
+                store.write_iteration(run_id, it.iteration, it.candidates, it.records, it.best, it.state)
+                stored(it.iteration, len(it.candidates), it.best)
+        finished = True
+    finally:
+        if not finished:
+            stream.cancel()
+
+
+def _drive_iterations(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor,
+                      stored: Callable) -> None:
+    """ask -> evaluate -> tell -> store, one synchronous iteration at a time.
+
+    Overlapped by one step: once iteration k is told, iteration k+1 is asked and submitted
     *before* k is written, so the workers evaluate k+1 while the driver writes k. What is
     written is unchanged (k's candidates, records, best and the optimizer state right
     after k's tell, taken before k+1's ask), and k is written before k+1 is told, so a
     driver killed at any moment leaves whole iterations and resumes as before. An
     interrupt abandons the iteration in flight (its tasks are cancelled)."""
-    status = "failed"
-    bar = _progress_bar(optimizer, progress)
-    where.update(folder=store.path.parent, total=optimizer.settings.iterations,
-                 iteration=optimizer.iteration)
     pending = None
+    finished = False
     try:
         if not optimizer.done:
             pending = executor.submit(optimizer.ask())
-        started = time.perf_counter()
         while pending is not None:
             records = executor.gather(pending)
             candidates, iteration = pending.candidates, optimizer.iteration
@@ -272,22 +334,11 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
             best, state = optimizer.best(), optimizer.state()
             pending = None if optimizer.done else executor.submit(optimizer.ask())   # workers start k+1 ...
             store.write_iteration(run_id, iteration, candidates, records, best[:2], state)   # ... while k is written
-            where["iteration"] = iteration + 1
-            if on_iteration is not None:
-                on_iteration(iteration)
-            now = time.perf_counter()
-            _show(bar, len(candidates) / max(now - started, 1e-9), best[0])
-            started = now
-        status = "finished"
-    except (KeyboardInterrupt, ClusterLost):
-        status = "stopped"
-        raise
+            stored(iteration, len(candidates), best[:2])
+        finished = True
     finally:
-        if pending is not None and status != "finished":
+        if pending is not None and not finished:
             executor.cancel(pending)
-        bar.close()
-        store.set_status(run_id, status)
-        store.close()
 
 
 def _progress_bar(optimizer: MMPSO, enabled: bool):
@@ -303,4 +354,4 @@ def _show(bar, evals_per_s: float, key) -> None:
     bar.update(1)
 
 
-__all__ = ["start_run", "resume_run", "check_run", "new_optimizer", "execution_with", "resolve_problem"]
+__all__ = ["start_run", "resume_run", "check_run", "new_optimizer", "optimizer_class", "execution_with", "resolve_problem"]

@@ -5,14 +5,17 @@ order whatever the number of workers and the order tasks finish in, so results n
 depend on them. Evaluations are pure functions of (problem, parameters, seed, settings).
 ``submit(candidates) -> Pending`` and ``gather(pending)`` split it in two: the driver
 submits iteration k+1 and writes iteration k while the workers evaluate.
+``executor.stream()`` is the pipelined driver's side (:class:`Stream`): candidates added
+at any time, (candidate, record) pairs back as they finish.
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
   particle's previous evaluation (``wall_s``; the first iteration: equal costs);
-  :func:`plan_tasks` gives each evaluation a task of its own unless tasks would hold
-  less than MIN_TASK_S of predicted work (each task is a scheduler round trip): then
-  fewer tasks of equal predicted work (LPT: longest first, each into the lightest task);
-  the tasks are submitted longest first (Dask priorities). A :class:`WarmupPlugin` runs
+  :func:`plan_iteration` gives each evaluation a task of its own, except that where
+  one task per evaluation would cost the scheduler more than PACK_ABOVE of the
+  iteration, evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
+  longest first, each into the lightest task); the tasks are submitted longest first
+  (Dask priorities). A :class:`WarmupPlugin` runs
   the problem's warm-up hook (numba compilation) once on every worker, including workers
   that join later; a worker that dies takes its tasks with it and the scheduler
   recomputes them on the others (the driver only waits).
@@ -40,6 +43,7 @@ or ``--no-dashboard``: none); :func:`make_executor` prints its address in one li
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import heapq
 import logging
@@ -70,7 +74,38 @@ class Executor(Protocol):
 
     def cancel(self, pending: "Pending") -> None: ...
 
+    def stream(self) -> "Stream": ...
+
     def close(self) -> None: ...
+
+
+class Stream(Protocol):
+    """Evaluations whose results come back as they finish (the pipelined driver's side of an
+    executor): ``add`` hands candidates to the workers, ``next`` waits for at least one
+    to finish and returns every (candidate, record) finished by then, in no fixed order."""
+
+    def add(self, candidates: Sequence[Candidate]) -> None: ...
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]: ...
+
+    def cancel(self) -> None: ...
+
+
+class SerialStream:
+    """Evaluates in this process, one candidate per ``next``, in the order added."""
+
+    def __init__(self, executor: "SerialExecutor"):
+        self.executor, self.queue = executor, collections.deque()
+
+    def add(self, candidates: Sequence[Candidate]) -> None:
+        self.queue.extend(candidates)
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]:
+        candidate = self.queue.popleft()
+        return [(candidate, self.executor.evaluate([candidate])[0])]
+
+    def cancel(self) -> None:
+        self.queue.clear()
 
 
 class SerialExecutor:
@@ -94,6 +129,9 @@ class SerialExecutor:
 
     def cancel(self, pending: "Pending") -> None:
         pass
+
+    def stream(self) -> SerialStream:
+        return SerialStream(self)
 
     def close(self) -> None:
         pass
@@ -183,12 +221,12 @@ class DaskExecutor:
 
     def batches(self, candidates: Sequence[Candidate]) -> list[list[int]]:
         """The tasks of one iteration as positions in ``candidates``, longest predicted
-        first: ``batch_size`` contiguous candidates each if set, else :func:`plan_tasks`
-        on the predicted costs."""
+        first: ``batch_size`` contiguous candidates each if set, else :func:`plan_iteration`
+        on the predicted costs and the workers connected now."""
         n = len(candidates)
         if self.batch_size:
             return [list(range(k, min(n, k + self.batch_size))) for k in range(0, n, self.batch_size)]
-        return [list(task.indices) for task in plan_tasks(self.predicted_costs(candidates))]
+        return [list(task.indices) for task in plan_iteration(self.predicted_costs(candidates), self.n_workers)]
 
     def submit(self, candidates: Sequence[Candidate]) -> "Pending":
         """Send one iteration's tasks to the cluster (returns at once)."""
@@ -224,6 +262,9 @@ class DaskExecutor:
 
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
         return self.gather(self.submit(candidates))
+
+    def stream(self) -> "DaskStream":
+        return DaskStream(self)
 
     def _workers(self) -> int:
         """Workers connected to the scheduler now (asks the scheduler)."""
@@ -307,6 +348,92 @@ class DaskExecutor:
         self.close()
 
 
+class DaskStream:
+    """:class:`Stream` on a :class:`DaskExecutor`: an evaluation predicted to take
+    MIN_TASK_S or more is a task of its own at once; shorter ones (most of a co-design
+    run's: singular designs) are held until they add up to MIN_TASK_S of predicted work,
+    or until fewer tasks are in flight than there are workers (nobody waits for them),
+    then share tasks (:func:`plan_tasks`, per iteration) -- each task costs the scheduler
+    a round trip. Tasks run the oldest iteration first, within it the longest predicted
+    first (Dask priorities: a worker that frees up takes the next by priority, so a
+    misprediction costs one task). Results are fetched in the client's event loop as the
+    tasks finish (``as_completed``), not by one gather round trip per ``next``."""
+
+    def __init__(self, executor: DaskExecutor):
+        from distributed import as_completed
+
+        self.executor = executor
+        self.workers = executor.n_workers
+        self.running: dict = {}             # future -> its candidates
+        self.held: list[tuple[Candidate, float]] = []      # short candidates, predicted s
+        self.finished = as_completed([], with_results=True)
+
+    def add(self, candidates: Sequence[Candidate]) -> None:
+        """Hand the candidates to the workers (short ones possibly held, class docstring)."""
+        self.held += zip(candidates, self.executor.predicted_costs(candidates))
+        short_s = sum(cost for _, cost in self.held if cost < MIN_TASK_S)
+        flush = short_s >= MIN_TASK_S or len(self.running) < self.workers
+        go = [(c, cost) for c, cost in self.held if flush or cost >= MIN_TASK_S]
+        self.held = [] if flush else [(c, cost) for c, cost in self.held if cost < MIN_TASK_S]
+        by_iteration: dict[int, list[tuple[Candidate, float]]] = {}
+        for candidate, cost in go:
+            by_iteration.setdefault(candidate.iteration, []).append((candidate, cost))
+        ex = self.executor
+        try:
+            for iteration, group in sorted(by_iteration.items()):
+                for task in plan_tasks([cost for _, cost in group]):
+                    batch = [group[i][0] for i in task.indices]
+                    future = ex.client.submit(evaluate_batch, ex.problem, batch, ex.settings, ex.objectives,
+                                              pure=False, priority=stream_priority(iteration, task.cost_s))
+                    self.running[future] = batch
+                    self.finished.add(future)
+        except BaseException as exc:
+            ex._lost_or_raise(exc)
+
+    def next(self) -> list[tuple[Candidate, EvalRecord]]:
+        ex = self.executor
+        if self.held and not self.running:
+            self.add([])                    # nothing in flight: the held ones go now
+        try:
+            try:
+                ex._watch(lambda: _has_ready(self.finished, ex.POLL_S))
+                batch = self.finished.next_batch(block=False)
+            except KeyboardInterrupt:
+                self.cancel()
+                raise
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            ex._lost_or_raise(exc)
+        out = [pair for future, records in batch for pair in zip(self.running.pop(future), records, strict=True)]
+        ex._cost_s.update((c.particle, r.wall_s) for c, r in out)
+        return out
+
+    def cancel(self) -> None:
+        """Cancel the evaluations in flight (the run stops); nothing when the scheduler is gone."""
+        if self.executor.client.status == "running":
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                self.executor.client.cancel(list(self.running))
+        self.running.clear()
+        self.held.clear()
+        self.finished.clear()
+
+
+def _has_ready(finished, timeout_s: float) -> bool:
+    """Whether an ``as_completed`` holds a finished future, waiting up to ``timeout_s``
+    for one (checked under its condition, so a notification is never missed)."""
+    with finished.thread_condition:
+        if not finished.has_ready():
+            finished.thread_condition.wait(timeout_s)
+    return finished.has_ready()
+
+
+def stream_priority(iteration: int, cost_s: float) -> int:
+    """Dask priority (higher first) of a pipelined evaluation: older iterations first,
+    then the longer predicted cost (in 0.1 ms, capped at ~28 h)."""
+    return -iteration * 10**9 + min(int(cost_s * 1e4), 10**9 - 1)
+
+
 def _all_done(futures, timeout_s: float) -> bool:
     """Whether every future is done, waiting up to ``timeout_s`` for them."""
     from distributed import wait
@@ -339,35 +466,59 @@ class Task(NamedTuple):
 
 
 # A task holds at least this much predicted work (s): each task costs the scheduler and a
-# worker ~1-2 ms of round trip (`codesign bench scaling`: 200 empty tasks on 64 workers
-# take 0.2-0.4 s on the 2-core reference machine).
+# worker ~1-4 ms of round trip on the 2-core reference machine (`codesign bench scaling`:
+# a task waited 190 ms for its start at 64 workers and 2000 one-evaluation tasks, the
+# scheduler sharing 2 loaded cores with the workers).
 MIN_TASK_S = 0.01
 
 
 def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[Task]:
     """Cut evaluations of predicted ``costs`` (s) into tasks, the longest task first.
 
-    As many tasks as there are evaluations -- one evaluation per task, so that a worker
-    never waits behind a misprediction in its own task -- unless tasks would then hold
-    less than ``min_task_s`` of predicted work on average: then B = sum / min_task_s
-    tasks (at least 1), balanced by LPT (the evaluations longest first, each into the
-    task with the least predicted work; an evaluation longer than a task's share stays
-    alone). The workers pull the tasks in the order returned, longest first (list
-    scheduling: within 4/3 of the best assignment for exact predictions, Graham 1969).
-    Ties are broken by position: the plan is a pure function of its input."""
+    An evaluation predicted to take at least ``min_task_s`` gets a task of its own, so
+    that a worker never waits behind a misprediction in its own task; the shorter ones
+    share B = (their sum) / min_task_s tasks (at least 1, at most one each), balanced by
+    LPT (the evaluations longest first, each into the task with the least predicted
+    work), so that no task costs the scheduler more than its work. The workers pull the
+    tasks in the order returned, longest first (list scheduling: within 4/3 of the best
+    assignment for exact predictions, Graham 1969). Ties are broken by position: the plan
+    is a pure function of its input."""
     n = len(costs)
-    if n == 0:
-        return []
-    total = float(sum(costs))
-    bins = n if min_task_s <= 0.0 else max(1, min(n, int(total // min_task_s)))
-    heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
-    members: list[list[int]] = [[] for _ in range(bins)]
-    for i in sorted(range(n), key=lambda i: (-costs[i], i)):
-        work, count, b = heapq.heappop(heap)            # equal work: the emptier task
-        members[b].append(i)
-        heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
-    tasks = [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members if m]
+    alone = [i for i in range(n) if costs[i] >= min_task_s]
+    short = sorted((i for i in range(n) if costs[i] < min_task_s), key=lambda i: (-costs[i], i))
+    tasks = [Task((i,), float(costs[i])) for i in alone]
+    if short:
+        bins = max(1, min(len(short), int(float(sum(costs[i] for i in short)) // min_task_s)))
+        heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
+        members: list[list[int]] = [[] for _ in range(bins)]
+        for i in short:
+            work, count, b = heapq.heappop(heap)            # equal work: the emptier task
+            members[b].append(i)
+            heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
+        tasks += [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members]
     return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
+
+
+# The scheduler's cost of one task (s): a round trip of 1-4 ms measured on the 2-core
+# reference machine; packing pays where one task per evaluation would cost more than
+# PACK_ABOVE of the iteration's ideal time.
+TASK_OVERHEAD_S = 0.002
+PACK_ABOVE = 0.05
+
+
+def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:
+    """The tasks of a synchronous iteration on ``workers`` workers: :func:`plan_tasks`,
+    letting short evaluations share tasks only where dispatching one task per evaluation
+    (TASK_OVERHEAD_S each) would cost more than PACK_ABOVE of the iteration's ideal
+    time max(sum / W, longest) -- many short evaluations on many workers (the
+    thesis-scale spec: 200 per iteration, most 1-3 ms), not 40 long ones on 2 workers
+    (the demo), where a short prediction that turns out long would hold up its task's
+    other evaluations for nothing."""
+    if not costs:
+        return []
+    ideal = max(float(sum(costs)) / max(1, workers), float(max(costs)))
+    pays = len(costs) * TASK_OVERHEAD_S > PACK_ABOVE * ideal
+    return plan_tasks(costs, MIN_TASK_S if pays else 0.0)
 
 
 def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],

@@ -10,7 +10,7 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     name = "demo"          seed = 0
     [problem]              name = "six_hump_camel"
     [optimizer]            algorithm = "pso"|"mmpso", particles, iterations, constriction,
-                           c1, c2, velocity_clamp
+                           c1, c2, velocity_clamp, pipeline = true|false
     [optimizer.migration]  exploration / local / global = {shape = "constant"|"sigmoid"|
                            "gaussian", start, end, peak, center, width}
     [space.parameters.X]   bounds = [low, high], init = [low, high]
@@ -202,6 +202,13 @@ def _float(data: dict, key: str, path: str, default: float | None,
     return float(value)
 
 
+def _bool(data: dict, key: str, path: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        _fail(_join(path, key), value, "true or false")
+    return value
+
+
 def _str(data: dict, key: str, path: str, default: str, choices: tuple[str, ...] = ()) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or (choices and value not in choices):
@@ -253,7 +260,7 @@ def _spec(data: dict, text: str, source: str) -> Spec:
 def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
     path = "optimizer"
     _table(data, path, ("algorithm", "particles", "iterations", "constriction", "c1", "c2",
-                        "velocity_clamp", "migration"))
+                        "velocity_clamp", "pipeline", "migration"))
     algorithm = _str(data, "algorithm", path, "mmpso", ALGORITHMS)
     pso = PSOSettings(
         particles=_int(data, "particles", path, 40, low=1, high=100_000),
@@ -261,7 +268,8 @@ def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
         constriction=_float(data, "constriction", path, 0.729, 0.0, 1.0),
         c1=_float(data, "c1", path, 2.05, 0.0, 10.0),
         c2=_float(data, "c2", path, 2.05, 0.0, 10.0),
-        velocity_clamp=_float(data, "velocity_clamp", path, 0.6, 1e-6, 1.0))
+        velocity_clamp=_float(data, "velocity_clamp", path, 0.6, 1e-6, 1.0),
+        pipeline=_bool(data, "pipeline", path, False))
     if "migration" not in data:
         return algorithm, pso, thesis_migration(pso.iterations)
     if algorithm == "pso":

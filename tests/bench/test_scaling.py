@@ -12,7 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-from codesign.bench.scaling import ideal_per_iteration, planned_per_iteration, profile_from_run, window
+from codesign.bench.scaling import (ideal_per_iteration, pipelined_critical_path, pipelined_makespan,
+                                    planned_per_iteration, profile_from_run, window)
 from codesign.problems.replay import CostProfile, write_profile
 
 pytestmark = pytest.mark.integration
@@ -60,8 +61,45 @@ def test_planned_lists_the_executors_tasks_on_previous_costs_computed_by_hand():
     costs = np.array([[0.0, 0.0, 1.0, 0.5],      # predicts particle 2 longest, then 3
                       [1.0, 0.5, 0.5, 0.5]])     # but particle 0 is the long one
     # 2 workers take 2 (0.5) and 3 (0.5); at 0.5 one takes 0 (1.0 -> 1.5), the other 1 (-> 1.0)
+    # (4 tasks cost the scheduler far less than 5 % of the iteration: no shared task)
     assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
+    # 41 evaluations on 64 workers (82 ms of dispatch > 5 % of 1 s): the 40 predicted at
+    # 0 s share one task, and their actual 30 ms each add up to 1.2 s there
+    many = np.array([[1.0] + [0.0] * 40, [1.0] + [0.03] * 40])
+    assert planned_per_iteration(many, 64) == pytest.approx([1.2])
     assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.25])    # max(2.5 / 2, 1.0)
+
+
+def test_the_pipelined_ideal_and_plan_computed_by_hand():
+    costs = np.array([[1.0, 0.0],
+                      [0.0, 1.0],
+                      [1.0, 0.0]])
+    # (0, 2) waits for (0, 1) (done at 1) and all of iteration 0 (done at 1): ends at 2;
+    # the synchronous iterations need 1 + 1 + 1
+    assert pipelined_critical_path(costs) == pytest.approx(2.0)
+    assert ideal_per_iteration(costs, 2).sum() == pytest.approx(3.0)
+    assert pipelined_makespan(costs, 2) == pytest.approx(2.0)
+    assert pipelined_makespan(costs, 1) == pytest.approx(3.0)          # one worker: all the work
+    # a long first evaluation holds iteration 0 open: particle 0 runs (0, 1) but not (0, 2)
+    costs = np.array([[0.0, 3.0], [0.5, 0.0], [0.5, 0.0]])
+    assert pipelined_critical_path(costs) == pytest.approx(3.5)
+    assert pipelined_makespan(costs, 2) == pytest.approx(3.5)
+
+
+def test_pipelined_replay_reaches_at_most_its_ideal(tmp_path):
+    costs = np.random.default_rng(2).choice([0.003, 0.004, 0.08, 0.15], size=(4, 12))
+    path = tmp_path / "p.json"
+    write_profile(path, CostProfile(costs, "test", 4))
+    done = codesign("bench", "scaling", "--profile", path, "--workers", "3", "--iterations", 4, "--pipeline",
+                    "--json", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr[-2000:]
+    row, = json.loads(done.stdout)["rows"]
+    assert row["mode"] == "pipeline" and row["iterations"] == 4            # every iteration counted
+    rounded = np.round(costs / 1e-4) * 1e-4
+    ideal = max(rounded.sum() / 3, pipelined_critical_path(rounded)) / 4
+    assert row["ideal_s"] == pytest.approx(ideal, abs=1e-6)
+    assert 0.0 < row["efficiency"] <= 1.0 and row["achieved_s"] >= ideal
+    assert row["planned_s"] >= row["ideal_s"] - 1e-9
 
 
 def test_window_takes_consecutive_blocks_spread_over_the_profile():

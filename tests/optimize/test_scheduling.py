@@ -1,5 +1,5 @@
 """Cost-aware scheduling: the task plan (every evaluation once, long ones alone, short
-ones in balanced tasks, longest first: list scheduling within Graham's 4/3 of the best
+ones sharing balanced tasks of >= MIN_TASK_S, longest first: list scheduling within Graham's 4/3 of the best
 assignment found by brute force), the Dask executor's records in candidate order whatever
 order its tasks return in, and the driver writing iteration k while k+1 is evaluated."""
 
@@ -20,7 +20,7 @@ from codesign.optimize.schedule import Migration
 from codesign.optimize.space import single_group_space
 from codesign.problems import get_problem
 from codesign.run import driver
-from codesign.run.executors import DaskExecutor, Pending, SerialExecutor, plan_tasks
+from codesign.run.executors import DaskExecutor, Pending, SerialExecutor, plan_iteration, plan_tasks
 from codesign.types import Candidate
 from codesign.objectives import Objective
 
@@ -42,9 +42,16 @@ def best_makespan(costs, workers: int) -> float:
 def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed):
     rng = np.random.default_rng(seed)
     costs = list(rng.choice([0.0005, 0.001, 0.003, 0.05, 0.3, 1.2], size=60))
-    # one evaluation per task while tasks hold >= min_task_s on average
-    assert [t.indices for t in plan_tasks(costs, min_task_s=0.01)] == \
-        [(i,) for i in sorted(range(60), key=lambda i: (-costs[i], i))]
+    # an evaluation of >= min_task_s alone; the short ones share sum / min_task_s tasks (LPT)
+    plan = plan_tasks(costs, min_task_s=0.01)
+    long = sorted((i for i in range(60) if costs[i] >= 0.01), key=lambda i: (-costs[i], i))
+    short = [i for i in range(60) if costs[i] < 0.01]
+    assert [t.indices for t in plan[:len(long)]] == [(i,) for i in long]
+    shared = plan[len(long):]
+    assert len(shared) == max(1, int(sum(costs[i] for i in short) // 0.01))
+    assert sorted(i for t in shared for i in t.indices) == short
+    share = sum(costs[i] for i in short) / len(shared)             # >= min_task_s
+    assert all(share - 0.003 - 1e-12 <= t.cost_s <= share + 0.003 + 1e-12 for t in shared)   # LPT: +- one
     # fewer tasks when they would be shorter: B = sum / min_task_s, LPT-balanced
     min_task_s = sum(costs) / 7.5
     plan = plan_tasks(costs, min_task_s=min_task_s)
@@ -59,7 +66,19 @@ def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed)
     assert plan == plan_tasks(costs, min_task_s=min_task_s)           # a pure function
     assert len(plan_tasks([0.001] * 50, min_task_s=0.01)) == 5         # 5 ms each: 10 per task
     assert plan_tasks([], min_task_s=0.01) == []
-    assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0,), (1,)]
+    assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0, 1)]
+
+
+def test_short_evaluations_share_tasks_only_where_dispatching_them_would_cost():
+    # thesis-scale: 200 evaluations of 2 ms on 64 workers, 0.4 s of dispatch against an
+    # ideal of 0.05 s: 0.4 s of work in 40 tasks of 10 ms
+    plan = plan_iteration([0.002] * 200, 64)
+    assert len(plan) == 40 and all(t.cost_s == pytest.approx(0.01) for t in plan)
+    # the demo: 20 long and 20 short on 2 workers, 80 ms of dispatch against 10 s: alone
+    costs = [1.0] * 20 + [0.003] * 20
+    assert [t.indices for t in plan_iteration(costs, 2)] == [(i,) for i in range(40)]
+    assert len(plan_iteration(costs, 64)) == 20 + 6      # 80 ms against 1 s: 60 ms in 6 shared tasks
+    assert plan_iteration([], 4) == []
 
 
 @pytest.mark.parametrize("seed, workers", [(s, w) for s in range(8) for w in (2, 3)])
@@ -208,3 +227,34 @@ def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably():
     with pytest.raises(ClusterLost, match=r"the workers of one evaluation task died 4 times on tcp://fake:8786") as info:
         executor.evaluate(candidates(0, 3))
     assert info.value.exit_status == 75 and "\n" not in str(info.value)
+
+
+@pytest.mark.integration
+def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_would_wait():
+    """On a real (in-process) Dask cluster of 2 workers: long evaluations go at once,
+    short ones wait until 10 ms of them are predicted while both workers are busy, then
+    share one task; with a worker free they go at once; every record comes back once,
+    equal to the serial executor's."""
+    from distributed import Client
+
+    cands = candidates(0, 14)
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        executor = DaskExecutor("sphere", {"sleep_s": 0.05}, (Objective("f"),), client)
+        executor._cost_s = {p: 0.5 if p < 2 else 0.001 for p in range(14)}
+        stream = executor.stream()
+        assert stream.workers == 2
+        stream.add(cands[0:2])                                  # long: a task each
+        assert len(stream.running) == 2 and not stream.held
+        stream.add(cands[2:5])                                  # 3 ms, both workers busy: held
+        assert len(stream.running) == 2 and [c.particle for c, _ in stream.held] == [2, 3, 4]
+        stream.add(cands[5:13])                                 # 11 ms: one shared task
+        assert not stream.held and len(stream.running) == 3
+        assert sorted(c.particle for c in list(stream.running.values())[2]) == list(range(2, 13))
+        done = []
+        while stream.running:
+            done += stream.next()
+        stream.add(cands[13:])                                  # nothing in flight: at once
+        assert len(stream.running) == 1
+        done += stream.next()
+    serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(cands)
+    assert sorted((c.particle, r.metrics["f"]) for c, r in done) == [(p, r.metrics["f"]) for p, r in enumerate(serial)]

@@ -57,6 +57,7 @@ def test_good_spec_builds_an_optimizer():
 @pytest.mark.parametrize("change, message", [
     ("[optimizer]\nparticles = 0\n", "optimizer.particles: got 0; expected an integer in [1, 100000]"),
     ("[optimizer]\nparticels = 3\n", "optimizer.particels: unknown key"),
+    ("[optimizer]\npipeline = 1\n", "optimizer.pipeline: got 1; expected true or false"),
     ("[optimizer]\niterations = 1_000_000_000\n", "optimizer.iterations: got 1000000000"),
     ("[optimizer]\niterations = 2.5\n", "optimizer.iterations: got 2.5"),
     ("[optimizer]\nconstriction = true\n", "optimizer.constriction: got True"),
