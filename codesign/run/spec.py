@@ -482,20 +482,14 @@ def build_space(spec: Spec, problem) -> Space:
         if group not in pool_groups[pool_name]:
             raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
                             f"expected one of {', '.join(pool_groups[pool_name][:10])}")
-    for pname, value in spec.freeze.parameters.items():
-        if pname not in params:
-            raise _error(f"{spec.source}: freeze.parameters.{pname}: unknown parameter; "
-                            f"expected one of {', '.join(params)}")
-        if not params[pname].low <= value <= params[pname].high:
-            raise _error(f"{spec.source}: freeze.parameters.{pname}: {value} outside the bounds "
-                            f"[{params[pname].low}, {params[pname].high}]")
-    for pname, value in spec.start.items():
-        if pname not in params:
-            raise _error(f"{spec.source}: space.start.{pname}: unknown parameter; "
-                            f"expected one of {', '.join(params)}")
-        if not params[pname].low <= value <= params[pname].high:
-            raise _error(f"{spec.source}: space.start.{pname}: {value} outside the bounds "
-                            f"[{params[pname].low}, {params[pname].high}]")
+    for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start)):
+        for pname, value in values.items():
+            if pname not in params:
+                raise _error(f"{spec.source}: {table}.{pname}: unknown parameter; "
+                             f"expected one of {', '.join(params)}")
+            if not params[pname].low <= value <= params[pname].high:
+                raise _error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
+                             f"[{params[pname].low}, {params[pname].high}]")
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
