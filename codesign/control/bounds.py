@@ -30,6 +30,11 @@ UNIT_INTERVAL = (0.0, 1.0)          # differential x positions, step transition 
 WR_REFERENCE_ANGLE = (-math.pi, math.pi)   # rad
 PASSIVE_REST_ANGLE = (-math.pi, math.pi)   # rad
 GAIT_FREQUENCY = (0.4, 1.2)         # Hz
+# torso feedback (not in the thesis): signed, as the WR joint's torque may turn the torso
+# either way; 2000 N m/rad / 200 N m s/rad is twice SIMBICON's torso gains scaled to a
+# 75-kg person (Yin et al. 2007: ~1000 / 100), and saturates a 120-N m actuator at 3.4 deg
+TORSO_STIFFNESS = (-2000.0, 2000.0)  # N m / rad
+TORSO_DAMPING = (-200.0, 200.0)      # N m s / rad
 HUMAN_REFERENCE_ANGLE_ANATOMICAL = {     # rad, flexion / dorsiflexion positive
     "hip": (-0.8, 0.8),
     "knee": (-0.1, 1.5),

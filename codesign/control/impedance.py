@@ -10,6 +10,19 @@ q_ref (ppoly, 5 points in chapter 5) of the gait phase phi. Passive WR joints::
 
     tau_j = K_j (q_rest_j - q_j) - D_j qd_j                                    (5.12)
 
+Torso feedback (an extension, not in the thesis; issue 15): an active joint may add a
+term on the torso's pitch to its law (5.9),
+
+    tau_j += -Kt_j(phi) (theta - theta_up) - Dt_j(phi) theta_dot
+
+with theta the base (torso) pitch, theta_up the assist's upright angle and Kt, Dt step
+signals of the phase (signed: which way a WR joint's torque turns the torso depends on the
+linkage). The chapter-5 law acts on joint angles only, so a passive wearer's torso is held
+upright by nothing but the assist; this is the balance term of SIMBICON-style
+controllers (Yin, Loken and van de Panne, ACM TOG 26(3), 2007: the stance hip servos the
+torso's world pitch). It is treated explicitly by the time step (not in
+:func:`control_gains`: its Jacobian, row_j e_pitch^T, is not symmetric).
+
 Left and right legs run the same parameters half a period apart:
 phi_right(t) = frac(f t + phi_0), phi_left(t) = frac(f t + phi_0 + 1/2), f the gait
 frequency (0.9 Hz default, thesis 4.1.2).
@@ -104,6 +117,8 @@ class ActiveJoint:
     stiffness: sg.Signal
     damping: sg.Signal
     actuator: act.Actuator | None = None   # None: a human joint (muscles), unbounded
+    torso_stiffness: sg.Signal | None = None   # N m/rad on the torso pitch; None: no term
+    torso_damping: sg.Signal | None = None     # N m s/rad on the torso pitch rate
 
 
 @dataclass(frozen=True)
@@ -144,7 +159,8 @@ ControllerArrays = namedtuple(
         "timing",        # float64[2]: gait frequency (Hz), phase of the right leg at t = 0
         "act_rows",      # float64[na, n]: joint angle = row . q
         "act_offset",    # float64[na]: phase offset (0 right leg, 0.5 left leg)
-        "act_signal",    # int64[na, 3]: signal rows of (reference, stiffness, damping)
+        "act_signal",    # int64[na, 5]: signal rows of (reference, stiffness, damping,
+                         #   torso stiffness, torso damping); -1: no torso term
         "sig_kind", "sig_npts", "sig_x", "sig_y", "sig_m",   # packed SignalTable
         "pas_rows",      # float64[np, n]
         "pas_params",    # float64[np, 3]: stiffness, rest angle, damping
@@ -159,6 +175,7 @@ ControllerArrays = namedtuple(
         "act_ncols",     # int64[na]
         "pas_cols",      # int64[np, w]: the same for pas_rows
         "pas_ncols",     # int64[np]
+        "pitch_index",   # int64[1]: coordinate of the base pitch (torso feedback; -1 if none)
     ],
 )
 
@@ -193,11 +210,15 @@ def compile_controller(controller: Controller, n: int,
     for joint in controller.active:
         base = len(signals)
         signals += [joint.reference, joint.stiffness, joint.damping]
+        torso = [-1, -1]
+        if joint.torso_stiffness is not None:
+            torso = [len(signals), len(signals) + 1]
+            signals += [joint.torso_stiffness, joint.torso_damping]
         hw = joint.actuator
         for side, row in enumerate(_rows_of(active_rows, joint.name)):
             rows.append(np.asarray(row, dtype=np.float64))
             offsets.append(0.5 * side)
-            sig_idx.append([base, base + 1, base + 2])
+            sig_idx.append([base, base + 1, base + 2] + torso)
             kinds.append(act.NO_MOTOR if hw is None else act.SATURATE if hw.enforced else act.REPORT)
             limits.append(act.UNBOUNDED_LIMIT if hw is None else hw.limit_row())
             motors.append(act.NO_MOTOR_ROW if hw is None else hw.motor_row())
@@ -216,7 +237,7 @@ def compile_controller(controller: Controller, n: int,
         timing=np.array([controller.frequency, phase0], dtype=np.float64),
         act_rows=act_rows,
         act_offset=np.array(offsets, dtype=np.float64),
-        act_signal=np.array(sig_idx, dtype=np.int64).reshape(len(sig_idx), 3),
+        act_signal=np.array(sig_idx, dtype=np.int64).reshape(len(sig_idx), 5),
         sig_kind=table.kind, sig_npts=table.npts, sig_x=table.x, sig_y=table.y, sig_m=table.m,
         pas_rows=pas_rows,
         pas_params=np.array(p_par, dtype=np.float64).reshape(len(p_par), 3),
@@ -226,6 +247,7 @@ def compile_controller(controller: Controller, n: int,
         act_limit=np.array(limits, dtype=np.float64).reshape(len(rows), 3),
         act_motor=np.array(motors, dtype=np.float64).reshape(len(rows), 4),
         act_cols=act_cols, act_ncols=act_ncols, pas_cols=pas_cols, pas_ncols=pas_ncols,
+        pitch_index=np.array([pitch_index], dtype=np.int64),
     )
 
 
@@ -292,6 +314,11 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
         k = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[1], phase)
         d = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[2], phase)
         torque = k * (ref - angle) - d * rate
+        if s[3] >= 0:         # torso feedback (explicit: not in control_gains)
+            ip = c.pitch_index[0]
+            kt = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[3], phase)
+            dt = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[4], phase)
+            torque -= kt * (q[ip] - c.assist_params[3]) + dt * v[ip]
         if c.act_kind[j] == act.SATURATE:
             torque, saturated = act.saturate(torque, rate, c.act_limit[j])
             if saturated:      # d tau / d q = 0: nothing for the step to treat implicitly

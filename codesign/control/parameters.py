@@ -8,6 +8,9 @@ the decoding. Names::
     <joint>.ref.dx0 .. dxN, <joint>.ref.y0 .. y{N-1}   reference angle, ppoly (rad)
     <joint>.K.t1, .dt, .v1, .v2                          stiffness, step (N m/rad)
     <joint>.D.t1, .dt, .v1, .v2                          damping, step (N m s/rad)
+    <joint>.torso.step.t1, .dt, <joint>.torso.K.v1, .v2, <joint>.torso.D.v1, .v2
+                                                         torso feedback (optional), step
+                                                         (N m/rad, N m s/rad; signed)
     <joint>.k, <joint>.rest, <joint>.d                   passive spring/damper (eq. 5.12)
     gait.frequency                                       Hz, only if optimised
 
@@ -41,12 +44,15 @@ class ActiveLayout:
     damping_kind: int = sg.STEP
     reference_bounds: tuple[float, float] = bd.WR_REFERENCE_ANGLE
     shared_step_timing: bool = False
+    torso_feedback: bool = False
 
     def signals(self) -> list[tuple[int, int, list[str], tuple[float, float]]]:
         """(kind, points, parameter names in decode order, value bound) of the reference,
         stiffness and damping signals. With ``shared_step_timing`` (chapter 4, Table 4.3:
         "two parameters t1,2 determining when the step occurs") step K and D share the
-        transition parameters ``<joint>.step.t1`` and ``.dt``."""
+        transition parameters ``<joint>.step.t1`` and ``.dt``. With ``torso_feedback`` two
+        more step signals follow, the torso stiffness and damping (sharing
+        ``<joint>.torso.step.t1``, ``.dt``: on during one arc of the leg's phase)."""
         out = []
         for role, kind, npts, value_bound in (
                 ("ref", sg.PPOLY, self.reference_points, self.reference_bounds),
@@ -56,6 +62,11 @@ class ActiveLayout:
             if kind == sg.STEP and self.shared_step_timing:
                 names[:2] = [f"{self.name}.step.t1", f"{self.name}.step.dt"]
             out.append((kind, npts, names, value_bound))
+        if self.torso_feedback:
+            for role, value_bound in (("K", bd.TORSO_STIFFNESS), ("D", bd.TORSO_DAMPING)):
+                names = sg.parameter_names(f"{self.name}.torso.{role}", sg.STEP)
+                names[:2] = [f"{self.name}.torso.step.t1", f"{self.name}.torso.step.dt"]
+                out.append((sg.STEP, 4, names, value_bound))
         return out
 
 
@@ -98,7 +109,8 @@ class ControlLayout:
         active = []
         for a in self.active:
             sigs = [sg.decode(kind, values(names), npts) for kind, npts, names, _ in a.signals()]
-            active.append(ActiveJoint(a.name, *sigs))
+            torso = dict(torso_stiffness=sigs[3], torso_damping=sigs[4]) if a.torso_feedback else {}
+            active.append(ActiveJoint(a.name, *sigs[:3], **torso))
         passive = [PassiveJoint(p, *values([f"{p}.k", f"{p}.rest", f"{p}.d"]))
                    for p in self.passive]
         frequency = float(params[FREQUENCY_NAME]) if self.optimize_frequency else self.frequency
@@ -106,10 +118,11 @@ class ControlLayout:
 
 
 def codesign_layout(active_wr: tuple[str, str], passive_wr: tuple[str, ...],
-                    optimize_frequency: bool = False) -> ControlLayout:
+                    optimize_frequency: bool = False, torso_feedback: bool = False) -> ControlLayout:
     """Chapter-5 layout: two actuated WR joints and the ankle with step impedance and a
-    5-point reference; the other WR joints passive (eq. 5.12)."""
-    active = tuple(ActiveLayout(name) for name in active_wr) + (
+    5-point reference; the other WR joints passive (eq. 5.12). ``torso_feedback``: the
+    actuated WR joints also servo the torso pitch (the ankle never does)."""
+    active = tuple(ActiveLayout(name, torso_feedback=torso_feedback) for name in active_wr) + (
         ActiveLayout("ankle", reference_bounds=bd.human_reference_angle("ankle")),)
     return ControlLayout(active=active, passive=tuple(passive_wr),
                          optimize_frequency=optimize_frequency)

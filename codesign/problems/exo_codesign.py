@@ -36,6 +36,11 @@ Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is state
 :func:`codesign.problems.objectives.codesign_stages` (Table 5.3 with the issue-15 stages
 that reject unphysical gaits). A spec's ``[[objectives]]`` replaces them.
 
+``BALANCE_PROBLEM`` ("exo_codesign_balance", not in the thesis): the same search with the
+actuated pair's torso feedback (:mod:`codesign.control.impedance`): six more parameters
+per actuated joint, ``t03.j1.torso.step.t1`` ... (a design with them is decoded with that
+law; one without, with the thesis's).
+
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
 settings)`` (screening, rollout, metrics; the spec's ``[evaluation]`` table are WALK's
@@ -61,8 +66,10 @@ from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, load_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.problems import objectives as ob
-from codesign.walking import Design, WalkSettings, wr_control_layout
+from codesign.walking import Design, WalkSettings, has_torso_feedback, wr_control_layout
 
+PROBLEM = "exo_codesign"
+BALANCE_PROBLEM = "exo_codesign_balance"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -115,21 +122,24 @@ def get_catalog(settings: Mapping[str, Any] | None = None) -> Catalog:
 
 
 # --------------------------------------------------------------------------- layouts
-def subspace_layout(topology: Topology, actuators: tuple[int, ...]) -> ControlLayout:
+def subspace_layout(topology: Topology, actuators: tuple[int, ...],
+                    torso_feedback: bool = False) -> ControlLayout:
     """WALK's chapter-5 control layout of one subspace: the pair's joints and the ankle
-    actuated, every other added joint passive (gait frequency fixed)."""
-    return wr_control_layout(topology, tuple(actuators), WalkSettings())
+    actuated, every other added joint passive (gait frequency fixed); ``torso_feedback``:
+    the pair also servos the torso pitch (the balance problem)."""
+    return wr_control_layout(topology, tuple(actuators), WalkSettings(), torso_feedback)
 
 
 def _is_ankle(name: str) -> bool:
     return name.startswith("ankle.")
 
 
-def subspace_parameters(topology: Topology, actuators: tuple[int, ...]) -> tuple[Parameter, ...]:
+def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
+                        torso_feedback: bool = False) -> tuple[Parameter, ...]:
     """The group's parameters (prefixed names, bounds): morphology, then WR-joint control."""
     prefix = topology_prefix(topology.id)
     out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
-    for name, (low, high) in subspace_layout(topology, actuators).bounds().items():
+    for name, (low, high) in subspace_layout(topology, actuators, torso_feedback).bounds().items():
         if not _is_ankle(name):
             out.append(Parameter(prefix + name, low, high))
     return tuple(out)
@@ -141,12 +151,14 @@ def common_parameters() -> tuple[Parameter, ...]:
     return tuple(Parameter(n, lo, hi) for n, (lo, hi) in layout.bounds().items())
 
 
-def codesign_space(catalog: Catalog) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
-    """(all parameters, (subspace pool, common pool)) of the co-design search."""
+def codesign_space(catalog: Catalog, torso_feedback: bool = False
+                   ) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
+    """(all parameters, (subspace pool, common pool)) of the co-design search (with the
+    torso-feedback parameters: the balance problem's)."""
     parameters: dict[str, Parameter] = {}
     groups = []
     for _sid, tid, pair in catalog.subspaces():
-        own = subspace_parameters(catalog.topology(tid), pair)
+        own = subspace_parameters(catalog.topology(tid), pair, torso_feedback)
         for p in own:
             known = parameters.setdefault(p.name, p)
             if (known.low, known.high) != (p.low, p.high):
@@ -167,14 +179,18 @@ def decode(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
 
     Raises ValueError naming the problem: unknown group, a missing parameter, a value
     that is not a finite number or lies outside its bounds. Parameters of other groups
-    are ignored (a space passes only the active groups' parameters anyway).
+    are ignored (a space passes only the active groups' parameters anyway). A candidate
+    with the pair's torso-feedback parameters is decoded with them (the balance
+    problem's), else with the thesis's law.
     """
     tid, pair = parse_group_name(group)
     if not any(t == tid and tuple(p) == pair for _sid, t, p in catalog.subspaces()):
         raise ValueError(f"group {group!r}: no such (topology, actuator pair) in the catalog")
     prefix = topology_prefix(tid)
+    torso = has_torso_feedback(pair, {k.removeprefix(prefix): v for k, v in params.items()
+                                      if k.startswith(prefix)})
     local = {}
-    for p in subspace_parameters(catalog.topology(tid), pair) + common_parameters():
+    for p in subspace_parameters(catalog.topology(tid), pair, torso) + common_parameters():
         value = params.get(p.name)
         if value is None:
             raise ValueError(f"parameter {p.name}: missing for group {group}")
@@ -224,11 +240,13 @@ def warmup(settings: dict) -> None:
     warmup_human(settings)
 
 
-def problem() -> Problem:
-    parameters, pools = codesign_space(get_catalog())
-    stages = ob.codesign_stages()
-    return Problem("exo_codesign", evaluate,
-                   "co-design of a wearable robot: topology, actuator pair, morphology and "
-                   "control (thesis chapter 5); MMPSO over the catalog's subspaces",
-                   parameters=parameters, pools=pools, objectives=stages, warmup=warmup,
-                   check=check, metrics=METRICS)
+def problem(torso_feedback: bool = False) -> Problem:
+    """The co-design problem (``torso_feedback``: the balance variant)."""
+    parameters, pools = codesign_space(get_catalog(), torso_feedback)
+    name, description = (
+        (BALANCE_PROBLEM, "co-design as exo_codesign, the actuated pair also servoing the "
+                          "torso pitch (a balance term; not in the thesis)") if torso_feedback else
+        (PROBLEM, "co-design of a wearable robot: topology, actuator pair, morphology and "
+                  "control (thesis chapter 5); MMPSO over the catalog's subspaces"))
+    return Problem(name, evaluate, description, parameters=parameters, pools=pools,
+                   objectives=ob.codesign_stages(), warmup=warmup, check=check, metrics=METRICS)

@@ -25,7 +25,7 @@ from codesign.run.stored import stored_candidate
 
 # (column prefix, settings that change) of the re-evaluations
 VARIANTS: tuple[tuple[str, dict], ...] = (("h/2", {"h_scale": 0.5}), ("soft", {"contact_model": "soft"}))
-WALKING_PROBLEMS = ("exo_codesign", "human_gait")
+WALKING_PROBLEMS = ("exo_codesign", "exo_codesign_balance", "human_gait")
 
 
 def variant_settings(settings: dict, change: dict) -> dict:

@@ -71,7 +71,7 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
     key = (params["iteration"] == chosen["iteration"]) & (params["particle"] == chosen["particle"])
     values = {str(n): float(v) for n, v in zip(params.loc[key, "name"], params.loc[key, "value"])}
     settings = dict(spec.evaluation)
-    if spec.problem == "exo_codesign":
+    if spec.problem in (pb.PROBLEM, pb.BALANCE_PROBLEM):
         groups = subspaces.loc[subspaces["subspace_id"] == chosen["subspace_id"], "groups_json"]
         if groups.empty:
             raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
@@ -86,7 +86,7 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
         design = Design(values)
     else:
         raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
-                        f"(exo_codesign, human_gait or anthropomorphic_baseline)")
+                        f"(exo_codesign, exo_codesign_balance, human_gait or anthropomorphic_baseline)")
     print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} "
           f"(stored: {chosen['status']}, stage {int(chosen['stage'])}, value {chosen['stage_value']:.6g})")
     objectives = spec.objectives or get_problem(spec.problem).objectives

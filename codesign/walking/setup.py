@@ -59,12 +59,21 @@ def wr_joint_name(catalog_id: int) -> str:
     return f"j{catalog_id}"
 
 
-def wr_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings) -> ControlLayout:
+def wr_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings,
+                      torso_feedback: bool = False) -> ControlLayout:
     """Chapter-5 layout: the actuated pair and the ankle active, every other added joint a
-    spring/damper (eq. 5.12)."""
+    spring/damper (eq. 5.12); ``torso_feedback``: the pair also servos the torso pitch
+    (:mod:`codesign.control.impedance`)."""
     passive = tuple(wr_joint_name(j.id) for j in topology.joints if j.id not in actuators)
     return codesign_layout(tuple(wr_joint_name(a) for a in actuators), passive,
-                           settings.optimize_frequency)
+                           settings.optimize_frequency, torso_feedback)
+
+
+def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
+    """Whether a design's parameters (local names) carry the torso-feedback terms of its
+    actuated joints (``j<id>.torso.*``): a design file says which controller it uses."""
+    prefixes = tuple(f"{wr_joint_name(a)}.torso." for a in actuators)
+    return any(name.startswith(prefixes) for name in params)
 
 
 def _human_rows(model, joints=("hip", "knee", "ankle")) -> dict:
@@ -134,7 +143,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                 return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
         aug = assemble(morph)
         model = aug.model
-        layout = wr_control_layout(topology, design.actuators, settings)
+        layout = wr_control_layout(topology, design.actuators, settings,
+                                   has_torso_feedback(design.actuators, design.params))
         active_rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
         passive_rows = _wr_rows(model, aug.passive)
         wr_coords = [j.index for j in aug.wr_joints if not j.loop]

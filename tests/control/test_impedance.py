@@ -184,3 +184,53 @@ def test_decode_roundtrip_and_missing_key():
     del params["wr3.rest"]
     with pytest.raises(KeyError, match="wr3.rest"):
         lay.decode(params)
+
+
+def test_torso_feedback_servos_the_pitch_on_its_arc_only():
+    # hand-computed: tau = K (ref - q) - D qd - Kt (pitch - upright) - Dt pitch_rate, the
+    # torso term on the arc [0, 0.5) of each leg's phase; the right leg at 0.145 (on), the
+    # left at 0.645 (off); the assist's neutral zone (5 deg) holds the 0.06-rad pitch error
+    n = 6
+    joint = imp.ActiveJoint("wr", sg.constant(0.3), sg.constant(500.0), sg.constant(4.0),
+                            torso_stiffness=sg.step(0.0, 0.5, 800.0, 0.0),
+                            torso_damping=sg.step(0.0, 0.5, -60.0, 0.0))
+    c = imp.Controller(active=(joint,), frequency=0.9, assist=imp.Assist(upright=0.02))
+    rows = {"wr": (imp.tree_joint_row(n, 3), imp.tree_joint_row(n, 5))}
+    arr = imp.compile_controller(c, n, rows, {}, pitch_index=2, phase0=0.1)
+    q = np.array([0, 0, 0.08, 0.1, 0, -0.2])
+    v = np.array([0, 0, -0.3, 1.5, 0, -0.5])
+    tau, jt, _jr, ta, active = _run(arr, 0.05, q, v)
+    right = 500.0 * (0.3 - 0.1) - 4.0 * 1.5 - 800.0 * (0.08 - 0.02) + 60.0 * (-0.3)
+    left = 500.0 * (0.3 + 0.2) - 4.0 * (-0.5)
+    assert jt[0] == pytest.approx(right, abs=1e-12) and jt[1] == pytest.approx(left, abs=1e-12)
+    assert np.allclose(tau, [0, 0, 0, right, 0, left], atol=1e-12) and ta == 0.0 and not active
+    # the implicit gains stay the joint impedance's (the torso term is explicit)
+    gain = np.zeros((2, 2))
+    imp.control_torques(0.05, q, v, arr, np.zeros(n), np.zeros(2), np.zeros(2), gain)
+    assert gain.tolist() == [[500.0, 4.0], [500.0, 4.0]]
+    # without torso signals the law is the thesis's, to the bit
+    plain = imp.compile_controller(imp.Controller(active=(imp.ActiveJoint("wr", joint.reference, joint.stiffness,
+                                                                          joint.damping),),
+                                                  frequency=0.9, assist=c.assist),
+                                   n, rows, {}, pitch_index=2, phase0=0.1)
+    assert (plain.act_signal[:, 3:] == -1).all()
+    assert _run(plain, 0.05, q, v)[1][1] == jt[1]
+
+
+def test_torso_feedback_layout_names_bounds_and_decode():
+    lay = codesign_layout(("wr_a", "wr_b"), ("wr_c",), torso_feedback=True)
+    names = lay.parameter_names()
+    assert len(names) == 3 * 19 + 3 + 2 * 6          # six more per actuated WR joint
+    assert [n for n in names if n.startswith("wr_a.torso")] == [
+        "wr_a.torso.step.t1", "wr_a.torso.step.dt", "wr_a.torso.K.v1", "wr_a.torso.K.v2",
+        "wr_a.torso.D.v1", "wr_a.torso.D.v2"]
+    assert not any(n.startswith("ankle.torso") for n in names)
+    b = lay.bounds()
+    assert b["wr_b.torso.step.dt"] == (0.0, 1.0) and b["wr_b.torso.K.v2"] == bd.TORSO_STIFFNESS
+    assert b["wr_a.torso.D.v1"] == bd.TORSO_DAMPING and bd.TORSO_STIFFNESS[0] < 0
+    params = {name: 0.5 * (lo + hi) + 0.01 * i for i, (name, (lo, hi)) in enumerate(b.items())}
+    joint = lay.decode(params).active[0]
+    t1 = params["wr_a.torso.step.t1"]
+    assert joint.torso_stiffness(t1 + 1e-9) == params["wr_a.torso.K.v1"]
+    assert joint.torso_damping(t1 - 1e-9) == params["wr_a.torso.D.v2"]
+    assert lay.decode(params).active[2].torso_stiffness is None      # the ankle

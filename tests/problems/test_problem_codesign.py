@@ -240,3 +240,27 @@ def test_human_gait_evaluation_end_to_end():
     assert record.status == "ok", record.message
     assert 0.0 < record.metrics["time"] <= 0.3
     assert record.metrics["added_mass"] == 0.0
+
+
+def test_balance_problem_adds_the_pairs_torso_terms_and_decodes_by_them(problem, catalog):
+    # exo_codesign_balance = exo_codesign + six torso-feedback parameters per actuated WR
+    # joint (codesign_layout(torso_feedback=True)); decode picks the law by the parameters
+    balance = get_problem("exo_codesign_balance")
+    plain_groups = {g.name: set(g.parameters) for g in problem.pools[0].groups}
+    for (_sid, tid, pair), group in zip(catalog.subspaces(), balance.pools[0].groups):
+        extra = set(group.parameters) - plain_groups[group.name]
+        assert extra == {f"t{tid:02d}.j{a}.torso.{f}" for a in pair
+                         for f in ("step.t1", "step.dt", "K.v1", "K.v2", "D.v1", "D.v2")}
+    assert balance.objectives == problem.objectives
+    rng = np.random.default_rng(3)
+    bounds = {p.name: p for p in balance.parameters}
+    group = balance.pools[0].groups[7]
+    params = sample(group, balance, bounds, rng)
+    design = pr.decode(group.name, params, catalog)
+    torso = {k for k in design.params if ".torso." in k}
+    assert len(torso) == 12
+    plain = pr.decode(group.name, {k: v for k, v in params.items() if ".torso." not in k}, catalog)
+    assert not any(".torso." in k for k in plain.params)
+    one_missing = next(k for k in params if k.endswith("torso.K.v2"))
+    with pytest.raises(ValueError, match=one_missing.replace(".", r"\.")):
+        pr.decode(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog)
