@@ -39,8 +39,10 @@ Gait physics (issue 15; :func:`accumulate_gait`, fed per sample by the rollouts)
 - ``grf_peak_bw``: -, peak of the total vertical ground reaction averaged over a moving
   ``GRF_WINDOW`` = 30 ms (the step's impulses summed over the window / its length), in
   body weights of the whole model (person + device) -- a rigid impact's impulse J counts
-  as J / GRF_WINDOW, independent of the time step (stepping rollout only; NaN for the
-  event-driven peers, whose impacts are jumps without a force)
+  as J / GRF_WINDOW, independent of the time step (stepping rollout: each step's impulse;
+  soft-contact peer: its continuous normal force integrated between samples into bins of
+  the stepping's h, :func:`accumulate_ground_force`; NaN for the event-driven hard
+  contact, whose impacts are jumps without a force)
 - ``knee_hyperextension_peak_deg``: deg, largest knee hyperextension (beyond 0 deg)
 - ``joint_range_violation_deg``: deg, largest excursion of a hip, knee or ankle beyond
   its passive range of motion (``JOINT_RANGE_DEG``)
@@ -97,7 +99,10 @@ A_MOTORS, A_SAMPLES, A_T_PREV, A_PREV_PEL, A_I_EL, A_TAU_RATIO, A_SPEED_RATIO = 
 # --- posture (issue 15): torso pitch squared, stance knee flexion, feet on the ground
 PREV_PITCH2, I_PITCH2, PREV_KNEE_STANCE, I_KNEE_STANCE, PREV_FEET, I_FEET = (
     42, 43, 44, 45, 46, 47)
-HEADER = 48
+# --- a continuous ground force (soft contact) binned into the GRF ring: the current bin's
+# end time and impulse so far, the last sample's time and force
+GRF_BIN_END, GRF_BIN_IMPULSE, GRF_PREV_T, GRF_PREV_F = 48, 49, 50, 51
+HEADER = 52
 SITE_PREV_F2, SITE_PEAK, SITE_I_F2 = 0, 1, 2
 SITE_SLOTS = 3
 
@@ -272,6 +277,39 @@ def push_ground_impulse(acc, impulse):
     for j in range(n):
         total += acc[base + j]
     return total / (n * acc[GRF_H])
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_ground_force(acc, t, force):
+    """Feed a continuous total vertical ground force (N) sampled at time t (s; samples in
+    time order, any spacing, e.g. every accepted step of the soft-contact peer) into the
+    GRF ring: F dt is integrated by the trapezoid rule (F linear between samples) into bins
+    of GRF_H seconds, and every completed bin is pushed as one step's impulse
+    (:func:`push_ground_impulse`). Returns the windowed ground reaction after the last bin
+    completed by this sample (N), NaN if none completed (or there is no ring)."""
+    if acc[GRF_STEPS] == 0:
+        return np.nan
+    h = acc[GRF_H]
+    if acc[GRF_BIN_END] <= 0.0:                 # first sample: the first bin starts here
+        acc[GRF_BIN_END] = t + h
+        acc[GRF_PREV_T] = t
+        acc[GRF_PREV_F] = force
+        return np.nan
+    t0 = acc[GRF_PREV_T]
+    f0 = acc[GRF_PREV_F]
+    grf = np.nan
+    while t >= acc[GRF_BIN_END]:                # t0 < bin end <= t: split the sample there
+        te = acc[GRF_BIN_END]
+        fe = f0 + (force - f0) * (te - t0) / (t - t0)
+        grf = push_ground_impulse(acc, acc[GRF_BIN_IMPULSE] + 0.5 * (f0 + fe) * (te - t0))
+        acc[GRF_BIN_IMPULSE] = 0.0
+        t0 = te
+        f0 = fe
+        acc[GRF_BIN_END] = te + h
+    acc[GRF_BIN_IMPULSE] += 0.5 * (f0 + force) * (t - t0)
+    acc[GRF_PREV_T] = t
+    acc[GRF_PREV_F] = force
+    return grf
 
 
 @njit(cache=True, _nrt=False)

@@ -288,11 +288,11 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
               site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkParams:
     """The walking part of a rollout's parameters: the compiled controller ``ctrl``
     (ControllerArrays), the checks' bounds, the metric accumulator (window from
-    max_time / 2; the stepping model's also holds the ground-reaction window) and
+    max_time / 2; the stepping and soft models' also hold the ground-reaction window) and
     scratch, for ``model`` with interaction sites ``site_bodies``."""
     n = model.n
     na = ctrl.act_rows.shape[0]
-    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model == "hard" else 0
+    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model in ("hard", "soft") else 0
     cuff = attachment_joints(model)
     return WalkParams(
         ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),

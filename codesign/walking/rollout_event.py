@@ -133,6 +133,18 @@ def _soft_foot_contacts(m, cw, contact_foot, out):
 
 
 @njit(cache=True)
+def _soft_normal_force(m, cw, contact_foot):
+    """N: the soft contact's total normal force over the contact points (flat ground: the
+    vertical ground reaction)."""
+    nl = 2 * m.loop_body_a.shape[0]
+    total = 0.0
+    for i in range(contact_foot.shape[0]):
+        if cw.lam[nl + i] > 0.0:
+            total += cw.lam[nl + i]
+    return total
+
+
+@njit(cache=True)
 def _control_into_workspace(t, x, p):
     m, w, cw, s, cp = p
     n = cw.qdd.shape[0]
@@ -296,11 +308,15 @@ def walk_observe(t, x, mode, p):
                     cp.joint_gain)
     if cp.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
-    # --- gait physics (issue 15): impacts are jumps without a force here, so there is no
-    # ground-reaction window (grf_peak_bw NaN)
+    # --- gait physics (issue 15): the soft contact's normal forces (vertical on flat
+    # ground) are binned into the ground-reaction window; the event-driven hard contact's
+    # impacts are jumps without a force, so it has none (grf_peak_bw NaN)
+    grf = np.nan
+    if s[cr.CONTACT_MODEL] == cr.SOFT:
+        grf = mt.accumulate_ground_force(cp.acc, t, _soft_normal_force(m, cw, cp.contact_foot))
     if t >= cp.acc[mt.T_START]:
         loaded, sliding = foot_slip_now(m, w, cw, s, mode, cp)
-        mt.accumulate_gait(cp.acc, t, loaded, sliding, np.nan, x, cp.gait_q, cp.cuff_force, feet,
+        mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force, feet,
                            torso_pitch(x, cp.ctrl))
     mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
                          feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)

@@ -87,6 +87,30 @@ def test_windowed_ground_reaction_of_a_dropped_block_is_impulse_momentum(drop, h
     assert truth > 1.5 * weight
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binned_continuous_ground_force_is_the_windowed_impulse(seed):
+    # a continuous force (the soft contact's) sampled at irregular times, integrated into
+    # bins of h: a steady weight W reads W; a half-sine impact pulse of peak P and length
+    # tau (< the window) on top of it adds its impulse 2 P tau / pi spread over the window
+    # T, whatever the sampling. Trapezoid rule with steps <= 0.2 ms on a 10-ms sine:
+    # relative error (pi dt / tau)^2 / 12 <= 3e-4 of the pulse
+    h, T, W, P, tau, t_hit = 1e-3, mt.GRF_WINDOW, 700.0, 5000.0, 0.01, 0.0437
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.uniform(1e-6, 2e-4, 4000))
+    t = t[t < 0.12]
+    pulse = np.where((t >= t_hit) & (t < t_hit + tau), P * np.sin(np.pi * (t - t_hit) / tau), 0.0)
+    acc = mt.new_accumulator(0, 0.0, mt.grf_window_steps(h), h)
+    out = np.array([mt.accumulate_ground_force(acc, ti, W + fi) for ti, fi in zip(t, pulse)])
+    done = out[np.isfinite(out)]
+    assert len(done) == int((t[-1] - t[0]) / h)        # one value per completed bin
+    n = mt.grf_window_steps(h)                          # the ring fills from zero first
+    assert done[n - 1:n + 9] == pytest.approx(W, rel=1e-12) and done[-5:] == pytest.approx(W, rel=1e-12)
+    truth = W + 2 * P * tau / (np.pi * T)
+    assert done.max() == pytest.approx(truth, rel=3e-4 * (truth - W) / truth + 1e-9)
+    acc_off = mt.new_accumulator(0, 0.0, 0, h)          # no ring: nothing measured
+    assert math.isnan(mt.accumulate_ground_force(acc_off, 0.5, W))
+
+
 @pytest.mark.slow
 def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
     # Free body of the device (every body named wr*): gravity and the forces of the

@@ -180,6 +180,30 @@ def test_event_driven_peer_agrees_with_stepping_on_a_drop():
     assert out["hard"][1:] == pytest.approx(out["hard_event"][1:], abs=1e-5)
 
 
+def test_soft_peer_ground_reaction_of_a_drop_lies_between_plastic_and_elastic():
+    # the human dropped 10 cm lands at v_b = sqrt(2 g drop), the metrics' window opening
+    # 20 ms before: impulse-momentum puts the window's ground impulse between m v_b + W T
+    # (plastic, the stepping's rigid impact: its peak is that to within the joints'
+    # give) and 2 m v_b + W T (elastic), so the windowed peak lies in
+    # [hard stepping's, 2 m v_b / T + W]; the penalty contact's bounce puts it inside
+    drop = 0.1
+    t_fall = math.sqrt(2 * drop / 9.81)
+    peaks = {}
+    for model_name in ("hard", "soft"):
+        model, human, p, x0, _, settings = airborne_start(drop, 0.0, 2 * (t_fall - 0.02),
+                                                          contact_model=model_name,
+                                                          max_airborne_time=0.5)
+        r = ro.run(x0, np.zeros(model.n_contacts, dtype=np.int64), p, settings)
+        assert r.status == "ok", r.message
+        m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=SITE_NAMES,
+                        total_mass=model.total_mass(), gravity=model.gravity)
+        peaks[model_name] = m["grf_peak_bw"]
+    g, T = model.gravity, mt.GRF_WINDOW
+    plastic = math.sqrt(2 * g * drop) / (g * T) + 1.0         # body weights
+    assert peaks["hard"] == pytest.approx(plastic, rel=0.01)
+    assert peaks["hard"] < peaks["soft"] < 2 * (plastic - 1.0) + 1.0
+
+
 @pytest.mark.parametrize("name", ["human-walking", "codesign-walking"])
 def test_sparse_factor_changes_a_ten_second_walk_only_by_rounding(name):
     """The step factors M~ along the tree (issue 16); forced dense (every pair in the
