@@ -16,6 +16,7 @@ from codesign.model.actuators import Actuator
 from codesign.walking import rollout as ro
 
 DEFAULT_CATALOG = Path("topologies/catalog.json")
+HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,10 @@ class WalkSettings:
     :class:`~codesign.model.actuators.Actuator` (``actuator_model = "bounded"`` (default)
     | ``"thesis"`` and the table ``[evaluation.actuators]`` with its number fields:
     peak_torque, max_speed, rated_power, gear_ratio, torque_constant,
-    winding_resistance, regeneration, mass_offset, torque_density).
+    winding_resistance, regeneration, mass_offset, torque_density); human_actuated:
+    the unaugmented human's joints (of ``hip``, ``knee``, ``ankle``) that get the same
+    actuator envelope instead of unbounded muscles -- e.g. ``["hip", "knee"]``: can the
+    chapter-4 controller walk within what the WR's actuators deliver (default: none)?
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -37,13 +41,14 @@ class WalkSettings:
     optimize_frequency: bool = False
     catalog: str = str(DEFAULT_CATALOG)
     actuators: Actuator = Actuator()
+    human_actuated: tuple[str, ...] = ()
 
     @staticmethod
     def from_dict(d: Mapping[str, Any] | None) -> "WalkSettings":
         d = dict(d or {})
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
-                               "actuators"}
+                               "actuators", "human_actuated"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -76,9 +81,15 @@ class WalkSettings:
         human_control = d.get("human_control", "step")
         if human_control not in sg.KIND_NAMES:
             raise UserError(f"evaluation.human_control: {human_control!r}; expected one of {list(sg.KIND_NAMES)}")
+        human_actuated = d.get("human_actuated", [])
+        if (not isinstance(human_actuated, (list, tuple))
+                or not set(human_actuated) <= set(HUMAN_JOINTS) or len(set(human_actuated)) != len(human_actuated)):
+            raise UserError(f"evaluation.human_actuated: {human_actuated!r}; expected a list of distinct "
+                            f"human joints from {list(HUMAN_JOINTS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)), str(d.get("catalog", DEFAULT_CATALOG)),
-                            actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")))
+                            actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
+                            tuple(human_actuated))
 
 
 def actuators_from_dict(model: Any, table: Any) -> Actuator:

@@ -152,6 +152,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     if design.topology is not None:
         controller = with_actuators(controller, {wr_joint_name(a) for a in design.actuators},
                                     settings.actuators)
+    elif settings.human_actuated:
+        controller = with_actuators(controller, set(settings.human_actuated), settings.actuators)
     rs = settings.rollout
     ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
                                   model.body_id("torso"), rs.phase0)

@@ -137,6 +137,23 @@ def test_thesis_rule_reproduces_the_earlier_numbers():
 
 
 @pytest.mark.slow
+def test_human_actuated_joints_get_the_envelope_the_others_stay_muscles():
+    # the human-gait design's hip and knee ask up to ~1-3 kN m in a step (its stiff
+    # impedance): with evaluation.human_actuated they deliver at most the default
+    # actuator's envelope (ratio exactly 1 when saturated), and only they are counted
+    from codesign import walking as ev
+
+    design = ev.load_design(DESIGNS.parents[2] / "docs/designs/human-walking.json")
+    free = ev.evaluate(design, {"max_time": 1.0}).metrics
+    assert "actuator_torque_ratio_peak" not in free                  # muscles: no motors
+    capped = ev.evaluate(design, {"max_time": 1.0, "human_actuated": ["hip", "knee"]}).metrics
+    assert capped["actuator_torque_ratio_peak"] == 1.0
+    assert capped["added_mass"] == 0.0                               # nothing worn
+    setup = ev.build_setup(design, ev.WalkSettings.from_dict({"human_actuated": ["knee"]}))[0]
+    assert setup.ctrl.act_kind.tolist() == [act.NO_MOTOR] * 2 + [act.SATURATE] * 2 + [act.NO_MOTOR] * 2
+
+
+@pytest.mark.slow
 def test_bounded_rollout_delivers_torques_inside_the_envelope():
     from codesign import walking as ev
 
