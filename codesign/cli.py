@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "migrate": "codesign.commands.migrate",
     "report": "codesign.commands.report",
     "freeze": "codesign.commands.freeze",
+    "transfer": "codesign.commands.transfer",
     "analyze": "codesign.commands.analyze",
     "bench": "codesign.commands.bench",
     "warmup": "codesign.commands.warmup",

@@ -14,7 +14,8 @@ for a given topology, actuated pair and morphology:
 * stiffness and damping: with G = d(hip, knee) / d(actuated angles) (2 x 2, by central
   differences of the IK), the human-space impedance diag(K_hip, K_knee) seen from the
   actuated joints is G^T diag(K) G (virtual work); its diagonal at each phase is fitted
-  by a step signal (best arc on a grid, least-squares levels), clipped to the bounds;
+  by a step signal (the best arc on the sample grid, least-squares levels), clipped to
+  the bounds;
 * the ankle (a human joint in both problems): the human's law, its 4-point reference
   refitted with 5 points; every other WR joint a free joint (no spring, light damping).
 
@@ -46,7 +47,6 @@ from codesign.walking.setup import (_catalog, _wr_rows, human_control_layout, wr
 
 SAMPLES = 100              # phases per gait cycle
 IK_STEP = 1e-4             # rad, central differences of the IK (G)
-STEP_GRID = 50             # step-signal arcs: t1, dt on a 1/50 grid
 
 
 @dataclass(frozen=True)
@@ -67,45 +67,60 @@ class Transfer:
 
 
 def fit_ppoly(phases: np.ndarray, values: np.ndarray, n_points: int,
-              value_bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, float]:
+              value_bounds: tuple[float, float], starts: int = 24) -> tuple[np.ndarray, np.ndarray, float]:
     """(dx (n_points + 1,), y (n_points,), RMS error) of the closed monotone cubic
-    (:func:`codesign.control.signals.ppoly`) nearest to ``values`` at ``phases`` (least
-    squares, dx in [0, 1], y within value_bounds; started from equally spaced knots)."""
+    (:func:`codesign.control.signals.ppoly`) nearest to ``values`` at ``phases``: least
+    squares (dx in [0, 1], y within value_bounds) from ``starts`` knot sets (the knot
+    positions make local minima): four of equally spaced knots shifted by a quarter of
+    their spacing each, the rest random (a fixed seed: the same fit every time); the
+    best is kept."""
     lo, hi = value_bounds
-    knots = np.arange(n_points) / n_points
-    y0 = np.clip(np.interp(knots, phases, values, period=1.0), lo, hi)
-    x0 = np.concatenate([np.full(n_points + 1, 0.5), y0])
+    low = np.concatenate([np.zeros(n_points + 1), np.full(n_points, lo)])
+    high = np.concatenate([np.ones(n_points + 1), np.full(n_points, hi)])
 
     def residual(z):
         return sg.ppoly(z[:n_points + 1], z[n_points + 1:])(phases) - values
 
-    low = np.concatenate([np.zeros(n_points + 1), np.full(n_points, lo)])
-    high = np.concatenate([np.ones(n_points + 1), np.full(n_points, hi)])
-    fit = least_squares(residual, np.clip(x0, low + 1e-12, high - 1e-12), bounds=(low, high))
-    rms = float(np.sqrt(np.mean(fit.fun ** 2)))
-    return fit.x[:n_points + 1], fit.x[n_points + 1:], rms
+    best = None
+    rng = np.random.default_rng(0)
+    for k in range(starts):
+        if k < 4:                                          # first knot at (k + 0.5) / 4 spacings
+            dx = np.full(n_points + 1, 0.5)
+            dx[0], dx[-1] = 0.5 * (k + 0.5) / 4, 0.5 * (1.0 - (k + 0.5) / 4)
+        else:
+            dx = rng.uniform(0.05, 1.0, n_points + 1)
+        knots = sg.differential_knots(dx)
+        y0 = np.interp(knots, phases, values, period=1.0)
+        x0 = np.clip(np.concatenate([dx, y0]), low + 1e-12, high - 1e-12)
+        fit = least_squares(residual, x0, bounds=(low, high))
+        if best is None or fit.cost < best.cost:
+            best = fit
+    rms = float(np.sqrt(np.mean(best.fun ** 2)))
+    return best.x[:n_points + 1], best.x[n_points + 1:], rms
 
 
-def fit_step(phases: np.ndarray, values: np.ndarray,
-             value_bounds: tuple[float, float]) -> tuple[float, float, float, float, float]:
-    """(t1, dt, v1, v2, RMS error) of the step signal nearest to ``values`` at ``phases``:
-    the arc [t1, t1 + dt) on a 1/STEP_GRID grid, v1 and v2 the means inside and outside it
-    (clipped to value_bounds)."""
+def fit_step(values: np.ndarray, value_bounds: tuple[float, float]
+             ) -> tuple[float, float, float, float, float]:
+    """(t1, dt, v1, v2, RMS error) of the step signal nearest to ``values`` sampled at the
+    N phases k / N: every arc holding samples i .. i + m - 1 (0 < m < N; its ends put
+    midway between samples), v1 and v2 the means inside and outside it (least squares),
+    then clipped to value_bounds."""
+    n = values.size
+    total, total2 = values.sum(), (values ** 2).sum()
+    m = np.arange(1, n)                                     # samples inside: dt = m / n
+    best = (np.inf, 0, 1)
+    for i in range(n):                                      # t1 = i / n
+        inside = np.cumsum(np.roll(values, -i))[:-1]        # sums of the first m samples
+        sse = total2 - inside ** 2 / m - (total - inside) ** 2 / (n - m)
+        k = int(np.argmin(sse))
+        if sse[k] < best[0]:
+            best = (sse[k], i, int(m[k]))
+    _, i, k = best
+    rolled = np.roll(values, -i)
     lo, hi = value_bounds
-    best = (np.inf, 0.0, 0.0, float(np.clip(values.mean(), lo, hi)), float(np.clip(values.mean(), lo, hi)))
-    grid = np.arange(STEP_GRID) / STEP_GRID
-    for t1 in grid:
-        for dt in grid[1:]:
-            inside = np.mod(phases - t1, 1.0) < dt
-            if inside.all() or not inside.any():
-                continue
-            v1 = float(np.clip(values[inside].mean(), lo, hi))
-            v2 = float(np.clip(values[~inside].mean(), lo, hi))
-            err = float(np.sum((np.where(inside, v1, v2) - values) ** 2))
-            if err < best[0]:
-                best = (err, float(t1), float(dt), v1, v2)
-    err, t1, dt, v1, v2 = best
-    rms = float(np.sqrt(np.mean((sg.step(t1, dt, v1, v2)(phases) - values) ** 2)))
+    t1, dt = ((i - 0.5) / n) % 1.0, k / n        # boundaries midway between samples
+    v1, v2 = float(np.clip(rolled[:k].mean(), lo, hi)), float(np.clip(rolled[k:].mean(), lo, hi))
+    rms = float(np.sqrt(np.mean((sg.step(t1, dt, v1, v2)(np.arange(n) / n) - values) ** 2)))
     return t1, dt, v1, v2, rms
 
 
@@ -175,7 +190,7 @@ def transfer_human_control(human: Design, topology_id: int, actuators: tuple[int
         reference_rms[name] = float(np.rad2deg(rms))
         fits = []
         for role, values, bound in (("K", k_act[:, j], bd.STIFFNESS), ("D", d_act[:, j], bd.DAMPING)):
-            t1, dt, v1, v2, rms_g = fit_step(phases, values, bound)
+            t1, dt, v1, v2, rms_g = fit_step(values, bound)
             params.update({f"{name}.{role}.t1": t1, f"{name}.{role}.dt": dt,
                            f"{name}.{role}.v1": v1, f"{name}.{role}.v2": v2})
             fits.append(rms_g)
