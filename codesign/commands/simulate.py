@@ -110,9 +110,12 @@ def run(args: argparse.Namespace) -> int:
     agreement = gait_agreement(table, setup, t_end)
     summary["nominal_gait"] = agreement
     _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
-    print("against the nominal gait (second half, both legs): "
-          + ", ".join(f"{j} r = {agreement[f'{j}_corr']:.3f} (RMS {math.degrees(agreement[f'{j}_rms_rad']):.1f} deg)"
-                      for j in ("hip", "knee", "ankle")))
+    for key, label in (("controller_phase", "at the controller's phase"),
+                       ("strides", "heel strike to heel strike")):
+        part = agreement[key]
+        print(f"against the nominal gait ({label}; second half, both legs): "
+              + ", ".join(f"{j} r = {part[f'{j}_corr']:.3f} (RMS {math.degrees(part[f'{j}_rms_rad']):.1f} deg)"
+                          for j in ("hip", "knee", "ankle")))
     tmp = out / ".trajectory.csv.tmp"
     table.to_csv(tmp, index=False, float_format="%.9g")
     os.replace(tmp, out / "trajectory.csv")

@@ -570,6 +570,51 @@ def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal
     return out
 
 
+def heel_strikes(t: np.ndarray, on_ground: np.ndarray, min_swing: float = 0.2) -> np.ndarray:
+    """Touchdown times (s) of one foot: the samples where it is on the ground after at
+    least ``min_swing`` s off it (a swing lasts ~0.4 s at 0.9 Hz; shorter lifts are
+    bounces and shuffles within a stance, not strides).
+
+    t: float64[k] s; on_ground: bool[k]."""
+    strikes = []
+    off_since = None
+    for ti, on in zip(t, on_ground):
+        if not on:
+            off_since = ti if off_since is None else off_since
+        elif off_since is not None:
+            if ti - off_since >= min_swing:
+                strikes.append(ti)
+            off_since = None
+    return np.array(strikes)
+
+
+def stride_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,
+                          strikes: dict[str, np.ndarray], t_start: float) -> dict[str, float]:
+    """:func:`nominal_gait_agreement` with each leg's strides time-normalized the way
+    gait data are (Winter's phase 0 is heel strike): a sample at t in the stride
+    [s_k, s_k+1) of its leg has phase (t - s_k) / (s_k+1 - s_k). Only whole strides with
+    s_k >= t_start count. strikes: ``{"r": float64[m], "l": ...}`` touchdown times (s,
+    :func:`heel_strikes`). Returns ``{"<joint>_corr": r, "<joint>_rms_rad": e}`` (NaN
+    without a whole stride)."""
+    from codesign.model.gait import GAIT_JOINTS
+
+    out: dict[str, float] = {}
+    for k, joint in enumerate(GAIT_JOINTS):
+        sim, ref = [], []
+        for side in ("r", "l"):
+            s = np.asarray(strikes[side], dtype=float)
+            s = s[s >= t_start]
+            for a, b in zip(s[:-1], s[1:]):
+                keep = (t >= a) & (t < b)
+                sim.append(angles[f"{joint}_{side}"][keep])
+                ref.append(nominal.angles((t[keep] - a) / (b - a))[:, k])
+        a_, b_ = (np.concatenate(sim), np.concatenate(ref)) if sim else (np.zeros(0), np.zeros(0))
+        ok = a_.size > 1 and np.std(a_) > 0 and np.std(b_) > 0
+        out[f"{joint}_corr"] = float(np.corrcoef(a_, b_)[0, 1]) if ok else math.nan
+        out[f"{joint}_rms_rad"] = float(np.sqrt(np.mean((a_ - b_) ** 2))) if a_.size else math.nan
+    return out
+
+
 def measured_record(metrics: Mapping[str, float], message: str = "", wall_s: float = 0.0) -> EvalRecord:
     """An ok :class:`EvalRecord` of ``metrics`` (no fitness: stage 0, NaN).
 

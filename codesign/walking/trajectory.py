@@ -10,7 +10,7 @@ import numpy as np
 
 from codesign.dynamics.model import REVOLUTE
 from codesign.model.gait import nominal_gait
-from codesign.walking.metrics import nominal_gait_agreement
+from codesign.walking.metrics import heel_strikes, nominal_gait_agreement, stride_gait_agreement
 
 
 def trajectory_table(rollout, setup):
@@ -38,10 +38,21 @@ def trajectory_table(rollout, setup):
 
 
 
-def gait_agreement(table, setup, t_end: float) -> dict[str, float]:
-    """:func:`codesign.walking.metrics.nominal_gait_agreement` of a trajectory table over
-    the second half of the rollout (the metrics' window)."""
+def gait_agreement(table, setup, t_end: float) -> dict[str, dict[str, float]]:
+    """A trajectory table's agreement with the nominal gait over the second half of the
+    rollout (the metrics' window): ``{"controller_phase": ..., "strides": ...}``, the
+    simulated angles against Winter's at the controller's phase
+    (:func:`~codesign.walking.metrics.nominal_gait_agreement`) and over strides from heel
+    strike to heel strike (:func:`~codesign.walking.metrics.stride_gait_agreement`; a
+    foot is on the ground while one of its contact points carries a normal force)."""
     bodies = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
     angles = {f"{j}_{s}": table[f"q_{b}_{s}_rad"].to_numpy() for j, b in bodies.items() for s in "rl"}
-    return nominal_gait_agreement(table["t_s"].to_numpy(), angles, nominal_gait(),
-                                  float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]), 0.5 * t_end)
+    t = table["t_s"].to_numpy()
+    gait = nominal_gait()
+    strikes = {}
+    for side in "rl":
+        forces = [c for c in table.columns if c.startswith("fn_") and c.endswith(f"_{side}_N")]
+        strikes[side] = heel_strikes(t, (table[forces].to_numpy() > 0.0).any(axis=1))
+    return {"controller_phase": nominal_gait_agreement(t, angles, gait, float(setup.ctrl.timing[0]),
+                                                       float(setup.ctrl.timing[1]), 0.5 * t_end),
+            "strides": stride_gait_agreement(t, angles, gait, strikes, 0.5 * t_end)}

@@ -160,3 +160,37 @@ def test_nominal_gait_agreement_known_answers():
     angles["knee_l"] = right[:, 1]
     shifted = mt.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
     assert shifted["knee_corr"] < 0.9 and shifted["knee_rms_rad"] > 0.1
+
+
+def test_stride_agreement_aligns_each_stride_at_heel_strike():
+    # a gait that is Winter's, but with strides of varying length (1.0-1.2 s) and started
+    # at an arbitrary phase of the controller's clock: stride-normalized it is Winter's
+    # exactly (r = 1, RMS = the offset); at the controller's phase it is not
+    from codesign.model.gait import nominal_gait
+
+    gait = nominal_gait()
+    t = np.arange(0.0, 12.0, 0.002)
+    rng = np.random.default_rng(5)
+    angles, strikes = {}, {}
+    for side, first in (("r", 0.13), ("l", 0.68)):
+        s = first + np.cumsum(np.concatenate([[0.0], rng.uniform(1.0, 1.2, 12)]))
+        k = np.clip(np.searchsorted(s, t, side="right") - 1, 0, len(s) - 2)
+        phase = (t - s[k]) / (s[k + 1] - s[k])
+        a = gait.angles(phase)
+        for j, joint in enumerate(("hip", "knee", "ankle")):
+            angles[f"{joint}_{side}"] = a[:, j] - 0.05
+        # touchdown detection from a contact signal: on the ground for the first 60 %
+        on = (phase < 0.6) & (t >= s[0])
+        found = mt.heel_strikes(t, on)
+        expected = s[(s <= t[-1]) & (s >= 0.2)]         # the first needs 0.2 s off before
+        assert found.shape == expected.shape and np.allclose(found, expected, atol=0.002)
+        strikes[side] = expected                         # the exact ones: r = 1 to round-off
+    out = mt.stride_gait_agreement(t, angles, gait, strikes, 5.0)
+    for joint in ("hip", "knee", "ankle"):
+        assert out[f"{joint}_corr"] == pytest.approx(1.0, abs=1e-9)
+        assert out[f"{joint}_rms_rad"] == pytest.approx(0.05, abs=1e-9)
+    clock = mt.nominal_gait_agreement(t, angles, gait, 0.9, 0.0, 5.0)
+    assert clock["knee_corr"] < 0.9
+    # a lift shorter than the minimum swing (0.2 s) is not a stride
+    lift = (np.arange(100) < 20) | (np.arange(100) >= 35)          # off for 0.15 s
+    assert mt.heel_strikes(np.arange(100) * 0.01, lift).size == 0
