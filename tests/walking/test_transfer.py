@@ -60,3 +60,27 @@ def test_parallelogram_device_takes_over_the_human_law_exactly():
     np.testing.assert_allclose(device["ankle"].stiffness(PHASES), law["ankle"].stiffness(PHASES))
     assert np.max(np.abs(device["ankle"].reference(PHASES) - law["ankle"].reference(PHASES))) < 1e-5
     assert all(k in result.design.params for k in morphology)
+
+
+@pytest.mark.slow
+def test_the_capped_human_gait_transferred_to_the_parallelogram_device_walks():
+    # the human-capped study's best (hip and knee on the WR's actuator envelope) walks 10 s;
+    # its law on the parallelogram device -- the same torques through an identity
+    # transmission, now carrying 12.7 kg of device -- still walks 10 s, in the actuators'
+    # envelope, at the human's speed within 15 %
+    from pathlib import Path
+
+    from codesign.walking import evaluate, load_design
+
+    root = Path(__file__).resolve().parents[2]
+    settings = WalkSettings()
+    human = load_design(root / "docs/designs/human-capped-walking.json")
+    alone = evaluate(human, {"human_actuated": ["hip", "knee"]}).metrics
+    assert alone["time"] == 10.0 and alone["actuator_torque_ratio_peak"] == 1.0
+    geometry = human_geometry()
+    morphology = params_from_positions(_catalog(settings.catalog).topology(1), geometry,
+                                       parallelogram_positions(geometry))
+    worn = evaluate(transfer_human_control(human, 1, (1, 3), morphology, settings).design, settings).metrics
+    assert worn["time"] == 10.0 and worn["actuator_torque_ratio_peak"] <= 1.0
+    assert worn["speed"] == pytest.approx(alone["speed"], rel=0.15)
+    assert worn["added_mass"] > 10.0
