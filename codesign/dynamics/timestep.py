@@ -574,7 +574,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
             for k in range(2 * ca):
                 Z[a, k] = sw.G[a, nl + k]
             jv = 0.0
-            for i in range(n):
+            for i in range(end[a]):     # (past a row's end its terms are exact zeros)
                 jv += sw.K[a, i] * vf[i]
             Z[a, 2 * ca] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
         for a in range(nl):      # Z <- Lg^-1 Z, row by row: the columns' divisions overlap
@@ -588,7 +588,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for a in range(2 * ca):
         ra = nl + a
         jv = 0.0
-        for i in range(n):
+        for i in range(end[ra]):
             jv += sw.K[src[ra], i] * vf[i]
         for l in range(nl):
             jv += sw.Z[l, a] * sw.Z[l, 2 * ca]
@@ -638,14 +638,13 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     cholesky_backward(sw.Gl, nl, sw.Pl)
     for l in range(nl):
         sw.loop_force[l] = sw.Pl[l] / h
-    dv = sw.dv                   # M~^-1 J^T P = L^-1 Y P
-    for i in range(n):
-        s = 0.0
-        for l in range(nl):
-            s += Y[l, i] * sw.Pl[l]
-        for b in range(2 * ca):
-            s += Y[nl + b, i] * sw.Pc[b]
-        dv[i] = s
+    dv = sw.dv                   # M~^-1 J^T P = L^-1 Y P, row by row (each dv[i] sums
+    for i in range(n):           # the rows in order, as a dot product over them would)
+        dv[i] = 0.0
+    for r in range(Rc):
+        pr = sw.Pl[r] if r < nl else sw.Pc[r - nl]
+        for i in range(end[r]):
+            dv[i] += Y[r, i] * pr
     sparse_l_solve(Mt, n, ptr, idx, dv)
     for i in range(n):
         vn = vf[i] + dv[i]
@@ -659,7 +658,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for j in range(ca):          # slip of the kept points: u_t = t.J v+ (rows at q)
         i = sw.sel[j]
         ut = 0.0
-        for k in range(n):
+        for k in range(end[nl + ca + j]):
             ut += sw.K[src[nl + ca + j], k] * v[k]
         sw.ut[i] = ut
         if sw.P[i] > 0.0:
