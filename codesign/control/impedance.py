@@ -378,6 +378,18 @@ def control_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.
     update_gains(c, joint_gain, assist_active, stiffness, damping)
 
 
+@njit(cache=True, inline="always")
+def _add_outer(stiffness, damping, row, cols, ncols, kj, dj):
+    """stiffness += kj row row^T, damping += dj row row^T on the row's nonzero columns
+    cols[:ncols] (inlined: a call per row would cost more than its few entries)."""
+    for a in range(ncols):
+        i = cols[a]
+        for b in range(ncols):
+            k = cols[b]
+            stiffness[i, k] += kj * row[i] * row[k]
+            damping[i, k] += dj * row[i] * row[k]
+
+
 @njit(cache=True, _nrt=False)
 def passive_row_gains(c, stiffness: np.ndarray, damping: np.ndarray) -> None:
     """The passive rows' part of :func:`control_gains`: their outer-product entries of
@@ -391,16 +403,8 @@ def passive_row_gains(c, stiffness: np.ndarray, damping: np.ndarray) -> None:
                 stiffness[cols[a], cols[b]] = 0.0
                 damping[cols[a], cols[b]] = 0.0
     for j in range(c.pas_rows.shape[0]):
-        row = c.pas_rows[j]
-        cols = c.pas_cols[j]
-        kj = c.pas_params[j, 0]
-        dj = c.pas_params[j, 2]
-        for a in range(c.pas_ncols[j]):
-            i = cols[a]
-            for b in range(c.pas_ncols[j]):
-                k = cols[b]
-                stiffness[i, k] += kj * row[i] * row[k]
-                damping[i, k] += dj * row[i] * row[k]
+        _add_outer(stiffness, damping, c.pas_rows[j], c.pas_cols[j], c.pas_ncols[j],
+                   c.pas_params[j, 0], c.pas_params[j, 2])
 
 
 @njit(cache=True, _nrt=False)
@@ -416,17 +420,9 @@ def update_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.n
     for p in range(e.shape[0]):
         stiffness[e[p, 0], e[p, 1]] = 0.0
         damping[e[p, 0], e[p, 1]] = 0.0
-    for j in range(c.act_rows.shape[0]):      # sum_j K_j row_j row_j^T on the row's nonzeros
-        row = c.act_rows[j]
-        cols = c.act_cols[j]
-        kj = joint_gain[j, 0]
-        dj = joint_gain[j, 1]
-        for a in range(c.act_ncols[j]):
-            i = cols[a]
-            for b in range(c.act_ncols[j]):
-                k = cols[b]
-                stiffness[i, k] += kj * row[i] * row[k]
-                damping[i, k] += dj * row[i] * row[k]
+    for j in range(c.act_rows.shape[0]):
+        _add_outer(stiffness, damping, c.act_rows[j], c.act_cols[j], c.act_ncols[j],
+                   joint_gain[j, 0], joint_gain[j, 1])
     for p in range(c.gain_pas.shape[0]):
         i = e[c.gain_pas[p], 0]
         k = e[c.gain_pas[p], 1]
