@@ -176,6 +176,10 @@ ControllerArrays = namedtuple(
         "pas_cols",      # int64[np, w]: the same for pas_rows
         "pas_ncols",     # int64[np]
         "pitch_index",   # int64[1]: coordinate of the base pitch (torso feedback; -1 if none)
+        # --- the entries of the gains that change from step to step (issue 16, update_gains)
+        "gain_entries",  # int64[e, 2]: (i, k) reached by the active rows' outer products and the pitch diagonal
+        "gain_pas",      # int64[p]: entry (row of gain_entries) of each passive contribution to them
+        "gain_pas_kd",   # float64[p, 2]: that contribution's stiffness, damping (K_j row_i row_k, D_j row_i row_k)
     ],
 )
 
@@ -191,6 +195,35 @@ def row_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for j, c in enumerate(nz):
         cols[j, :len(c)] = c
     return cols, ncols
+
+
+def changing_gain_entries(act_cols: np.ndarray, act_ncols: np.ndarray, pas_rows: np.ndarray,
+                          pas_params: np.ndarray, pitch_index: int
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entries int64[e, 2], pas int64[p], pas_kd float64[p, 2]) of :func:`update_gains`:
+    the entries (i, k) of the stiffness and damping matrices that the active rows' outer
+    products (nonzero columns act_cols[j, :act_ncols[j]]) and the pitch diagonal (-1: no
+    assist) reach -- the only ones whose value changes between calls -- and the passive
+    rows' contributions to them in the order :func:`control_gains` adds them: entry
+    index and (K_j row_i row_k, D_j row_i row_k), the same products as there."""
+    entries: list[tuple[int, int]] = []
+    for j in range(act_cols.shape[0]):
+        cols = [int(i) for i in act_cols[j, :act_ncols[j]]]
+        entries += [(i, k) for i in cols for k in cols if (i, k) not in entries]
+    if pitch_index >= 0 and (pitch_index, pitch_index) not in entries:
+        entries.append((pitch_index, pitch_index))
+    where = {e: p for p, e in enumerate(entries)}
+    pas, pas_kd = [], []
+    for j in range(pas_rows.shape[0]):
+        row = pas_rows[j]
+        cols = np.flatnonzero(row)
+        for i in cols:
+            for k in cols:
+                if (int(i), int(k)) in where:
+                    pas.append(where[(int(i), int(k))])
+                    pas_kd.append([pas_params[j, 0] * row[i] * row[k], pas_params[j, 2] * row[i] * row[k]])
+    return (np.array(entries, dtype=np.int64).reshape(len(entries), 2),
+            np.array(pas, dtype=np.int64), np.array(pas_kd, dtype=np.float64).reshape(len(pas), 2))
 
 
 def compile_controller(controller: Controller, n: int,
@@ -233,6 +266,10 @@ def compile_controller(controller: Controller, n: int,
     pas_rows = np.array(p_rows, dtype=np.float64).reshape(len(p_rows), n)
     act_cols, act_ncols = row_columns(act_rows)
     pas_cols, pas_ncols = row_columns(pas_rows)
+    pas_params = np.array(p_par, dtype=np.float64).reshape(len(p_par), 3)
+    pitch = pitch_index if a.enabled else -1
+    gain_entries, gain_pas, gain_pas_kd = changing_gain_entries(act_cols, act_ncols, pas_rows,
+                                                                pas_params, pitch)
     return ControllerArrays(
         timing=np.array([controller.frequency, phase0], dtype=np.float64),
         act_rows=act_rows,
@@ -240,14 +277,15 @@ def compile_controller(controller: Controller, n: int,
         act_signal=np.array(sig_idx, dtype=np.int64).reshape(len(sig_idx), 5),
         sig_kind=table.kind, sig_npts=table.npts, sig_x=table.x, sig_y=table.y, sig_m=table.m,
         pas_rows=pas_rows,
-        pas_params=np.array(p_par, dtype=np.float64).reshape(len(p_par), 3),
-        assist_index=np.array([pitch_index if a.enabled else -1], dtype=np.int64),
+        pas_params=pas_params,
+        assist_index=np.array([pitch], dtype=np.int64),
         assist_params=np.array([a.stiffness, a.damping, a.zone, a.upright], dtype=np.float64),
         act_kind=np.array(kinds, dtype=np.int64),
         act_limit=np.array(limits, dtype=np.float64).reshape(len(rows), 3),
         act_motor=np.array(motors, dtype=np.float64).reshape(len(rows), 4),
         act_cols=act_cols, act_ncols=act_ncols, pas_cols=pas_cols, pas_ncols=pas_ncols,
         pitch_index=np.array([pitch_index], dtype=np.int64),
+        gain_entries=gain_entries, gain_pas=gain_pas, gain_pas_kd=gain_pas_kd,
     )
 
 
@@ -360,46 +398,64 @@ def control_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.
     assist's K and D on the pitch when it is active. A time-stepping integrator treats
     these terms implicitly. Only the entries the rows' outer products and the pitch
     diagonal can reach are written (zeroed, then summed): pass matrices that are zero
-    elsewhere (np.zeros once; every call leaves them so)."""
-    # (loops written out, not helper calls: a call per row costs more than its few entries)
+    elsewhere (np.zeros once; every call leaves them so). :func:`passive_row_gains`, then
+    :func:`update_gains`; a caller that keeps the matrices calls the first once and the
+    second at every step (issue 16: the passive rows' entries are constant)."""
+    passive_row_gains(c, stiffness, damping)
+    update_gains(c, joint_gain, assist_active, stiffness, damping)
+
+
+@njit(cache=True, inline="always")
+def _add_outer(stiffness, damping, row, cols, ncols, kj, dj):
+    """stiffness += kj row row^T, damping += dj row row^T on the row's nonzero columns
+    cols[:ncols] (inlined: a call per row would cost more than its few entries)."""
+    for a in range(ncols):
+        i = cols[a]
+        for b in range(ncols):
+            k = cols[b]
+            stiffness[i, k] += kj * row[i] * row[k]
+            damping[i, k] += dj * row[i] * row[k]
+
+
+@njit(cache=True, _nrt=False)
+def passive_row_gains(c, stiffness: np.ndarray, damping: np.ndarray) -> None:
+    """The passive rows' part of :func:`control_gains`: their outer-product entries of
+    stiffness and damping (float64[n, n]) zeroed, then sum_j K_j row_j row_j^T and
+    sum_j D_j row_j row_j^T in row order. Constant: the entries the active rows or the
+    pitch diagonal also reach are then completed by :func:`update_gains`."""
+    for j in range(c.pas_rows.shape[0]):
+        cols = c.pas_cols[j]
+        for a in range(c.pas_ncols[j]):
+            for b in range(c.pas_ncols[j]):
+                stiffness[cols[a], cols[b]] = 0.0
+                damping[cols[a], cols[b]] = 0.0
+    for j in range(c.pas_rows.shape[0]):
+        _add_outer(stiffness, damping, c.pas_rows[j], c.pas_cols[j], c.pas_ncols[j],
+                   c.pas_params[j, 0], c.pas_params[j, 2])
+
+
+@njit(cache=True, _nrt=False)
+def update_gains(c, joint_gain: np.ndarray, assist_active: bool, stiffness: np.ndarray,
+                 damping: np.ndarray) -> None:
+    """:func:`control_gains` on matrices that already hold its result for some earlier
+    gains: rewrites only the entries that change (c.gain_entries: those the active rows'
+    outer products and the pitch diagonal reach), each summed as control_gains sums it --
+    zeroed, the active rows in order, the passive rows' contributions (c.gain_pas_kd, the
+    same products) in order, the assist -- so the result is identical to the bit. A few
+    entries instead of every passive row's (issue 16)."""
+    e = c.gain_entries
+    for p in range(e.shape[0]):
+        stiffness[e[p, 0], e[p, 1]] = 0.0
+        damping[e[p, 0], e[p, 1]] = 0.0
     for j in range(c.act_rows.shape[0]):
-        cols = c.act_cols[j]
-        for a in range(c.act_ncols[j]):
-            for b in range(c.act_ncols[j]):
-                stiffness[cols[a], cols[b]] = 0.0
-                damping[cols[a], cols[b]] = 0.0
-    for j in range(c.pas_rows.shape[0]):
-        cols = c.pas_cols[j]
-        for a in range(c.pas_ncols[j]):
-            for b in range(c.pas_ncols[j]):
-                stiffness[cols[a], cols[b]] = 0.0
-                damping[cols[a], cols[b]] = 0.0
+        _add_outer(stiffness, damping, c.act_rows[j], c.act_cols[j], c.act_ncols[j],
+                   joint_gain[j, 0], joint_gain[j, 1])
+    for p in range(c.gain_pas.shape[0]):
+        i = e[c.gain_pas[p], 0]
+        k = e[c.gain_pas[p], 1]
+        stiffness[i, k] += c.gain_pas_kd[p, 0]
+        damping[i, k] += c.gain_pas_kd[p, 1]
     ia = c.assist_index[0]
-    if ia >= 0:
-        stiffness[ia, ia] = 0.0
-        damping[ia, ia] = 0.0
-    for j in range(c.act_rows.shape[0]):      # sum_j K_j row_j row_j^T on the row's nonzeros
-        row = c.act_rows[j]
-        cols = c.act_cols[j]
-        kj = joint_gain[j, 0]
-        dj = joint_gain[j, 1]
-        for a in range(c.act_ncols[j]):
-            i = cols[a]
-            for b in range(c.act_ncols[j]):
-                k = cols[b]
-                stiffness[i, k] += kj * row[i] * row[k]
-                damping[i, k] += dj * row[i] * row[k]
-    for j in range(c.pas_rows.shape[0]):
-        row = c.pas_rows[j]
-        cols = c.pas_cols[j]
-        kj = c.pas_params[j, 0]
-        dj = c.pas_params[j, 2]
-        for a in range(c.pas_ncols[j]):
-            i = cols[a]
-            for b in range(c.pas_ncols[j]):
-                k = cols[b]
-                stiffness[i, k] += kj * row[i] * row[k]
-                damping[i, k] += dj * row[i] * row[k]
     if ia >= 0 and assist_active:
         stiffness[ia, ia] += c.assist_params[0]
         damping[ia, ia] += c.assist_params[1]

@@ -132,13 +132,14 @@ def fk_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, q, qd,
 @njit(cache=True, _nrt=False)
 def body_point_world(w, body, px, pz, out):
     """World position out[0:2] (m) of point (px, pz) of ``body`` (body frame); body -1 =
-    world (the point is then already in world coordinates)."""
+    world (the point is then already in world coordinates). After forward_kinematics: its
+    w.rot holds the cosine and sine of each body's angle (the same values, not recomputed)."""
     if body < 0:
         out[0] = px
         out[1] = pz
         return
-    cs = np.cos(w.pose[body, 2])
-    sn = np.sin(w.pose[body, 2])
+    cs = w.rot[body, 0]
+    sn = w.rot[body, 1]
     out[0] = w.pose[body, 0] + cs * px - sn * pz
     out[1] = w.pose[body, 1] + sn * px + cs * pz
 
@@ -210,8 +211,8 @@ def center_of_mass(m, w, out):
     for i in range(n):
         mi = m.mass[i]
         total += mi
-        cs = np.cos(w.pose[i, 2])
-        sn = np.sin(w.pose[i, 2])
+        cs = w.rot[i, 0]     # cos, sin of the body angle (forward_kinematics)
+        sn = w.rot[i, 1]
         x = w.pose[i, 0] + cs * m.com_xz[i, 0] - sn * m.com_xz[i, 1]
         z = w.pose[i, 1] + sn * m.com_xz[i, 0] + cs * m.com_xz[i, 1]
         om = w.v[i, 0]
@@ -234,8 +235,8 @@ def com_jacobian(m, w, J):
     for i in range(n):
         if m.mass[i] == 0.0:
             continue
-        cs = np.cos(w.pose[i, 2])
-        sn = np.sin(w.pose[i, 2])
+        cs = w.rot[i, 0]     # cos, sin of the body angle (forward_kinematics)
+        sn = w.rot[i, 1]
         x = w.pose[i, 0] + cs * m.com_xz[i, 0] - sn * m.com_xz[i, 1]
         z = w.pose[i, 1] + sn * m.com_xz[i, 0] + cs * m.com_xz[i, 1]
         add_point_jacobian(m, w, i, x, z, m.mass[i] / total, J, 0)

@@ -8,7 +8,8 @@
   below ``rel_tol * max(diag A)`` are treated as dependent rows and their unknowns set to
   zero. For a consistent system this returns an exact solution (a basic least-squares
   solution); the number of dropped rows is returned so callers can flag redundancy.
-* ``fill_pattern`` / ``sparse_ltl`` / ``sparse_lt_solve`` / ``sparse_l_solve``: the same
+* ``fill_pattern`` / ``sparse_ltl`` / ``sparse_lt_solve`` (``sparse_lt_solve2``: two
+  right-hand sides at once) / ``sparse_l_solve``: the same
   L^T L factorisation, in place, for a matrix whose nonzeros are the ancestor pairs of a
   tree plus the outer products of a few given rows (the time step's M + hD + h^2 K: the
   impedance of a loop joint couples two branches). Eliminating from the leaves (k = n-1
@@ -287,6 +288,27 @@ def sparse_lt_solve(L, n, ptr, idx, b):
         b[k] = yk
         for p in range(ptr[k], ptr[k + 1]):
             b[idx[p]] -= L[k, idx[p]] * yk
+
+
+@njit(cache=True, _nrt=False)
+def sparse_lt_solve2(L, n, ptr, idx, b0, b1):
+    """:func:`sparse_lt_solve` of two right-hand sides at once (b0, b1 in place): each
+    entry of the factor is read once for both and the two dependency chains interleave.
+    Each result equals its own solve's to the bit (where one side is zero at k and the
+    other is not, its update subtracts L * 0: the same values, up to the sign of a zero)."""
+    for k in range(n - 1, -1, -1):
+        if b0[k] == 0.0 and b1[k] == 0.0:
+            continue
+        lkk = L[k, k]
+        y0 = b0[k] * lkk
+        y1 = b1[k] * lkk
+        b0[k] = y0
+        b1[k] = y1
+        for p in range(ptr[k], ptr[k + 1]):
+            j = idx[p]
+            ljk = L[k, j]
+            b0[j] -= ljk * y0
+            b1[j] -= ljk * y1
 
 
 @njit(cache=True, _nrt=False)

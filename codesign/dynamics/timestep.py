@@ -101,7 +101,8 @@ from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import (cholesky, cholesky_backward, fill_pattern, lu_solve,
-                                      sparse_l_solve, sparse_lt_solve, sparse_ltl)
+                                      sparse_l_solve, sparse_lt_solve, sparse_lt_solve2,
+                                      sparse_ltl)
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
 
@@ -503,19 +504,61 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     Y = sw.Y
     end = sw.row_end
     for r in range(Rc):
-        end[r] = 0
+        kr = sw.K[src[r]]
+        e = n
+        while e > 0 and kr[e - 1] == 0.0:
+            e -= 1
+        end[r] = e
         for i in range(n):
-            Y[r, i] = sw.K[src[r], i]
-            if Y[r, i] != 0.0:
-                end[r] = i + 1
-        sparse_lt_solve(Mt, end[r], ptr, idx, Y[r])
-    for a in range(Rc):
-        for b in range(a + 1):
-            g = 0.0
-            for i in range(min(end[a], end[b])):
-                g += Y[a, i] * Y[b, i]
-            sw.G[a, b] = g
-            sw.G[b, a] = g
+            Y[r, i] = kr[i]
+    # rows in pairs with the same branches -- a loop's x and z rows, a point's normal and
+    # tangent -- solved together (sparse_lt_solve2); G in 2 x 2 blocks of rows (a, a + 1),
+    # (b, b + 1): four independent sums, each over i ascending from 0 as a single dot
+    # product (the terms past a row's end are exact zeros): the same G to the bit
+    for r in range(0, nl, 2):
+        sparse_lt_solve2(Mt, max(end[r], end[r + 1]), ptr, idx, Y[r], Y[r + 1])
+    for j in range(ca):
+        a = nl + j
+        b = nl + ca + j
+        sparse_lt_solve2(Mt, max(end[a], end[b]), ptr, idx, Y[a], Y[b])
+    G = sw.G
+    for a in range(0, Rc, 2):
+        ea = max(end[a], end[a + 1])
+        for b in range(0, a, 2):
+            g00 = 0.0
+            g01 = 0.0
+            g10 = 0.0
+            g11 = 0.0
+            for i in range(min(ea, max(end[b], end[b + 1]))):
+                y0 = Y[a, i]
+                y1 = Y[a + 1, i]
+                z0 = Y[b, i]
+                z1 = Y[b + 1, i]
+                g00 += y0 * z0
+                g01 += y0 * z1
+                g10 += y1 * z0
+                g11 += y1 * z1
+            G[a, b] = g00
+            G[b, a] = g00
+            G[a, b + 1] = g01
+            G[b + 1, a] = g01
+            G[a + 1, b] = g10
+            G[b, a + 1] = g10
+            G[a + 1, b + 1] = g11
+            G[b + 1, a + 1] = g11
+        g00 = 0.0
+        g10 = 0.0
+        g11 = 0.0
+        for i in range(ea):
+            y0 = Y[a, i]
+            y1 = Y[a + 1, i]
+            g00 += y0 * y0
+            g10 += y1 * y0
+            g11 += y1 * y1
+        G[a, a] = g00
+        G[a + 1, a] = g10
+        G[a, a + 1] = g10
+        G[a + 1, a + 1] = g11
     # loop block, G_ll = Lg Lg^T: X = Lg^-1 [G_lc, b_l] with b_l = target - J_l v_free, so that
     # W = G_cc - X_c^T X_c, r = J_c v_free + X_c^T x_b, P_l = Lg^-T (x_b - X_c P_c)
     if nl > 0:
@@ -531,7 +574,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
             for k in range(2 * ca):
                 Z[a, k] = sw.G[a, nl + k]
             jv = 0.0
-            for i in range(n):
+            for i in range(end[a]):     # (past a row's end its terms are exact zeros)
                 jv += sw.K[a, i] * vf[i]
             Z[a, 2 * ca] = -ss[LOOP_CORRECTION] * sw.pos[a] / h - jv
         for a in range(nl):      # Z <- Lg^-1 Z, row by row: the columns' divisions overlap
@@ -545,7 +588,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for a in range(2 * ca):
         ra = nl + a
         jv = 0.0
-        for i in range(n):
+        for i in range(end[ra]):
             jv += sw.K[src[ra], i] * vf[i]
         for l in range(nl):
             jv += sw.Z[l, a] * sw.Z[l, 2 * ca]
@@ -595,14 +638,13 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     cholesky_backward(sw.Gl, nl, sw.Pl)
     for l in range(nl):
         sw.loop_force[l] = sw.Pl[l] / h
-    dv = sw.dv                   # M~^-1 J^T P = L^-1 Y P
-    for i in range(n):
-        s = 0.0
-        for l in range(nl):
-            s += Y[l, i] * sw.Pl[l]
-        for b in range(2 * ca):
-            s += Y[nl + b, i] * sw.Pc[b]
-        dv[i] = s
+    dv = sw.dv                   # M~^-1 J^T P = L^-1 Y P, row by row (each dv[i] sums
+    for i in range(n):           # the rows in order, as a dot product over them would)
+        dv[i] = 0.0
+    for r in range(Rc):
+        pr = sw.Pl[r] if r < nl else sw.Pc[r - nl]
+        for i in range(end[r]):
+            dv[i] += Y[r, i] * pr
     sparse_l_solve(Mt, n, ptr, idx, dv)
     for i in range(n):
         vn = vf[i] + dv[i]
@@ -616,7 +658,7 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     for j in range(ca):          # slip of the kept points: u_t = t.J v+ (rows at q)
         i = sw.sel[j]
         ut = 0.0
-        for k in range(n):
+        for k in range(end[nl + ca + j]):
             ut += sw.K[src[nl + ca + j], k] * v[k]
         sw.ut[i] = ut
         if sw.P[i] > 0.0:

@@ -93,8 +93,25 @@ class NominalGait:
         return self.angles(np.arange(n_points) / n_points)
 
 
+_BUILT: dict[tuple[str, int], NominalGait] = {}
+
+
 def nominal_gait(path: Path | str = GAIT_CSV) -> NominalGait:
-    """The periodic nominal gait interpolant (see the module docstring for the method)."""
+    """The periodic nominal gait interpolant (see the module docstring for the method).
+    Built once per process for each version of the file (its path and modification
+    time): every walking evaluation asks for it (reading and fitting cost ~1 ms, issue
+    16). The interpolant is shared: read it, do not modify it."""
+    path = Path(path)
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+    except OSError:
+        return _fit_gait(path)           # (reports the missing file)
+    if key not in _BUILT:
+        _BUILT[key] = _fit_gait(path)
+    return _BUILT[key]
+
+
+def _fit_gait(path: Path) -> NominalGait:
     percent, deg = read_gait_csv(path)
     deg = deg.copy()
     deg[:, 2] += ANKLE_MARKER_OFFSET_DEG

@@ -45,7 +45,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from codesign.control.impedance import ControllerArrays, control_gains, control_torques, torso_pitch
+from codesign.control.impedance import (ControllerArrays, control_torques, passive_row_gains,
+                                         torso_pitch, update_gains)
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
@@ -184,13 +185,14 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     prev_mode = cp.prev_mode
     for i in range(c):
         prev_mode[i] = sw.mode[i]
+    passive_row_gains(cp.ctrl, cp.Kimp, cp.Dimp)   # constant; the steps update the rest
     for k in range(n_steps):
         t = t0 + k * h
         k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
         c0 = cy.cycles()
         _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
                                     cp.joint_gain)
-        control_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
+        update_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
         cy.add(sw.cycles, cy.CONTROL, c0)
         code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
         if code == ts.STEP_MASS_NOT_PD:

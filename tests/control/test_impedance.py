@@ -108,6 +108,33 @@ def test_control_gains_are_minus_the_torque_jacobians():
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
 
 
+def _track_the_dense_sum(arr, gains, K, D, passive_kd, compare, **tolerance):
+    """Call ``gains`` (control_gains or update_gains) on the reused K, D at four times and
+    pitches of a 7-coordinate model (gains changing with the phase, the assist switching
+    off) and compare each result with numpy's dense sum in control_gains' order: the
+    active rows' K_j r r^T, the passive rows' (passive_kd: their (K, D) in order), the
+    assist's 3000 / 20 on the pitch. Returns the last (gains, assist active)."""
+    n = 7
+    gain = np.zeros((2, 2))
+    for t, pitch in ((0.0, 0.3), (0.3, 0.3), (0.6, -0.2), (0.9, 0.0)):
+        q = np.array([0, 0.9, pitch, 0.4, -0.6, 0.2, 0.1])
+        _, active = imp.control_torques(t, q, np.zeros(n), arr, np.zeros(n), np.zeros(2),
+                                        np.zeros(2), gain)
+        gains(arr, gain, active, K, D)
+        K_true, D_true = np.zeros((n, n)), np.zeros((n, n))
+        for j in range(2):
+            K_true += gain[j, 0] * np.outer(arr.act_rows[j], arr.act_rows[j])
+            D_true += gain[j, 1] * np.outer(arr.act_rows[j], arr.act_rows[j])
+        for j, (k, d) in enumerate(passive_kd):
+            K_true += k * np.outer(arr.pas_rows[j], arr.pas_rows[j])
+            D_true += d * np.outer(arr.pas_rows[j], arr.pas_rows[j])
+        K_true[2, 2] += 3000.0 if active else 0.0
+        D_true[2, 2] += 20.0 if active else 0.0
+        compare(K, K_true, **tolerance)
+        compare(D, D_true, **tolerance)
+    return gain, active
+
+
 def test_control_gains_reused_matrices_equal_the_dense_sum_every_call():
     """control_gains writes only the rows' outer-product entries and the pitch diagonal
     (issue 16); reused across calls, as the rollout does, the matrices must still equal
@@ -123,23 +150,37 @@ def test_control_gains_reused_matrices_equal_the_dense_sum_every_call():
     assert [list(arr.act_cols[j, :arr.act_ncols[j]]) for j in range(2)] == \
         [[4], list(np.flatnonzero(rows["knee"][1]))]
     K, D = np.zeros((n, n)), np.zeros((n, n))
-    gain = np.zeros((2, 2))
-    for t, pitch in ((0.0, 0.3), (0.3, 0.3), (0.6, -0.2), (0.9, 0.0)):
-        q = np.array([0, 0.9, pitch, 0.4, -0.6, 0.2, 0.1])
-        _, active = imp.control_torques(t, q, np.zeros(n), arr, np.zeros(n), np.zeros(2),
-                                        np.zeros(2), gain)
-        imp.control_gains(arr, gain, active, K, D)
-        K_true, D_true = np.zeros((n, n)), np.zeros((n, n))
-        for j in range(2):
-            K_true += gain[j, 0] * np.outer(arr.act_rows[j], arr.act_rows[j])
-            D_true += gain[j, 1] * np.outer(arr.act_rows[j], arr.act_rows[j])
-        K_true += 80.0 * np.outer(arr.pas_rows[0], arr.pas_rows[0])
-        D_true += 2.5 * np.outer(arr.pas_rows[0], arr.pas_rows[0])
-        K_true[2, 2] += 3000.0 if active else 0.0
-        D_true[2, 2] += 20.0 if active else 0.0
-        np.testing.assert_allclose(K, K_true, rtol=1e-15, atol=0)
-        np.testing.assert_allclose(D, D_true, rtol=1e-15, atol=0)
+    gain, active = _track_the_dense_sum(arr, imp.control_gains, K, D, ((80.0, 2.5),),
+                                        np.testing.assert_allclose, rtol=1e-15, atol=0)
     assert not active and {gain[0, 0], gain[1, 0]} == {900.0, 150.0}
+
+
+def test_update_gains_after_the_passive_rows_equals_the_sum_in_order_to_the_bit():
+    """The rollout fills the passive rows' (constant) entries once and then updates only
+    the entries the active rows and the pitch reach (issue 16). Truth: numpy's sum of the
+    outer products in control_gains' order (active rows, passive rows, assist), compared
+    exactly, on an entry that an active row and two passive rows share (as the co-design's
+    WR joints do) and with gains and the assist changing between calls."""
+    parent = np.array([-1, 0, 1, 2, 3, 2, 5])
+    jtype = np.array([PRISMATIC_X, PRISMATIC_Z, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE, REVOLUTE])
+    n = 7
+    c = imp.Controller(
+        active=(imp.ActiveJoint("knee", sg.constant(0.3), sg.step(0.1, 0.4, 913.7, 151.3),
+                                sg.step(0.5, 0.3, 12.1, 4.3)),),
+        passive=(imp.PassiveJoint("wr", 0.1, 0.1, 0.7), imp.PassiveJoint("wr2", 0.2, 0.0, 0.1)),
+        frequency=0.9)
+    rows = {"knee": (imp.tree_joint_row(n, 4), imp.loop_joint_row(parent, jtype, 6, 4))}
+    passive = {"wr": (imp.loop_joint_row(parent, jtype, 3, 6),),
+               "wr2": (imp.loop_joint_row(parent, jtype, 5, 4),)}
+    arr = imp.compile_controller(c, n, rows, passive, pitch_index=2)
+    shared = [e for e in map(tuple, arr.gain_entries)
+              if sum(abs(r[e[0]] * r[e[1]]) > 0 for r in arr.pas_rows) == 2]
+    assert shared, "the case must have an entry of an active row and two passive rows"
+    K, D = np.zeros((n, n)), np.zeros((n, n))
+    imp.passive_row_gains(arr, K, D)
+    # (a + p1) + p2 != a + (p1 + p2) for these passive gains: the order is what is tested
+    _track_the_dense_sum(arr, imp.update_gains, K, D, ((0.1, 0.7), (0.2, 0.1)),
+                         np.testing.assert_array_equal)
 
 
 @pytest.mark.parametrize("pitch, rate, expect_active", [(0.05, 3.0, False), (-0.087, -1.0, False),

@@ -108,3 +108,32 @@ def test_step_outside_the_pattern_factors_densely_with_the_same_result():
     assert (dense_a, dense_b) == (20, 0)
     np.testing.assert_allclose(v_a, v_b, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(q_a, q_b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_paired_solve_equals_two_single_solves_to_the_bit(seed):
+    """sparse_lt_solve2 (the time step's rows in pairs) against sparse_lt_solve of each
+    right-hand side alone, exactly: sides on different branches (one is zero where the
+    other is not) and sides that end at different indices."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 25))
+    parent = random_tree(rng, n)
+    rows = np.zeros((2, n))
+    for r in rows:
+        nz = rng.choice(n, size=min(n, 3), replace=False)
+        r[nz] = rng.normal(size=nz.size)
+    ptr, idx = la.fill_pattern(parent, rows)
+    A = np.tril(tree_sparse_spd(rng, parent, rows))
+    assert la.sparse_ltl(A, n, ptr, idx)
+    for _ in range(5):
+        b0, b1 = np.zeros(n), np.zeros(n)
+        for b in (b0, b1):
+            i = int(rng.integers(0, n))
+            b[[i] + ancestors(parent, i)] = rng.normal(size=1 + len(ancestors(parent, i)))
+        end = max(np.flatnonzero(b0).max(), np.flatnonzero(b1).max()) + 1
+        x0, x1 = b0.copy(), b1.copy()
+        la.sparse_lt_solve2(A, end, ptr, idx, x0, x1)
+        la.sparse_lt_solve(A, n, ptr, idx, b0)
+        la.sparse_lt_solve(A, n, ptr, idx, b1)
+        np.testing.assert_array_equal(x0, b0)
+        np.testing.assert_array_equal(x1, b1)

@@ -150,3 +150,31 @@ def test_foot_is_flat_in_mid_stance_with_the_ankle_offset():
     gait = nominal_gait()
     for s in (0.18, 0.22, 0.26):
         assert abs(np.rad2deg(gait.angles(s).sum())) < 1.0
+
+
+def test_nominal_gait_is_fitted_once_per_file_version(tmp_path):
+    """Every evaluation asks for the gait: one fit per process and file version (issue
+    16); an edited file is fitted again, with its new data."""
+    import os
+    import shutil
+
+    from codesign.model.gait import GAIT_CSV
+
+    path = tmp_path / "gait.csv"
+    shutil.copy(GAIT_CSV, path)
+    first = nominal_gait(path)
+    assert nominal_gait(path) is first
+    np.testing.assert_array_equal(first.sample(10), nominal_gait().sample(10))
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    col = header.index("knee_flexion_deg")
+    rows = [line.split(",") for line in lines[1:]]
+    for r in rows:
+        r[col] = str(float(r[col]) + 10.0)
+    path.write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    ns = os.stat(path).st_mtime_ns
+    os.utime(path, ns=(ns, ns + 10**9))         # a later version, also on a coarse clock
+    edited = nominal_gait(path)
+    assert edited is not first
+    np.testing.assert_allclose(edited.sample(10)[:, 1], first.sample(10)[:, 1] - np.deg2rad(10.0),
+                               atol=1e-12)
