@@ -81,8 +81,8 @@ Slip for the caller: the tangential velocity u_t = t.J_i v+ of every point after
 slip path (sum of h |u_t| over the steps it carries an impulse, m) and the work its
 friction impulse dissipates (sum of -P_t u_t, J; maximal dissipation makes each term
 >= 0, a sticking point adds 0). A sliding foot is the hard contact's exact answer when
-the loads ask for more than mu P_n (issue 15: the co-design gait of
-docs/designs/codesign-walking.json slides in 64 % of its foot contact with a unique,
+the loads ask for more than mu P_n (issue 15: the thesis-rule co-design gait of
+tests/walking/data/thesis-codesign-walking.json slides in 64 % of its foot contact with a unique,
 slipping solution of every checked step); these counters make it measurable.
 
 The production caller is the walking rollout (:mod:`codesign.walking.stepping`); a
