@@ -8,7 +8,7 @@ CODESIGN := $(VENV)/bin/codesign
 STAMP := $(VENV)/.installed-stamp
 SPEC ?= pipelines/demo.toml
 
-.PHONY: run test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv cache
+.PHONY: run walking test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv cache
 
 CATALOG := topologies/catalog.json
 DEMO := results/demo
@@ -38,6 +38,16 @@ run: $(STAMP) $(CATALOG) cache
 	else $(CODESIGN) optimize pipelines/demo.toml --name demo; fi
 	$(CODESIGN) report $(DEMO)
 	@echo "report: $(DEMO)/report/index.html (summary: $(DEMO)/report/summary.md)"
+
+## walking: a walking co-design under real actuators (docs/studies.md): the capped
+## human-gait study, then the two walk-first runs from its transferred gait, then a replay
+WALKING_RUNS := human-capped codesign-transfer codesign-transfer2
+walking: $(STAMP) $(CATALOG) cache
+	for s in $(WALKING_RUNS); do \
+	  if [ -f results/$$s/run.sqlite ]; then $(CODESIGN) resume results/$$s || exit 1; \
+	  else $(CODESIGN) optimize pipelines/$$s.toml || exit 1; fi; done
+	$(CODESIGN) simulate --run results/codesign-transfer2 --best --out results/walking
+	@echo "walking co-design: results/walking (gait.png, stick.gif, record.json)"
 
 ## test: the whole test suite
 test: $(STAMP)
