@@ -84,3 +84,21 @@ def test_the_capped_human_gait_transferred_to_the_parallelogram_device_walks():
     assert worn["time"] == 10.0 and worn["actuator_torque_ratio_peak"] <= 1.0
     assert worn["speed"] == pytest.approx(alone["speed"], rel=0.15)
     assert worn["added_mass"] > 10.0
+
+
+@pytest.mark.parametrize("args, pattern", [
+    (["docs/designs/codesign-walking.json"], r".*a co-design \(topology 1\); expected a human-gait design.*"),
+    (["docs/designs/human-walking.json", "--like", "docs/designs/human-walking.json"],
+     r".*--like .*: a human design; expected a co-design.*"),
+    (["no/such.json"], r".*no/such\.json.*"),
+])
+def test_transfer_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, args, pattern):
+    from pathlib import Path
+
+    from runtools import codesign, one_line
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "out.json"
+    done = codesign("transfer", *args, "--out", out, cwd=root)
+    one_line(done, 2, pattern)
+    assert not out.exists()
