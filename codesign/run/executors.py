@@ -373,7 +373,8 @@ class DaskStream:
     then share tasks (:func:`plan_tasks`, per iteration) -- each task costs the scheduler
     a round trip. Tasks run the oldest iteration first, within it the longest predicted
     first (Dask priorities: a worker that frees up takes the next by priority, so a
-    misprediction costs one task). Results are fetched in the client's event loop as the
+    misprediction costs one task; the tasks of one iteration handed out together go in
+    one message at the priority of their longest, in list order). Results are fetched in the client's event loop as the
     tasks finish (``as_completed``), not by one gather round trip per ``next``."""
 
     def __init__(self, executor: DaskExecutor):
@@ -398,10 +399,10 @@ class DaskStream:
         ex = self.executor
         try:
             for iteration, group in sorted(by_iteration.items()):
-                for task in plan_tasks([cost for _, cost in group]):
-                    batch = [group[i][0] for i in task.indices]
-                    future = ex.client.submit(evaluate_batch, ex.problem, batch, ex.settings, ex.objectives,
-                                              pure=False, priority=stream_priority(iteration, task.cost_s))
+                tasks = plan_tasks([cost for _, cost in group])
+                batches = [[group[i][0] for i in task.indices] for task in tasks]
+                # one message per iteration, its tasks longest first at the longest one's priority
+                for future, batch in zip(ex._map(batches, stream_priority(iteration, tasks[0].cost_s)), batches):
                     self.running[future] = batch
                     self.finished.add(future)
         except BaseException as exc:
