@@ -12,8 +12,9 @@ at any time, (candidate, record) pairs back as they finish.
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
   particle's previous evaluation (``wall_s``; the first iteration: equal costs);
   :func:`plan_iteration` gives each evaluation a task of its own, except that where
-  the scheduler could not start one task per evaluation as fast as the workers finish
-  them, evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
+  one task per evaluation would cost more than it risks (the scheduler could not start
+  them as fast as the workers finish them, or they would cost the workers more than 2 %
+  of a work-bound iteration), evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
   longest first, each into the lightest task); an iteration's tasks go to the scheduler
   in one message, longest first (it starts them in that order), and their records are
   fetched as each task finishes, so that the last one's is all that remains to fetch
@@ -525,23 +526,36 @@ def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[T
 
 
 # The scheduler's cost of one task (s): starting 200 tasks submitted in one message took
-# 150-190 ms at 64 workers on the 2-core reference machine (`codesign bench scaling`).
+# 150-190 ms at 64 workers on the 2-core reference machine (`codesign bench scaling`);
+# a worker pays about as much per task (its records sent back, the next one started).
 TASK_OVERHEAD_S = 0.001
+PACK_ABOVE = 0.02
 
 
 def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:
     """The tasks of a synchronous iteration on ``workers`` workers: :func:`plan_tasks`,
-    letting short evaluations share tasks only where the scheduler could not start one
-    task per evaluation (TASK_OVERHEAD_S each) as fast as the workers finish them, i.e.
-    where that would take longer than the iteration's work per worker, sum / W -- many
-    short evaluations on many workers (the thesis-scale spec on 64 workers: 200 per
-    iteration, most 1-3 ms), not 200 on 16 workers once some walk (the workers are busy
-    while the scheduler starts the rest) nor 40 long ones on 2 (the demo), where a short
-    prediction that turns out long would hold up its task's other evaluations for
-    nothing."""
+    letting short evaluations share tasks where one task per evaluation (TASK_OVERHEAD_S
+    each) would cost more than it risks. With W = ``workers`` and the iteration's
+    predicted work per worker S = sum / W, shared tasks pay
+
+    - where the scheduler could not start the tasks as fast as the workers finish them:
+      n TASK_OVERHEAD_S > S (many short evaluations on many workers: the thesis-scale
+      spec on 64 workers, 200 per iteration, most 1-3 ms), or
+    - where the tasks would cost each worker more than PACK_ABOVE of its work,
+      n TASK_OVERHEAD_S / W > PACK_ABOVE S, in an iteration bound by its work, S > 2 x
+      the longest evaluation (the thesis-scale spec on 2 workers), where a short
+      prediction that turns out long cannot stretch the iteration much.
+
+    Not where the longest evaluations bound the iteration and the workers are busy while
+    the scheduler starts the rest (the thesis-scale spec on 16 workers once some designs
+    walk: two surprise-long evaluations in one shared task would cost more than the
+    dispatch saves), nor for 40 long evaluations on 2 workers (the demo)."""
     if not costs:
         return []
-    pays = len(costs) * TASK_OVERHEAD_S > float(sum(costs)) / max(1, workers)
+    per_worker = float(sum(costs)) / max(1, workers)
+    tasks_s = len(costs) * TASK_OVERHEAD_S
+    pays = tasks_s > per_worker or (tasks_s / max(1, workers) > PACK_ABOVE * per_worker
+                                     and per_worker > 2.0 * float(max(costs)))
     return plan_tasks(costs, MIN_TASK_S if pays else 0.0)
 
 

@@ -69,17 +69,21 @@ def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed)
     assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0, 1)]
 
 
-def test_short_evaluations_share_tasks_only_where_the_scheduler_could_not_keep_up():
+def test_short_evaluations_share_tasks_only_where_one_task_each_costs_more_than_it_risks():
     # thesis-scale on 64 workers: 200 evaluations of 2 ms are 6 ms of work per worker,
     # against 200 ms for the scheduler to start them one by one: 40 tasks of 10 ms
     plan = plan_iteration([0.002] * 200, 64)
     assert len(plan) == 40 and all(t.cost_s == pytest.approx(0.01) for t in plan)
     assert len(plan_iteration([0.002] * 200, 4)) == 40           # 100 ms per worker < 200 ms
-    assert len(plan_iteration([0.002] * 200, 1)) == 200          # 400 ms per worker > 200 ms
-    # once some walk, 16 workers are busy while the scheduler starts the rest: alone
-    costs = [0.5] * 12 + [0.002] * 188                           # 0.4 s per worker > 0.2 s
+    # once some walk, 16 workers are busy while the scheduler starts the rest (0.4 s of
+    # work per worker > 0.2 s), and a 0.5-s evaluation bounds the iteration: alone
+    costs = [0.5] * 12 + [0.002] * 188
     assert [t.indices for t in plan_iteration(costs, 16)] == [(i,) for i in range(200)]
-    # the demo: 20 long and 20 short, alone on 2 workers and on 64 (0.31 s per worker > 40 ms)
+    # on 2 workers the same iteration is bound by its work (3.2 s per worker > 2 x 0.5 s)
+    # and 100 tasks per worker cost each 0.1 s > 2 % of it: 12 alone, 376 ms in 37 tasks
+    assert len(plan_iteration(costs, 2)) == 12 + 37
+    # the demo: 20 long and 20 short, alone on 2 workers (20 ms per worker < 2 % of 10 s)
+    # and on 64 (40 ms of dispatch < 0.31 s per worker)
     costs = [1.0] * 20 + [0.003] * 20
     assert [t.indices for t in plan_iteration(costs, 2)] == [(i,) for i in range(40)]
     assert len(plan_iteration(costs, 64)) == 40
