@@ -14,8 +14,8 @@ at any time, (candidate, record) pairs back as they finish.
   :func:`plan_iteration` gives each evaluation a task of its own, except that where
   one task per evaluation would cost more than it risks (the scheduler could not start
   them as fast as the workers finish them, or they would cost the workers more than 2 %
-  of a work-bound iteration), evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
-  longest first, each into the lightest task); an iteration's tasks go to the scheduler
+  of a work-bound iteration), evaluations shorter than MIN_TASK_S share tasks of about
+  MIN_TASK_S (LPT: longest first, each into the lightest task); an iteration's tasks go to the scheduler
   in one message, longest first (it starts them in that order), and their records are
   fetched as each task finishes, so that the last one's is all that remains to fetch
   when the iteration's work is done. A :class:`WarmupPlugin` runs
@@ -375,8 +375,9 @@ class DaskStream:
     a round trip. Tasks run the oldest iteration first, within it the longest predicted
     first (Dask priorities: a worker that frees up takes the next by priority, so a
     misprediction costs one task; the tasks of one iteration handed out together go in
-    one message at the priority of their longest, in list order). Results are fetched in the client's event loop as the
-    tasks finish (``as_completed``), not by one gather round trip per ``next``."""
+    one message at the priority of their longest, in list order). Results are fetched in
+    the client's event loop as the tasks finish (``as_completed``), not by one gather
+    round trip per ``next``."""
 
     def __init__(self, executor: DaskExecutor):
         from distributed import as_completed
