@@ -6,7 +6,7 @@ particle: a bundled one, ``--profile``, or a stored run, ``--run``) is replayed 
 store -- with the ``replay`` problem (:mod:`codesign.problems.replay`), whose evaluation
 of (iteration, particle) sleeps for the recorded cost. Sleeping needs no cores, so 64
 workers run on a 2-core machine (as threads of at most ``MAX_PROCESSES`` worker
-processes: the evaluations sleep with the GIL released).
+processes, ``--processes`` to change: the evaluations sleep with the GIL released).
 
 Per worker count W it prints the achieved and the ideal time per iteration and their
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
@@ -15,7 +15,10 @@ peer, computed from the same costs). Beside it, *planned*: the executor's own ta
 (:func:`~codesign.run.executors.plan_iteration` on each particle's previous cost) listed on
 W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
 ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
-achieved the part lost to overheads. The first replayed iteration starts the cluster's
+achieved the part lost to overheads. *known*: the same list schedule had every cost been
+known in advance (one evaluation per task, longest first): ideal / known is the most a
+perfect cost prediction could reach, planned / known what the previous-cost prediction
+loses. The first replayed iteration starts the cluster's
 tasks and has no cost predictions; it is not counted.
 
 ``--pipeline``: the same with ``[optimizer] pipeline = true`` (the pipelined MMPSO of
@@ -26,7 +29,7 @@ path being the longest chain of evaluations the pipeline's rule makes wait for e
 achieved is the time from the run's start (its executor up) to the last iteration stored,
 every iteration counted. *planned*: the pipelined rule on W workers that take the ready
 evaluation of the oldest iteration, longest predicted first, at no cost
-(:func:`pipelined_makespan`).
+(:func:`pipelined_makespan`); *known*: the same by the evaluations' own costs.
 
 Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 4), in
 blocks of ``BLOCK`` consecutive iterations spread evenly over the profile (consecutive,
@@ -69,6 +72,7 @@ class Row(NamedTuple):
     achieved_s: float
     ideal_s: float
     planned_s: float        # the executor's plan on W workers without overheads
+    known_s: float          # the same had the costs been known in advance (a perfect prediction)
     efficiency: float       # ideal / achieved
 
 
@@ -150,17 +154,30 @@ def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
     """Makespan of each iteration after the first when the executor's plan for it (each
     particle's cost in the previous iteration predicting the next) is listed on
     ``workers`` workers that take the next task the moment they are free, at no cost."""
-    import heapq
-
     from codesign.run.executors import plan_iteration
 
-    out = []
-    for previous, actual in zip(costs[:-1], costs[1:]):
-        free = [0.0] * workers
-        for task in plan_iteration(list(previous), workers):
-            heapq.heappush(free, heapq.heappop(free) + float(sum(actual[i] for i in task.indices)))
-        out.append(max(free))
-    return np.asarray(out)
+    return np.asarray([_list_schedule([[float(actual[i]) for i in task.indices]
+                                       for task in plan_iteration(list(previous), workers)], workers)
+                       for previous, actual in zip(costs[:-1], costs[1:])])
+
+
+def known_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
+    """Makespan of each iteration after the first if its costs were known in advance: one
+    evaluation per task, longest first (LPT), on ``workers`` workers at no cost -- the
+    plan of a perfect cost prediction, within Graham's 4/3 of the best schedule."""
+    return np.asarray([_list_schedule([[float(c)] for c in sorted(row, reverse=True)], workers)
+                       for row in costs[1:]])
+
+
+def _list_schedule(tasks: list[list[float]], workers: int) -> float:
+    """Makespan of tasks (each a list of evaluation costs, s) taken in the order given by
+    ``workers`` workers the moment they are free."""
+    import heapq
+
+    free = [0.0] * workers
+    for task in tasks:
+        heapq.heappush(free, heapq.heappop(free) + sum(task))
+    return max(free)
 
 
 def pipelined_critical_path(costs: np.ndarray) -> float:
@@ -174,16 +191,21 @@ def pipelined_critical_path(costs: np.ndarray) -> float:
     return float(last.max())
 
 
-def pipelined_makespan(costs: np.ndarray, workers: int) -> float:
+def pipelined_makespan(costs: np.ndarray, workers: int, known: bool = False) -> float:
     """The makespan of a pipelined run listed on ``workers`` workers at no cost: a free
     worker takes the ready evaluation of the oldest iteration, longest predicted first
     (its particle's previous cost; 1 s for the first iteration), as the executor's
-    priorities ask (:func:`codesign.run.executors.stream_priority`)."""
+    priorities ask (:func:`codesign.run.executors.stream_priority`); ``known``: longest
+    first by the evaluations' own costs (a perfect prediction)."""
     import heapq
 
     n_it, n = costs.shape
+    if known:
+        predicted = costs
+    else:
+        predicted = np.vstack([np.ones((1, n)), costs[:-1]])    # (k, i) predicted by (k-1, i)
     done = np.zeros((n_it, n), dtype=bool)
-    ready = [(0, -1.0, i) for i in range(n)]
+    ready = [(0, -float(predicted[0, i]), i) for i in range(n)]
     heapq.heapify(ready)
     running: list[tuple[float, int, int]] = []
     now, complete = 0.0, 0                 # complete: iterations with every evaluation done
@@ -194,13 +216,13 @@ def pipelined_makespan(costs: np.ndarray, workers: int) -> float:
         now, k, i = heapq.heappop(running)
         done[k, i] = True
         if k + 1 < n_it and k <= complete:          # the move of (i, k) needs iteration k-1 complete
-            heapq.heappush(ready, (k + 1, -float(costs[k, i]), i))
+            heapq.heappush(ready, (k + 1, -float(predicted[k + 1, i]), i))
         while complete < n_it and done[complete].all():
             complete += 1
             k2 = complete                              # moves of iteration `complete` now allowed
             for j in np.flatnonzero(done[k2] if k2 < n_it else []):
                 if k2 + 1 < n_it:
-                    heapq.heappush(ready, (k2 + 1, -float(costs[k2, j]), int(j)))
+                    heapq.heappush(ready, (k2 + 1, -float(predicted[k2 + 1, j]), int(j)))
     return now
 
 
@@ -213,8 +235,9 @@ def _spec_text(profile_path: Path, particles: int, iterations: int, pipeline: bo
 
 
 def measure(label: str, profile, workers: int, iterations: list[int], folder: Path,
-            pipeline: bool = False) -> Row:
-    """Replay ``iterations`` of ``profile`` on ``workers`` workers; one Row."""
+            pipeline: bool = False, max_processes: int = MAX_PROCESSES) -> Row:
+    """Replay ``iterations`` of ``profile`` on ``workers`` workers (threads of at most
+    ``max_processes`` worker processes); one Row."""
     from codesign.problems.replay import CostProfile, write_profile
     from codesign.run.driver import check_run, start_run
     from codesign.run.executors import local_executor
@@ -226,7 +249,7 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
     spec = parse_spec(_spec_text(path, profile.particles, len(iterations), pipeline),
                       source=f"bench scaling {label}")
     problem, settings = check_run(spec)
-    processes = max(d for d in range(1, MAX_PROCESSES + 1) if workers % d == 0)
+    processes = max(d for d in range(1, max_processes + 1) if workers % d == 0)
     threads = workers // processes
     stamps: list[float] = []
     mode = "pipeline" if pipeline else "sync"
@@ -239,12 +262,15 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
         achieved = (stamps[-1] - started) / counted
         ideal = max(costs.sum() / workers, pipelined_critical_path(costs)) / counted
         planned = pipelined_makespan(costs, workers) / counted
+        known = pipelined_makespan(costs, workers, known=True) / counted
     else:
         counted = len(stamps) - 1
         achieved = (stamps[-1] - stamps[0]) / counted
         ideal = float(ideal_per_iteration(costs[1:], workers).mean())
         planned = float(planned_per_iteration(costs, workers).mean())
-    return Row(label, mode, workers, processes, threads, counted, achieved, ideal, planned, ideal / achieved)
+        known = float(known_per_iteration(costs, workers).mean())
+    return Row(label, mode, workers, processes, threads, counted, achieved, ideal, planned, known,
+               ideal / achieved)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -257,6 +283,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--iterations: got {n}; expected at least 2 (the first is not counted)")
     sources = load_source(getattr(args, "profile", None), getattr(args, "run", None))
     as_json = bool(getattr(args, "json", False))
+    max_processes = MAX_PROCESSES if getattr(args, "processes", None) is None else args.processes
+    if max_processes < 1:
+        raise UserError(f"--processes: got {max_processes}; expected at least 1 worker process")
     pipeline = bool(getattr(args, "pipeline", False))
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="codesign-scaling-") as tmp:
@@ -266,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{label}{' (pipelined MMPSO)' if pipeline else ''}: {profile.particles} particles, "
                       f"iterations {_ranges(chosen)} of {profile.iterations} ({profile.provenance})")
             for w in workers:
-                rows.append(measure(label, profile, w, chosen, Path(tmp), pipeline))
+                rows.append(measure(label, profile, w, chosen, Path(tmp), pipeline, max_processes))
                 if not as_json:
                     _print_row(rows[-1], header=len(rows) == 1 or rows[-2].profile != label)
     out = Path(getattr(args, "out", "results/bench"))
@@ -291,7 +320,7 @@ def _ranges(chosen: list[int]) -> str:
 def _print_row(row: Row, header: bool) -> None:
     if header:
         print(f"{'workers':>7} {'procs x threads':>15} {'achieved [s/it]':>15} {'ideal [s/it]':>12} "
-              f"{'efficiency':>10} {'planned [s/it]':>14} {'ideal/planned':>13}")
+              f"{'efficiency':>10} {'planned [s/it]':>14} {'ideal/planned':>13} {'ideal/known':>11}")
     print(f"{row.workers:7d} {f'{row.processes} x {row.threads}':>15} {row.achieved_s:15.3f} "
           f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}% {row.planned_s:14.3f} "
-          f"{100 * row.ideal_s / row.planned_s:12.1f}%")
+          f"{100 * row.ideal_s / row.planned_s:12.1f}% {100 * row.ideal_s / row.known_s:10.1f}%")

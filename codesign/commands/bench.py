@@ -33,10 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scaling.add_argument("--run", metavar="RUN", help="replay a stored run's costs (its folder or run.sqlite)")
     scaling.add_argument("--pipeline", action="store_true",
                          help="replay with the pipelined MMPSO ([optimizer] pipeline = true)")
+    scaling.add_argument("--processes", type=int, metavar="N",
+                         help="at most N worker processes, the workers being their threads (default 4)")
     scaling.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-SCALING_OPTIONS = ("workers", "iterations", "profile", "run", "pipeline", "json")
+SCALING_OPTIONS = ("workers", "iterations", "profile", "run", "pipeline", "processes", "json")
 
 
 def run(args: argparse.Namespace) -> int:

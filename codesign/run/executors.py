@@ -12,10 +12,13 @@ at any time, (candidate, record) pairs back as they finish.
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
   particle's previous evaluation (``wall_s``; the first iteration: equal costs);
   :func:`plan_iteration` gives each evaluation a task of its own, except that where
-  one task per evaluation would cost the scheduler more than PACK_ABOVE of the
-  iteration, evaluations shorter than MIN_TASK_S share tasks of about MIN_TASK_S (LPT:
-  longest first, each into the lightest task); the tasks are submitted longest first
-  (Dask priorities). A :class:`WarmupPlugin` runs
+  one task per evaluation would cost more than it risks (the scheduler could not start
+  them as fast as the workers finish them, or they would cost the workers more than 2 %
+  of a work-bound iteration), evaluations shorter than MIN_TASK_S share tasks of about
+  MIN_TASK_S (LPT: longest first, each into the lightest task); an iteration's tasks go to the scheduler
+  in one message, longest first (it starts them in that order), and their records are
+  fetched as each task finishes, so that the last one's is all that remains to fetch
+  when the iteration's work is done. A :class:`WarmupPlugin` runs
   the problem's warm-up hook (numba compilation) once on every worker, including workers
   that join later; a worker that dies takes its tasks with it and the scheduler
   recomputes them on the others (the driver only waits).
@@ -169,9 +172,10 @@ class DaskExecutor:
 
     Cost-aware: each candidate's cost is predicted from its particle's previous
     evaluation (``wall_s``; unknown in the first iteration: equal), the candidates are
-    packed into balanced tasks by :func:`plan_tasks` and the tasks are submitted longest
-    first. ``submit`` returns at once (the driver writes the previous iteration while the
-    workers evaluate); ``gather`` returns the records in candidate order.
+    packed into balanced tasks by :func:`plan_iteration` and the tasks are submitted in one
+    message, longest first. ``submit`` returns at once (the driver writes the previous
+    iteration while the workers evaluate); the records are fetched as the tasks finish and
+    ``gather`` returns them in candidate order.
 
     ``timeout_s``: the start waits that long for ``min_workers`` (UserError after it; a
     local cluster's own workers); None: it waits for one worker as long as it takes,
@@ -230,23 +234,36 @@ class DaskExecutor:
 
     def submit(self, candidates: Sequence[Candidate]) -> "Pending":
         """Send one iteration's tasks to the cluster (returns at once)."""
+        from distributed import as_completed
+
         batches = self.batches(candidates)
         try:
-            futures = [self.client.submit(evaluate_batch, self.problem, [candidates[i] for i in batch],
-                                          self.settings, self.objectives, pure=False,
-                                          priority=len(batches) - k)     # the longest task first
-                       for k, batch in enumerate(batches)]
+            futures = self._map([[candidates[i] for i in batch] for batch in batches])
         except BaseException as exc:
             self._lost_or_raise(exc)
-        return Pending(list(candidates), futures, [i for batch in batches for i in batch])
+        # the records are fetched as each task finishes, also while the driver writes
+        tasks = DaskTasks(futures, as_completed(futures, with_results=True))
+        return Pending(list(candidates), tasks, [i for batch in batches for i in batch])
+
+    def _map(self, tasks: list[list[Candidate]], priority: int = 0) -> list:
+        """Submit one task per candidate list in one message to the scheduler (``client.map``:
+        one graph update, where a ``submit`` per task costs the scheduler one each); the
+        scheduler starts tasks of equal ``priority`` in list order, so the first listed
+        starts first."""
+        n = len(tasks)
+        return self.client.map(evaluate_batch, [self.problem] * n, tasks, [self.settings] * n,
+                               [self.objectives] * n, pure=False, priority=priority)
 
     def gather(self, pending: "Pending") -> list[EvalRecord]:
         """Wait for an iteration's tasks; the records in candidate order (by position,
         never by finishing order)."""
+        futures, finished = pending.handle
+        results: dict = {}                  # future key -> the task's records
         try:
             try:
-                self._watch(lambda: _all_done(pending.handle, self.POLL_S))
-                gathered = self.client.gather(pending.handle)
+                while len(results) < len(futures):
+                    self._watch(lambda: _has_ready(finished, self.POLL_S))
+                    results.update((future.key, batch) for future, batch in _take_finished(finished))
             except KeyboardInterrupt:   # the driver stops: abandon the iteration in flight quietly
                 self.cancel(pending)
                 raise
@@ -254,6 +271,7 @@ class DaskExecutor:
             raise
         except BaseException as exc:
             self._lost_or_raise(exc)
+        gathered = [results[future.key] for future in futures]
         records: list = [None] * len(pending.candidates)
         for i, record in zip(pending.order, (r for batch in gathered for r in batch), strict=True):
             records[i] = record
@@ -356,8 +374,10 @@ class DaskStream:
     then share tasks (:func:`plan_tasks`, per iteration) -- each task costs the scheduler
     a round trip. Tasks run the oldest iteration first, within it the longest predicted
     first (Dask priorities: a worker that frees up takes the next by priority, so a
-    misprediction costs one task). Results are fetched in the client's event loop as the
-    tasks finish (``as_completed``), not by one gather round trip per ``next``."""
+    misprediction costs one task; the tasks of one iteration handed out together go in
+    one message at the priority of their longest, in list order). Results are fetched in
+    the client's event loop as the tasks finish (``as_completed``), not by one gather
+    round trip per ``next``."""
 
     def __init__(self, executor: DaskExecutor):
         from distributed import as_completed
@@ -381,10 +401,10 @@ class DaskStream:
         ex = self.executor
         try:
             for iteration, group in sorted(by_iteration.items()):
-                for task in plan_tasks([cost for _, cost in group]):
-                    batch = [group[i][0] for i in task.indices]
-                    future = ex.client.submit(evaluate_batch, ex.problem, batch, ex.settings, ex.objectives,
-                                              pure=False, priority=stream_priority(iteration, task.cost_s))
+                tasks = plan_tasks([cost for _, cost in group])
+                batches = [[group[i][0] for i in task.indices] for task in tasks]
+                # one message per iteration, its tasks longest first at the longest one's priority
+                for future, batch in zip(ex._map(batches, stream_priority(iteration, tasks[0].cost_s)), batches):
                     self.running[future] = batch
                     self.finished.add(future)
         except BaseException as exc:
@@ -397,7 +417,7 @@ class DaskStream:
         try:
             try:
                 ex._watch(lambda: _has_ready(self.finished, ex.POLL_S))
-                batch = self.finished.next_batch(block=False)
+                batch = _take_finished(self.finished)
             except KeyboardInterrupt:
                 self.cancel()
                 raise
@@ -428,32 +448,39 @@ def _has_ready(finished, timeout_s: float) -> bool:
     return finished.has_ready()
 
 
+def _take_finished(finished) -> list[tuple]:
+    """The (future, result) pairs an ``as_completed(..., with_results=True)`` holds now;
+    raises a failed task's exception (its ``next_batch`` hands it back as a result)."""
+    batch = finished.next_batch(block=False)
+    for future, result in batch:
+        if future.status == "error":
+            raise result[1].with_traceback(result[2])
+        if isinstance(result, BaseException):           # cancelled: the scheduler is gone
+            raise result
+    return batch
+
+
 def stream_priority(iteration: int, cost_s: float) -> int:
     """Dask priority (higher first) of a pipelined evaluation: older iterations first,
     then the longer predicted cost (in 0.1 ms, capped at ~28 h)."""
     return -iteration * 10**9 + min(int(cost_s * 1e4), 10**9 - 1)
 
 
-def _all_done(futures, timeout_s: float) -> bool:
-    """Whether every future is done, waiting up to ``timeout_s`` for them."""
-    from distributed import wait
+class DaskTasks(NamedTuple):
+    """An iteration's tasks on Dask: their futures (in submission order) and the
+    ``as_completed`` that fetches their records as they finish."""
 
-    if all(f.done() for f in futures):
-        return True
-    try:
-        wait(futures, timeout=timeout_s)
-    except TimeoutError:
-        return False
-    return True
+    futures: list
+    finished: object
 
 
 class Pending(NamedTuple):
     """One iteration submitted to an executor: its candidates, the executor's handle on
-    the work (Dask futures, one per task; empty for the serial executor) and the
+    the work (:class:`DaskTasks`; empty for the serial executor) and the
     candidates' positions in the order the tasks return their records."""
 
     candidates: list[Candidate]
-    handle: list
+    handle: "DaskTasks | list"
     order: list[int]
 
 
@@ -499,25 +526,37 @@ def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[T
     return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
 
 
-# The scheduler's cost of one task (s): a round trip of 1-4 ms measured on the 2-core
-# reference machine; packing pays where one task per evaluation would cost more than
-# PACK_ABOVE of the iteration's ideal time.
-TASK_OVERHEAD_S = 0.002
-PACK_ABOVE = 0.05
+# The scheduler's cost of one task (s): starting 200 tasks submitted in one message took
+# 150-190 ms at 64 workers on the 2-core reference machine (`codesign bench scaling`);
+# a worker pays about as much per task (its records sent back, the next one started).
+TASK_OVERHEAD_S = 0.001
+PACK_ABOVE = 0.02
 
 
 def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:
     """The tasks of a synchronous iteration on ``workers`` workers: :func:`plan_tasks`,
-    letting short evaluations share tasks only where dispatching one task per evaluation
-    (TASK_OVERHEAD_S each) would cost more than PACK_ABOVE of the iteration's ideal
-    time max(sum / W, longest) -- many short evaluations on many workers (the
-    thesis-scale spec: 200 per iteration, most 1-3 ms), not 40 long ones on 2 workers
-    (the demo), where a short prediction that turns out long would hold up its task's
-    other evaluations for nothing."""
+    letting short evaluations share tasks where one task per evaluation (TASK_OVERHEAD_S
+    each) would cost more than it risks. With W = ``workers`` and the iteration's
+    predicted work per worker S = sum / W, shared tasks pay
+
+    - where the scheduler could not start the tasks as fast as the workers finish them:
+      n TASK_OVERHEAD_S > S (many short evaluations on many workers: the thesis-scale
+      spec on 64 workers, 200 per iteration, most 1-3 ms), or
+    - where the tasks would cost each worker more than PACK_ABOVE of its work,
+      n TASK_OVERHEAD_S / W > PACK_ABOVE S, in an iteration bound by its work, S > 2 x
+      the longest evaluation (the thesis-scale spec on 2 workers), where a short
+      prediction that turns out long cannot stretch the iteration much.
+
+    Not where the longest evaluations bound the iteration and the workers are busy while
+    the scheduler starts the rest (the thesis-scale spec on 16 workers once some designs
+    walk: two surprise-long evaluations in one shared task would cost more than the
+    dispatch saves), nor for 40 long evaluations on 2 workers (the demo)."""
     if not costs:
         return []
-    ideal = max(float(sum(costs)) / max(1, workers), float(max(costs)))
-    pays = len(costs) * TASK_OVERHEAD_S > PACK_ABOVE * ideal
+    per_worker = float(sum(costs)) / max(1, workers)
+    tasks_s = len(costs) * TASK_OVERHEAD_S
+    pays = tasks_s > per_worker or (tasks_s / max(1, workers) > PACK_ABOVE * per_worker
+                                     and per_worker > 2.0 * float(max(costs)))
     return plan_tasks(costs, MIN_TASK_S if pays else 0.0)
 
 

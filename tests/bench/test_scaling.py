@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from codesign.bench.scaling import (ideal_per_iteration, pipelined_critical_path, pipelined_makespan,
-                                    planned_per_iteration, profile_from_run, window)
-from codesign.problems.replay import CostProfile, write_profile
+from codesign.bench.scaling import (PROFILES, ideal_per_iteration, known_per_iteration, pipelined_critical_path,
+                                    pipelined_makespan, planned_per_iteration, profile_from_run, window)
+from codesign.problems.replay import CostProfile, read_profile, write_profile
 
 pytestmark = pytest.mark.integration
 
@@ -61,13 +61,40 @@ def test_planned_lists_the_executors_tasks_on_previous_costs_computed_by_hand():
     costs = np.array([[0.0, 0.0, 1.0, 0.5],      # predicts particle 2 longest, then 3
                       [1.0, 0.5, 0.5, 0.5]])     # but particle 0 is the long one
     # 2 workers take 2 (0.5) and 3 (0.5); at 0.5 one takes 0 (1.0 -> 1.5), the other 1 (-> 1.0)
-    # (4 tasks cost the scheduler far less than 5 % of the iteration: no shared task)
+    # (4 ms of dispatch against 0.75 s of work per worker: no shared task)
     assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
-    # 41 evaluations on 64 workers (82 ms of dispatch > 5 % of 1 s): the 40 predicted at
-    # 0 s share one task, and their actual 30 ms each add up to 1.2 s there
+    # 41 evaluations on 64 workers (41 ms of dispatch > 16 ms of work per worker): the 40
+    # predicted at 0 s share one task, and their actual 30 ms each add up to 1.2 s there
     many = np.array([[1.0] + [0.0] * 40, [1.0] + [0.03] * 40])
     assert planned_per_iteration(many, 64) == pytest.approx([1.2])
     assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.25])    # max(2.5 / 2, 1.0)
+
+
+def test_the_known_cost_plan_computed_by_hand():
+    # predicted short, particle 2 is the long one: the previous-cost plan starts it last
+    # (0.5 + 1.0), knowing the costs starts it first (1.0, beside 0.5 + 0.5)
+    costs = np.array([[1.0, 1.0, 0.0],
+                      [0.5, 0.5, 1.0]])
+    assert planned_per_iteration(costs, 2) == pytest.approx([1.5])
+    assert known_per_iteration(costs, 2) == pytest.approx([1.0])
+    assert ideal_per_iteration(costs[1:], 2) == pytest.approx([1.0])
+    # pipelined, the same costs: at 1 s iteration 0 is done and (1, 0), (1, 1), (1, 2) are
+    # ready; predicted, (1, 2) (0 s before) runs last, 1.5 -> 2.5; known, it runs first,
+    # beside (1, 0) and then (1, 1): 2.0 = sum / 2
+    assert pipelined_makespan(costs, 2) == pytest.approx(2.5)
+    assert pipelined_makespan(costs, 2, known=True) == pytest.approx(2.0)
+    assert pipelined_makespan(costs, 1, known=True) == pytest.approx(4.0)   # one worker: all the work
+
+
+@pytest.mark.parametrize("workers", [2, 16, 64])
+def test_no_plan_beats_the_ideal_on_the_bundled_profile(workers):
+    costs = read_profile(PROFILES / "codesign.json").costs[window(32, 10)]
+    ideal = ideal_per_iteration(costs[1:], workers)
+    assert np.all(known_per_iteration(costs, workers) >= ideal - 1e-12)
+    assert np.all(planned_per_iteration(costs, workers) >= ideal - 1e-12)
+    bound = max(costs.sum() / workers, pipelined_critical_path(costs))
+    assert pipelined_makespan(costs, workers, known=True) >= bound - 1e-12
+    assert pipelined_makespan(costs, workers) >= bound - 1e-12
 
 
 def test_the_pipelined_ideal_and_plan_computed_by_hand():
@@ -113,6 +140,7 @@ def test_window_takes_consecutive_blocks_spread_over_the_profile():
     (("scaling", "--workers", "2,x"), "--workers"),
     (("scaling", "--workers", "0"), "--workers"),
     (("scaling", "--iterations", "1"), "--iterations"),
+    (("scaling", "--processes", "0"), "--processes"),
     (("scaling", "--profile", "nosuch"), "nosuch"),
     (("scaling", "--profile", "demo", "--run", "x"), "--profile"),
     (("runner", "--workers", "2"), "--workers"),

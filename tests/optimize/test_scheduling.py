@@ -69,15 +69,24 @@ def test_plan_covers_every_evaluation_once_in_balanced_tasks_longest_first(seed)
     assert [t.indices for t in plan_tasks([0.0, 0.0, 0.3], min_task_s=0.01)] == [(2,), (0, 1)]
 
 
-def test_short_evaluations_share_tasks_only_where_dispatching_them_would_cost():
-    # thesis-scale: 200 evaluations of 2 ms on 64 workers, 0.4 s of dispatch against an
-    # ideal of 0.05 s: 0.4 s of work in 40 tasks of 10 ms
+def test_short_evaluations_share_tasks_only_where_one_task_each_costs_more_than_it_risks():
+    # thesis-scale on 64 workers: 200 evaluations of 2 ms are 6 ms of work per worker,
+    # against 200 ms for the scheduler to start them one by one: 40 tasks of 10 ms
     plan = plan_iteration([0.002] * 200, 64)
     assert len(plan) == 40 and all(t.cost_s == pytest.approx(0.01) for t in plan)
-    # the demo: 20 long and 20 short on 2 workers, 80 ms of dispatch against 10 s: alone
+    assert len(plan_iteration([0.002] * 200, 4)) == 40           # 100 ms per worker < 200 ms
+    # once some walk, 16 workers are busy while the scheduler starts the rest (0.4 s of
+    # work per worker > 0.2 s), and a 0.5-s evaluation bounds the iteration: alone
+    costs = [0.5] * 12 + [0.002] * 188
+    assert [t.indices for t in plan_iteration(costs, 16)] == [(i,) for i in range(200)]
+    # on 2 workers the same iteration is bound by its work (3.2 s per worker > 2 x 0.5 s)
+    # and 100 tasks per worker cost each 0.1 s > 2 % of it: 12 alone, 376 ms in 37 tasks
+    assert len(plan_iteration(costs, 2)) == 12 + 37
+    # the demo: 20 long and 20 short, alone on 2 workers (20 ms per worker < 2 % of 10 s)
+    # and on 64 (40 ms of dispatch < 0.31 s per worker)
     costs = [1.0] * 20 + [0.003] * 20
     assert [t.indices for t in plan_iteration(costs, 2)] == [(i,) for i in range(40)]
-    assert len(plan_iteration(costs, 64)) == 20 + 6      # 80 ms against 1 s: 60 ms in 6 shared tasks
+    assert len(plan_iteration(costs, 64)) == 40
     assert plan_iteration([], 4) == []
 
 
@@ -89,49 +98,21 @@ def test_longest_first_is_within_grahams_bound_of_the_best_assignment(seed, work
     assert list_schedule(plan, workers) <= bound + 1e-12
 
 
-class FakeFuture:
-    def __init__(self, fn, args):
-        self.fn, self.args = fn, args
-
-    def done(self):                 # run at gather (the executor's watch asks first)
-        return True
-
-
-class FakeClient:
-    """Runs each task when gathered; ``nthreads`` says 3 workers."""
-
-    scheduler = types.SimpleNamespace(address="tcp://fake:8786")
-    status = "running"
-
-    def __init__(self):
-        self.submitted: list[FakeFuture] = []
-
-    def wait_for_workers(self, n, timeout):
-        pass
-
-    def register_plugin(self, plugin):
-        pass
-
-    def nthreads(self):
-        return {"a": 1, "b": 1, "c": 1}
-
-    def submit(self, fn, *args, pure, priority):
-        self.submitted.append(FakeFuture(fn, args))
-        return self.submitted[-1]
-
-    def gather(self, futures):
-        return [f.fn(*f.args) for f in futures]
-
-    def close(self):
-        pass
-
-
 def candidates(iteration: int, n: int) -> list[Candidate]:
     return [Candidate(iteration, p, 1, ("all",), {"x": 0.1 * p, "y": 0.0, "z": 0.0}, seed=p) for p in range(n)]
 
 
-def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_last_wall_time():
-    executor = DaskExecutor("sphere", {}, (Objective("f"),), FakeClient())
+@pytest.fixture(scope="module")
+def client():
+    """A real in-process Dask cluster: one worker of 3 threads."""
+    from distributed import Client
+
+    with Client(processes=False, n_workers=1, threads_per_worker=3, dashboard_address=None) as c:
+        yield c
+
+
+def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_last_wall_time(client):
+    executor = DaskExecutor("sphere", {"sleep_s": 0.002}, (Objective("f"),), client)
     first = candidates(0, 7)
     assert executor.predicted_costs(first) == [1.0] * 7                  # nothing known: equal
     assert executor.batches(first) == [[p] for p in range(7)]             # one per task
@@ -139,10 +120,11 @@ def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_
     serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(first)
     assert [r.metrics for r in records] == [r.metrics for r in serial]
     assert executor.predicted_costs(candidates(1, 7)) == [r.wall_s for r in records]
-    # tasks are submitted longest predicted first; the records still come back by position
+    # tasks are submitted longest predicted first, in one message; the records still come
+    # back by position, whatever order the 3 threads finish them in
     executor._cost_s = {p: [0.001, 0.5, 0.002, 0.3, 0.001, 0.001, 0.9][p] for p in range(7)}
     pending = executor.submit(candidates(1, 7))
-    assert pending.order[:3] == [6, 1, 3]
+    assert pending.order[:3] == [6, 1, 3] and len(pending.handle.futures) == 7
     assert [r.metrics for r in executor.gather(pending)] == [r.metrics for r in serial]
 
 
@@ -211,22 +193,30 @@ def test_an_interrupt_while_writing_cancels_the_iteration_in_flight():
     assert log[-2:] == [("submit", 2), ("cancel", 2)] and ("write", 0) in log and store.status == "stopped"
 
 
-def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably():
+def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably(client, monkeypatch):
     """Dask ends a task whose workers died more often than allowed-failures with
     KilledWorker; the executor turns it into ClusterLost (one line, exit 75, resumable)
     instead of a traceback."""
     from distributed import KilledWorker
 
     from codesign.errors import ClusterLost
+    from codesign.run import executors
 
-    class DyingClient(FakeClient):
-        def gather(self, futures):
-            raise KilledWorker("evaluate_batch-123", "tcp://127.0.0.1:4242", allowed_failures=3)
+    def dying(*args):
+        raise KilledWorker("evaluate_batch-123", types.SimpleNamespace(address="tcp://127.0.0.1:4242"),
+                           allowed_failures=3)
 
-    executor = DaskExecutor("sphere", {}, (Objective("f"),), DyingClient())
-    with pytest.raises(ClusterLost, match=r"the workers of one evaluation task died 4 times on tcp://fake:8786") as info:
+    executor = DaskExecutor("sphere", {}, (Objective("f"),), client)
+    monkeypatch.setattr(executors, "evaluate_batch", dying)
+    said = f"the workers of one evaluation task died 4 times on {client.scheduler.address} "
+    with pytest.raises(ClusterLost, match=said) as info:
         executor.evaluate(candidates(0, 3))
     assert info.value.exit_status == 75 and "\n" not in str(info.value)
+    stream = executor.stream()                  # the pipelined driver's side: the same line
+    stream.add(candidates(0, 3))
+    with pytest.raises(ClusterLost, match=said):
+        while True:
+            stream.next()
 
 
 @pytest.mark.integration
