@@ -29,13 +29,15 @@ from codesign.report.build import build_report, layout_for  # noqa: E402
 from codesign.report.freeze import freeze_spec, is_morphology  # noqa: E402
 from codesign.report.heatmap import UNVISITED_MARK, visit_counts, visit_heatmap  # noqa: E402
 from codesign.objectives import ranked  # noqa: E402
-from codesign.report.rundata import CODESIGN_PROBLEM, load_run  # noqa: E402
+from codesign.report.rundata import CODESIGN_PROBLEMS, load_run  # noqa: E402
 from codesign.run.spec import parse_spec  # noqa: E402
 from codesign.topology.catalog import save_catalog  # noqa: E402
 from codesign.topology.enumerate import build_catalog  # noqa: E402
 from codesign.types import EvalRecord  # noqa: E402
 from codesign.problems.exo_codesign import (codesign_space, group_name,  # noqa: E402
                                       parse_group_name, topology_prefix)
+
+CODESIGN_PROBLEM = CODESIGN_PROBLEMS[0]        # exo_codesign
 
 CATALOG = build_catalog()
 SUBSPACES = CATALOG.subspaces()
