@@ -83,7 +83,8 @@ class WalkSettings:
             raise UserError(f"evaluation.human_control: {human_control!r}; expected one of {list(sg.KIND_NAMES)}")
         human_actuated = d.get("human_actuated", [])
         if (not isinstance(human_actuated, (list, tuple))
-                or not set(human_actuated) <= set(HUMAN_JOINTS) or len(set(human_actuated)) != len(human_actuated)):
+                or not all(isinstance(j, str) and j in HUMAN_JOINTS for j in human_actuated)
+                or len(set(human_actuated)) != len(human_actuated)):
             raise UserError(f"evaluation.human_actuated: {human_actuated!r}; expected a list of distinct "
                             f"human joints from {list(HUMAN_JOINTS)}")
         return WalkSettings(rollout, human_control,

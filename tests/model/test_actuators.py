@@ -89,6 +89,7 @@ def test_actuator_mass_moves_the_design_and_its_lumped_baseline():
     ({"human_actuated": ["hip", "elbow"]}, "evaluation.human_actuated"),
     ({"human_actuated": "hip"}, "evaluation.human_actuated"),
     ({"human_actuated": ["knee", "knee"]}, "evaluation.human_actuated"),
+    ({"human_actuated": [["hip"]]}, "evaluation.human_actuated"),
 ])
 def test_bad_actuator_settings_are_one_line_user_errors(table, needle):
     with pytest.raises(UserError) as exc:
