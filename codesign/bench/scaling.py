@@ -52,7 +52,7 @@ from codesign.errors import UserError
 
 DESCRIPTION = "achieved vs ideal time per iteration on 1-64 workers (replayed evaluation costs)"
 PROFILES = Path(__file__).with_name("profiles")
-BUNDLED = ("codesign", "demo")          # profiles/<name>.json
+BUNDLED = ("codesign", "demo")          # profiles/<name>.json or <name>.json.gz
 WORKERS = (2, 4, 8, 16, 32, 64)
 QUICK_WORKERS = (2, 64)
 ITERATIONS, QUICK_ITERATIONS = 10, 3
@@ -123,12 +123,18 @@ def load_source(profile: str | None, run: str | None) -> list[tuple[str, object]
     names = [profile] if profile else list(BUNDLED)
     out = []
     for name in names:
-        path = PROFILES / f"{name}.json" if name in BUNDLED else Path(name)
+        path = bundled_profile(name) if name in BUNDLED else Path(name)
         if name not in BUNDLED and not path.is_file():
             raise UserError(f"--profile: {name!r} is neither a bundled profile nor a file; expected one "
                             f"of {', '.join(BUNDLED)} or the path of a cost profile")
         out.append((name if name in BUNDLED else path.stem, read_profile(path)))
     return out
+
+
+def bundled_profile(name: str) -> Path:
+    """The file of a bundled profile (``profiles/NAME.json``, or ``.json.gz`` if large)."""
+    plain = PROFILES / f"{name}.json"
+    return plain if plain.is_file() else PROFILES / f"{name}.json.gz"
 
 
 def window(n_profile: int, n: int) -> list[int]:

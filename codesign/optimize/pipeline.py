@@ -120,14 +120,13 @@ class PipelinedMMPSO(MMPSO):
         self._results.setdefault(k, {})[i] = _Evaluated(fitness_key(record), self.x[i].copy(), int(self.sub[i]),
                                                         candidate, record)
         completed = []
-        while True:
+        if k == self.iteration:                 # S_{k-1} is known: it moves at once
+            self._move_one(i, self._results[k][i])
+        while len(self._results.get(self.iteration, {})) == len(self.sub):
+            completed.append(self._complete(self._results[self.iteration]))
+            # those evaluated at the new oldest iteration waited for S_{k-1}: they move now
             for j, result in sorted(self._results.get(self.iteration, {}).items()):
-                if self.position[j] == self.iteration:      # its evaluation at the oldest iteration is in
-                    self._move_one(j, result)
-            done = self._results.get(self.iteration, {})
-            if len(done) < len(self.sub):
-                break
-            completed.append(self._complete(done))
+                self._move_one(j, result)
         return completed
 
     def _move_one(self, i: int, result: _Evaluated) -> None:

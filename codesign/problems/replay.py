@@ -20,15 +20,19 @@ Cost profile (JSON, :func:`write_profile` / :func:`read_profile`)::
      "particles": P, "iterations": N, "metrics": M, "unit_s": 0.0001,
      "costs": [[c_0_0, ..., c_0_(P-1)], ...]}     integers, cost = c * unit_s seconds
 
+A path ending in ``.gz`` is written gzipped; a gzipped profile is read whatever its name.
+
 Setting: ``[evaluation] profile = "PATH"`` (a profile file). An iteration beyond the
 profile's is a failed record naming it.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import time
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -70,15 +74,18 @@ def write_profile(path: str | Path, profile: CostProfile) -> None:
             "metrics": int(profile.metrics), "unit_s": UNIT_S}
     head = json.dumps(data, indent=1)[:-2]
     rows = ",\n  ".join(json.dumps(row) for row in ticks.tolist())
-    Path(path).write_text(f'{head},\n "costs": [\n  {rows}\n ]\n}}\n', encoding="utf-8")
+    text = f'{head},\n "costs": [\n  {rows}\n ]\n}}\n'.encode("utf-8")
+    # mtime 0: the same profile gives the same bytes
+    Path(path).write_bytes(gzip.compress(text, mtime=0) if str(path).endswith(".gz") else text)
 
 
 def read_profile(path: str | Path) -> CostProfile:
     """Read and check a cost profile; one UserError line for anything wrong."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = path.read_bytes()
+        data = json.loads((gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8"))
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: cannot read the cost profile ({type(exc).__name__}); expected a "
                         f"JSON file written by `codesign bench scaling`") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:

@@ -367,17 +367,19 @@ class DaskExecutor:
 
 
 class DaskStream:
-    """:class:`Stream` on a :class:`DaskExecutor`: an evaluation predicted to take
-    MIN_TASK_S or more is a task of its own at once; shorter ones (most of a co-design
-    run's: singular designs) are held until they add up to MIN_TASK_S of predicted work,
-    or until fewer tasks are in flight than there are workers (nobody waits for them),
-    then share tasks (:func:`plan_tasks`, per iteration) -- each task costs the scheduler
-    a round trip. Tasks run the oldest iteration first, within it the longest predicted
-    first (Dask priorities: a worker that frees up takes the next by priority, so a
-    misprediction costs one task; the tasks of one iteration handed out together go in
-    one message at the priority of their longest, in list order). Results are fetched in
-    the client's event loop as the tasks finish (``as_completed``), not by one gather
-    round trip per ``next``."""
+    """:class:`Stream` on a :class:`DaskExecutor`: candidates share tasks of about
+    ``task_s`` predicted seconds -- the swarm's predicted work per iteration over
+    TASKS_PER_WORKER x the workers, at least MIN_TASK_S -- so that a worker runs a few
+    tasks per iteration and each task's round trip (scheduler, client, driver: ~1-4 ms)
+    is small beside its work; a candidate predicted to take ``task_s`` or more is a task
+    of its own at once. Shorter ones are held until they add up to ``task_s``, or until
+    fewer tasks are in flight than there are workers (nobody waits for them), then share
+    tasks (:func:`plan_tasks`, per iteration). Tasks run the oldest iteration first, within
+    it the longest predicted first (Dask priorities: a worker that frees up takes the next
+    by priority, so a misprediction costs one task; the tasks of one iteration handed out
+    together go in one message at the priority of their longest, in list order). Results
+    are fetched in the client's event loop as the tasks finish (``as_completed``), not by
+    one gather round trip per ``next``."""
 
     def __init__(self, executor: DaskExecutor):
         from distributed import as_completed
@@ -391,17 +393,18 @@ class DaskStream:
     def add(self, candidates: Sequence[Candidate]) -> None:
         """Hand the candidates to the workers (short ones possibly held, class docstring)."""
         self.held += zip(candidates, self.executor.predicted_costs(candidates))
-        short_s = sum(cost for _, cost in self.held if cost < MIN_TASK_S)
-        flush = short_s >= MIN_TASK_S or len(self.running) < self.workers
-        go = [(c, cost) for c, cost in self.held if flush or cost >= MIN_TASK_S]
-        self.held = [] if flush else [(c, cost) for c, cost in self.held if cost < MIN_TASK_S]
+        task_s = self.task_s()
+        short_s = sum(cost for _, cost in self.held if cost < task_s)
+        flush = short_s >= task_s or len(self.running) < self.workers
+        go = [(c, cost) for c, cost in self.held if flush or cost >= task_s]
+        self.held = [] if flush else [(c, cost) for c, cost in self.held if cost < task_s]
         by_iteration: dict[int, list[tuple[Candidate, float]]] = {}
         for candidate, cost in go:
             by_iteration.setdefault(candidate.iteration, []).append((candidate, cost))
         ex = self.executor
         try:
             for iteration, group in sorted(by_iteration.items()):
-                tasks = plan_tasks([cost for _, cost in group])
+                tasks = plan_tasks([cost for _, cost in group], task_s)
                 batches = [[group[i][0] for i in task.indices] for task in tasks]
                 # one message per iteration, its tasks longest first at the longest one's priority
                 for future, batch in zip(ex._map(batches, stream_priority(iteration, tasks[0].cost_s)), batches):
@@ -409,6 +412,11 @@ class DaskStream:
                     self.finished.add(future)
         except BaseException as exc:
             ex._lost_or_raise(exc)
+
+    def task_s(self) -> float:
+        """Predicted seconds of work per task: the particles' last evaluations summed (one
+        iteration's work) over TASKS_PER_WORKER tasks per worker, at least MIN_TASK_S."""
+        return max(MIN_TASK_S, sum(self.executor._cost_s.values()) / (TASKS_PER_WORKER * self.workers))
 
     def next(self) -> list[tuple[Candidate, EvalRecord]]:
         ex = self.executor
@@ -531,6 +539,10 @@ def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[T
 # a worker pays about as much per task (its records sent back, the next one started).
 TASK_OVERHEAD_S = 0.001
 PACK_ABOVE = 0.02
+# Tasks per worker and iteration in a pipelined run (:class:`DaskStream`): enough that the
+# oldest iteration's tasks keep every worker busy while the next is asked, few enough
+# that their round trips stay a few per cent of the work.
+TASKS_PER_WORKER = 4
 
 
 def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from codesign.bench.scaling import (PROFILES, ideal_per_iteration, known_per_iteration, pipelined_critical_path,
+from codesign.bench.scaling import (bundled_profile, ideal_per_iteration, known_per_iteration, pipelined_critical_path,
                                     pipelined_makespan, planned_per_iteration, profile_from_run, window)
 from codesign.problems.replay import CostProfile, read_profile, write_profile
 
@@ -88,7 +88,8 @@ def test_the_known_cost_plan_computed_by_hand():
 
 @pytest.mark.parametrize("workers", [2, 16, 64])
 def test_no_plan_beats_the_ideal_on_the_bundled_profile(workers):
-    costs = read_profile(PROFILES / "codesign.json").costs[window(32, 10)]
+    profile = read_profile(bundled_profile("codesign"))
+    costs = profile.costs[window(profile.iterations, 10)]
     ideal = ideal_per_iteration(costs[1:], workers)
     assert np.all(known_per_iteration(costs, workers) >= ideal - 1e-12)
     assert np.all(planned_per_iteration(costs, workers) >= ideal - 1e-12)

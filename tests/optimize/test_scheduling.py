@@ -221,23 +221,28 @@ def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably(client, m
 
 @pytest.mark.integration
 def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_would_wait():
-    """On a real (in-process) Dask cluster of 2 workers: long evaluations go at once,
-    short ones wait until 10 ms of them are predicted while both workers are busy, then
-    share one task; with a worker free they go at once; every record comes back once,
-    equal to the serial executor's."""
+    """On a real (in-process) Dask cluster of 2 workers: a task holds about task_s of
+    predicted work (the swarm's last evaluations summed, over TASKS_PER_WORKER tasks per
+    worker: 1.24 s / 8 = 155 ms here). Long evaluations go at once, a task each; short
+    ones wait until 155 ms of them are predicted while both workers are busy, then share
+    one task; with a worker free they go at once; every record comes back once, equal
+    to the serial executor's."""
     from distributed import Client
+
+    from codesign.run.executors import TASKS_PER_WORKER
 
     cands = candidates(0, 14)
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
         executor = DaskExecutor("sphere", {"sleep_s": 0.05}, (Objective("f"),), client)
-        executor._cost_s = {p: 0.5 if p < 2 else 0.001 for p in range(14)}
+        executor._cost_s = {p: 0.5 if p < 2 else 0.02 for p in range(14)}
         stream = executor.stream()
         assert stream.workers == 2
+        assert stream.task_s() == pytest.approx(1.24 / (TASKS_PER_WORKER * 2))
         stream.add(cands[0:2])                                  # long: a task each
         assert len(stream.running) == 2 and not stream.held
-        stream.add(cands[2:5])                                  # 3 ms, both workers busy: held
+        stream.add(cands[2:5])                                  # 60 ms, both workers busy: held
         assert len(stream.running) == 2 and [c.particle for c, _ in stream.held] == [2, 3, 4]
-        stream.add(cands[5:13])                                 # 11 ms: one shared task
+        stream.add(cands[5:13])                                 # 220 ms: one shared task
         assert not stream.held and len(stream.running) == 3
         assert sorted(c.particle for c in list(stream.running.values())[2]) == list(range(2, 13))
         done = []

@@ -29,6 +29,23 @@ def test_profile_round_trip_within_half_a_unit(tmp_path):
     assert np.max(np.abs(back.costs - costs)) <= UNIT_S / 2 + 1e-12
 
 
+def test_a_gz_profile_is_gzipped_reproducibly_and_reads_back_like_the_plain_one(tmp_path):
+    import gzip
+
+    costs = np.random.default_rng(1).uniform(0.0, 0.5, (40, 9))
+    plain, packed = tmp_path / "p.json", tmp_path / "p.json.gz"
+    write_profile(plain, CostProfile(costs, "test", 3))
+    write_profile(packed, CostProfile(costs, "test", 3))
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    first = packed.read_bytes()
+    write_profile(packed, CostProfile(costs, "test", 3))
+    assert packed.read_bytes() == first                        # no timestamp inside
+    np.testing.assert_array_equal(read_profile(packed).costs, read_profile(plain).costs)
+    packed.write_bytes(first[:40])                             # a truncated download: one line
+    with pytest.raises(UserError, match="cannot read the cost profile"):
+        read_profile(packed)
+
+
 def test_evaluation_sleeps_the_recorded_cost_of_its_iteration_and_particle(tmp_path):
     costs = [[0.001, 0.002], [0.060, 0.004]]
     settings = {"profile": str(profile_file(tmp_path, costs))}
