@@ -370,9 +370,9 @@ class DaskStream:
     """:class:`Stream` on a :class:`DaskExecutor`: candidates share tasks of about
     ``task_s`` predicted seconds -- the swarm's predicted work per iteration over
     TASKS_PER_WORKER x the workers, at least MIN_TASK_S -- so that a worker runs a few
-    tasks per iteration and each task's round trip (scheduler, client, driver: ~1-4 ms)
-    is small beside its work; a candidate predicted to take ``task_s`` or more is a task
-    of its own at once. Shorter ones are held until they add up to ``task_s``, or until
+    tasks per iteration and each task's round trip (scheduler, client, driver: a few
+    ms, 10-20 on the loaded 2-core machine) is small beside its work; a candidate
+    predicted to take ``task_s`` or more is a task of its own at once. Shorter ones are held until they add up to ``task_s``, or until
     fewer tasks are in flight than there are workers (nobody waits for them), then share
     tasks (:func:`plan_tasks`, per iteration). Tasks run the oldest iteration first, within
     it the longest predicted first (Dask priorities: a worker that frees up takes the next
