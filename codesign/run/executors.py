@@ -372,9 +372,10 @@ class DaskStream:
     TASKS_PER_WORKER x the workers, at least MIN_TASK_S -- so that a worker runs a few
     tasks per iteration and each task's round trip (scheduler, client, driver: a few
     ms, 10-20 on the loaded 2-core machine) is small beside its work; a candidate
-    predicted to take ``task_s`` or more is a task of its own at once. Shorter ones are held until they add up to ``task_s``, or until
-    fewer tasks are in flight than there are workers (nobody waits for them), then share
-    tasks (:func:`plan_tasks`, per iteration). Tasks run the oldest iteration first, within
+    predicted to take ``task_s`` or more is a task of its own at once. Shorter ones are
+    held until they add up to ``task_s``, or until fewer tasks are in flight than there
+    are workers (nobody waits for them), then share tasks (:func:`plan_tasks`, per
+    iteration). Tasks run the oldest iteration first, within
     it the longest predicted first (Dask priorities: a worker that frees up takes the next
     by priority, so a misprediction costs one task; the tasks of one iteration handed out
     together go in one message at the priority of their longest, in list order). Results
