@@ -31,7 +31,15 @@ every iteration counted. *planned*: the pipelined rule on W workers that take th
 evaluation of the oldest iteration, longest predicted first, at no cost
 (:func:`pipelined_makespan`); *known*: the same by the evaluations' own costs.
 
-Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 4), in
+*busy*: how much of the counted wall time the W workers spent in evaluations (their own
+``wall_s`` as stored, summed, over W x the counted wall time): what ``vmstat`` would show
+on W cores were the evaluations computing. It differs from the efficiency where the ideal
+is the slowest evaluation or the critical path rather than the work (busy below), and by
+the sleeps' overshoot (~1.4 % of the work on the quiet 2-core machine; busy above). In
+synchronous mode the next iteration starts during the store write that ends the first
+counted one, so busy may count up to one write (a few ms per worker) too many.
+
+Iterations replayed: ``--iterations N`` of the profile's (default 10, ``--quick`` 3), in
 blocks of ``BLOCK`` consecutive iterations spread evenly over the profile (consecutive,
 so each particle's previous cost predicts its next as in a run).
 """
@@ -74,6 +82,7 @@ class Row(NamedTuple):
     planned_s: float        # the executor's plan on W workers without overheads
     known_s: float          # the same had the costs been known in advance (a perfect prediction)
     efficiency: float       # ideal / achieved
+    busy: float             # the evaluations' own wall time / (workers x the counted wall time)
 
 
 def parse_workers(text: str | None, quick: bool) -> tuple[int, ...]:
@@ -263,6 +272,7 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
         started = time.perf_counter()
         start_run(spec, results=folder, name=f"{label}-{mode}-{workers}", progress=False, executor=executor,
                   on_iteration=lambda k: stamps.append(time.perf_counter()))
+    wall = profile_from_run(folder / f"{label}-{mode}-{workers}").costs      # (iterations, particles) s
     if pipeline:
         counted = len(stamps)
         achieved = (stamps[-1] - started) / counted
@@ -275,8 +285,9 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
         ideal = float(ideal_per_iteration(costs[1:], workers).mean())
         planned = float(planned_per_iteration(costs, workers).mean())
         known = float(known_per_iteration(costs, workers).mean())
+    busy = float(wall[-counted:].sum()) / (workers * achieved * counted)
     return Row(label, mode, workers, processes, threads, counted, achieved, ideal, planned, known,
-               ideal / achieved)
+               ideal / achieved, busy)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -326,7 +337,7 @@ def _ranges(chosen: list[int]) -> str:
 def _print_row(row: Row, header: bool) -> None:
     if header:
         print(f"{'workers':>7} {'procs x threads':>15} {'achieved [s/it]':>15} {'ideal [s/it]':>12} "
-              f"{'efficiency':>10} {'planned [s/it]':>14} {'ideal/planned':>13} {'ideal/known':>11}")
+              f"{'efficiency':>10} {'busy':>6} {'planned [s/it]':>14} {'ideal/planned':>13} {'ideal/known':>11}")
     print(f"{row.workers:7d} {f'{row.processes} x {row.threads}':>15} {row.achieved_s:15.3f} "
-          f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}% {row.planned_s:14.3f} "
+          f"{row.ideal_s:12.3f} {100 * row.efficiency:9.1f}% {100 * row.busy:5.1f}% {row.planned_s:14.3f} "
           f"{100 * row.ideal_s / row.planned_s:12.1f}% {100 * row.ideal_s / row.known_s:10.1f}%")

@@ -1,6 +1,7 @@
 """`codesign bench scaling` through the real driver, executor and store: its ideal time per
 iteration is the one computed here from the profile, no schedule beats it (efficiency <= 1),
-a stored run's costs are its evaluations' wall times, and misuse is one line with exit 2."""
+the workers are never more than all busy, a stored run's costs are its evaluations' wall
+times, and misuse is one line with exit 2."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def test_replayed_costs_give_the_ideal_computed_here_and_no_schedule_beats_it(tm
         assert 0.0 < row["efficiency"] <= 1.0 + 1e-3           # sleeps never end early
         assert row["achieved_s"] >= ideal - 1e-3
         assert row["planned_s"] >= row["ideal_s"] - 1e-9                # nor does the plan
+        # busy: the workers' evaluation time in the counted window; at least the replayed
+        # costs (sleeps never end early), at most all of it (the one store write at the
+        # window's start that overlaps the next iteration: a few ms in ~0.4 s per worker)
+        work = counted.sum() / (w * row["achieved_s"] * row["iterations"])
+        assert work - 1e-6 <= row["busy"] <= 1.02
     assert (tmp_path / "out/scaling.csv").is_file()
 
 
@@ -127,6 +133,8 @@ def test_pipelined_replay_reaches_at_most_its_ideal(tmp_path):
     ideal = max(rounded.sum() / 3, pipelined_critical_path(rounded)) / 4
     assert row["ideal_s"] == pytest.approx(ideal, abs=1e-6)
     assert 0.0 < row["efficiency"] <= 1.0 and row["achieved_s"] >= ideal
+    # every evaluation lies inside the counted window: busy is at most 1
+    assert rounded.sum() / (3 * row["achieved_s"] * 4) - 1e-6 <= row["busy"] <= 1.0 + 1e-9
     assert row["planned_s"] >= row["ideal_s"] - 1e-9
 
 
