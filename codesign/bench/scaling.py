@@ -12,13 +12,13 @@ Per worker count W it prints the achieved and the ideal time per iteration and t
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
 evaluation): the shortest any schedule of that synchronous iteration could take (the
 peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
-(:func:`~codesign.run.executors.plan_iteration` on each particle's previous cost) listed on
-W workers with no scheduling, transfer or driver cost -- what the plan could achieve;
-ideal / planned is the part of the efficiency lost to mispredicted costs, planned /
-achieved the part lost to overheads. *known*: the same list schedule had every cost been
-known in advance (one evaluation per task, longest first): ideal / known is the most a
-perfect cost prediction could reach, planned / known what the previous-cost prediction
-loses. The first replayed iteration starts the cluster's
+(:func:`~codesign.run.executors.plan_iteration` on the costs it predicts from each
+particle's previous one) listed on W workers with no scheduling, transfer or driver cost
+-- what the plan could achieve; ideal / planned is the part of the efficiency lost to
+mispredicted costs, planned / achieved the part lost to overheads. *known*: the same
+list schedule had every cost been known in advance (one evaluation per task, longest
+first): ideal / known is the most a perfect cost prediction could reach, planned / known
+what the executor's prediction loses. The first replayed iteration starts the cluster's
 tasks and has no cost predictions; it is not counted.
 
 ``--pipeline``: the same with ``[optimizer] pipeline = true`` (the pipelined MMPSO of
@@ -166,14 +166,16 @@ def ideal_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
 
 
 def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
-    """Makespan of each iteration after the first when the executor's plan for it (each
-    particle's cost in the previous iteration predicting the next) is listed on
-    ``workers`` workers that take the next task the moment they are free, at no cost."""
+    """Makespan of each iteration after the first when the executor's plan for it (on the
+    executor's predictions from each particle's previous cost:
+    :func:`~codesign.run.cost_model.predicted_table`) is listed on ``workers`` workers
+    that take the next task the moment they are free, at no cost."""
+    from codesign.run.cost_model import predicted_table
     from codesign.run.executors import plan_iteration
 
     return np.asarray([_list_schedule([[float(actual[i]) for i in task.indices]
-                                       for task in plan_iteration(list(previous), workers)], workers)
-                       for previous, actual in zip(costs[:-1], costs[1:])])
+                                       for task in plan_iteration(list(predicted), workers)], workers)
+                       for predicted, actual in zip(predicted_table(costs)[1:], costs[1:])])
 
 
 def known_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
@@ -209,16 +211,20 @@ def pipelined_critical_path(costs: np.ndarray) -> float:
 def pipelined_makespan(costs: np.ndarray, workers: int, known: bool = False) -> float:
     """The makespan of a pipelined run listed on ``workers`` workers at no cost: a free
     worker takes the ready evaluation of the oldest iteration, longest predicted first
-    (its particle's previous cost; 1 s for the first iteration), as the executor's
-    priorities ask (:func:`codesign.run.executors.stream_priority`); ``known``: longest
-    first by the evaluations' own costs (a perfect prediction)."""
+    (the executor's prediction from its particle's previous cost,
+    :func:`~codesign.run.cost_model.predicted_table`; 1 s for the first iteration), as
+    the executor's priorities ask (:func:`codesign.run.executors.stream_priority`);
+    ``known``: longest first by the evaluations' own costs (a perfect prediction)."""
     import heapq
 
     n_it, n = costs.shape
     if known:
         predicted = costs
     else:
-        predicted = np.vstack([np.ones((1, n)), costs[:-1]])    # (k, i) predicted by (k-1, i)
+        from codesign.run.cost_model import predicted_table
+
+        predicted = predicted_table(costs)                      # (k, i) predicted from (k-1, i)
+        predicted[0] = 1.0
     done = np.zeros((n_it, n), dtype=bool)
     ready = [(0, -float(predicted[0, i]), i) for i in range(n)]
     heapq.heapify(ready)

@@ -290,10 +290,11 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
 
 def _drive_pipelined(store: SQLiteRunStore, run_id: int, optimizer: PipelinedMMPSO, executor: Executor,
                      stored: Callable) -> None:
-    """Evaluations handed to the workers the moment the optimizer can ask them, one task
-    each; an iteration is written when its last evaluation is in (whole iterations, each
-    with the state after it, as the synchronous driver writes them), after the candidates
-    it made ready were handed out. An interrupt cancels the evaluations in flight."""
+    """Evaluations handed to the workers the moment the optimizer can ask them (in tasks
+    of a few: :class:`~codesign.run.executors.DaskStream`); an iteration is written when
+    its last evaluation is in (whole iterations, each with the state after it, as the
+    synchronous driver writes them), after the candidates it made ready were handed out.
+    An interrupt cancels the evaluations in flight."""
     stream = executor.stream()
     finished = False
     try:

@@ -10,7 +10,8 @@ at any time, (candidate, record) pairs back as they finish.
 
 - :class:`SerialExecutor`: in this process, one after the other (the reference).
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
-  particle's previous evaluation (``wall_s``; the first iteration: equal costs);
+  particle's previous evaluation (``wall_s``, through :mod:`codesign.run.cost_model`;
+  the first iteration: equal costs);
   :func:`plan_iteration` gives each evaluation a task of its own, except that where
   one task per evaluation would cost more than it risks (the scheduler could not start
   them as fast as the workers finish them, or they would cost the workers more than 2 %
@@ -60,6 +61,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 from codesign.errors import ClusterLost, UserError
+from codesign.run.cost_model import CostPredictor
 from codesign.run.evaluation import evaluate_batch, warmup
 from codesign.objectives import Objective
 from codesign.run.spec import ExecutionSpec
@@ -171,9 +173,9 @@ class DaskExecutor:
     """Evaluate on a Dask cluster through a ``distributed.Client``.
 
     Cost-aware: each candidate's cost is predicted from its particle's previous
-    evaluation (``wall_s``; unknown in the first iteration: equal), the candidates are
-    packed into balanced tasks by :func:`plan_iteration` and the tasks are submitted in one
-    message, longest first. ``submit`` returns at once (the driver writes the previous
+    evaluation (``wall_s``, :meth:`predicted_costs`; unknown in the first iteration:
+    equal), the candidates are packed into balanced tasks by :func:`plan_iteration` and
+    the tasks are submitted in one message, longest first. ``submit`` returns at once (the driver writes the previous
     iteration while the workers evaluate); the records are fetched as the tasks finish and
     ``gather`` returns them in candidate order.
 
@@ -195,6 +197,7 @@ class DaskExecutor:
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         self.no_worker_warning_s = float(no_worker_warning_s)
         self._cost_s: dict[int, float] = {}     # particle -> wall time of its last evaluation, s
+        self._predictor = CostPredictor()       # next cost given the last (codesign.run.cost_model)
         try:
             if timeout_s is None:
                 self._watch(lambda: self._workers() > 0)
@@ -216,12 +219,24 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values()))
 
     def predicted_costs(self, candidates: Sequence[Candidate]) -> list[float]:
-        """Seconds per candidate: its particle's last evaluation; a particle not yet
-        evaluated: the mean of the known ones, or 1 s when none is known (the first
+        """Seconds per candidate, from its particle's last evaluation
+        (:class:`~codesign.run.cost_model.CostPredictor`: the mean next cost after costs
+        like it, once learnt; the last cost itself before); a particle not yet evaluated:
+        the mean of the others' predictions, or 1 s when none is known (the first
         iteration: one evaluation per task)."""
-        known = [self._cost_s[c.particle] for c in candidates if c.particle in self._cost_s]
-        default = sum(known) / len(known) if known else 1.0
-        return [self._cost_s.get(c.particle, default) for c in candidates]
+        known = {c.particle: self._predictor.predict(self._cost_s[c.particle])
+                 for c in candidates if c.particle in self._cost_s}
+        default = sum(known.values()) / len(known) if known else 1.0
+        return [known.get(c.particle, default) for c in candidates]
+
+    def observe(self, evaluated: Sequence[tuple[Candidate, EvalRecord]]) -> None:
+        """Learn from finished evaluations: each particle's last cost, and the
+        predictor's transitions from its previous one."""
+        for candidate, record in evaluated:
+            previous = self._cost_s.get(candidate.particle)
+            if previous is not None:
+                self._predictor.observe(previous, record.wall_s)
+            self._cost_s[candidate.particle] = record.wall_s
 
     def batches(self, candidates: Sequence[Candidate]) -> list[list[int]]:
         """The tasks of one iteration as positions in ``candidates``, longest predicted
@@ -275,7 +290,7 @@ class DaskExecutor:
         records: list = [None] * len(pending.candidates)
         for i, record in zip(pending.order, (r for batch in gathered for r in batch), strict=True):
             records[i] = record
-        self._cost_s.update((c.particle, r.wall_s) for c, r in zip(pending.candidates, records))
+        self.observe(list(zip(pending.candidates, records)))
         return records
 
     def evaluate(self, candidates: Sequence[Candidate]) -> list[EvalRecord]:
@@ -369,7 +384,8 @@ class DaskExecutor:
 class DaskStream:
     """:class:`Stream` on a :class:`DaskExecutor`: candidates share tasks of about
     ``task_s`` predicted seconds -- the swarm's predicted work per iteration over
-    TASKS_PER_WORKER x the workers, at least MIN_TASK_S -- so that a worker runs a few
+    TASKS_PER_WORKER x the workers, at least MIN_TASK_S and the workers x TASK_OVERHEAD_S
+    (the scheduler starts about one task per TASK_OVERHEAD_S) -- so that a worker runs a few
     tasks per iteration and each task's round trip (scheduler, client, driver: a few
     ms, 10-20 on the loaded 2-core machine) is small beside its work; a candidate
     predicted to take ``task_s`` or more is a task of its own at once. Shorter ones are
@@ -416,8 +432,11 @@ class DaskStream:
 
     def task_s(self) -> float:
         """Predicted seconds of work per task: the particles' last evaluations summed (one
-        iteration's work) over TASKS_PER_WORKER tasks per worker, at least MIN_TASK_S."""
-        return max(MIN_TASK_S, sum(self.executor._cost_s.values()) / (TASKS_PER_WORKER * self.workers))
+        iteration's work) over TASKS_PER_WORKER tasks per worker; at least MIN_TASK_S, and at
+        least as long as the scheduler takes to start one task on each worker (W x
+        TASK_OVERHEAD_S: 64 ms at 64 workers, where shorter tasks outrun the scheduler)."""
+        return max(MIN_TASK_S, self.workers * TASK_OVERHEAD_S,
+                   sum(self.executor._cost_s.values()) / (TASKS_PER_WORKER * self.workers))
 
     def next(self) -> list[tuple[Candidate, EvalRecord]]:
         ex = self.executor
@@ -435,7 +454,7 @@ class DaskStream:
         except BaseException as exc:
             ex._lost_or_raise(exc)
         out = [pair for future, records in batch for pair in zip(self.running.pop(future), records, strict=True)]
-        ex._cost_s.update((c.particle, r.wall_s) for c, r in out)
+        ex.observe(out)
         return out
 
     def cancel(self) -> None:

@@ -128,6 +128,24 @@ def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_
     assert [r.metrics for r in executor.gather(pending)] == [r.metrics for r in serial]
 
 
+def test_the_executor_predicts_the_mean_cost_that_followed_costs_like_the_last(client):
+    """After enough evaluations, a particle whose last evaluation was screened out (2 ms)
+    is predicted at the mean of what followed such evaluations (a third of them were 50-ms
+    simulations here: 18 ms), not at 2 ms; a cost never seen before predicts itself
+    (codesign.run.cost_model)."""
+    from codesign.types import EvalRecord
+
+    executor = DaskExecutor("sphere", {}, (Objective("f"),), client)
+    costs = [0.05 if k % 4 == 0 else 0.002 for k in range(42)]          # particle 0, iterations 0-41
+    for k, cost in enumerate(costs):
+        executor.observe([(candidates(k, 1)[0], EvalRecord("ok", wall_s=cost))])
+    after_screened = [b for a, b in zip(costs, costs[1:]) if a == 0.002]   # 30 transitions, 10 to 50 ms
+    assert costs[-1] == 0.002 and len(after_screened) == 30
+    assert executor.predicted_costs(candidates(42, 1)) == pytest.approx([np.mean(after_screened)])
+    executor._cost_s[1] = 0.3
+    assert executor.predicted_costs(candidates(42, 2))[1] == 0.3
+
+
 class RecordingExecutor(SerialExecutor):
     def __init__(self, log):
         super().__init__("sphere", {}, (Objective("f"),))
@@ -229,7 +247,7 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
     to the serial executor's."""
     from distributed import Client
 
-    from codesign.run.executors import TASKS_PER_WORKER
+    from codesign.run.executors import TASK_OVERHEAD_S, TASKS_PER_WORKER
 
     cands = candidates(0, 14)
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
@@ -238,6 +256,9 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
         stream = executor.stream()
         assert stream.workers == 2
         assert stream.task_s() == pytest.approx(1.24 / (TASKS_PER_WORKER * 2))
+        wide = executor.stream()
+        wide.workers = 64            # 1.24 s over 256 tasks would be 4.8 ms: the scheduler's pace bounds it
+        assert wide.task_s() == pytest.approx(64 * TASK_OVERHEAD_S)
         stream.add(cands[0:2])                                  # long: a task each
         assert len(stream.running) == 2 and not stream.held
         stream.add(cands[2:5])                                  # 60 ms, both workers busy: held
