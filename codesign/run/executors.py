@@ -175,9 +175,9 @@ class DaskExecutor:
     Cost-aware: each candidate's cost is predicted from its particle's previous
     evaluation (``wall_s``, :meth:`predicted_costs`; unknown in the first iteration:
     equal), the candidates are packed into balanced tasks by :func:`plan_iteration` and
-    the tasks are submitted in one message, longest first. ``submit`` returns at once (the driver writes the previous
-    iteration while the workers evaluate); the records are fetched as the tasks finish and
-    ``gather`` returns them in candidate order.
+    the tasks are submitted in one message, longest first. ``submit`` returns at once
+    (the driver writes the previous iteration while the workers evaluate); the records
+    are fetched as the tasks finish and ``gather`` returns them in candidate order.
 
     ``timeout_s``: the start waits that long for ``min_workers`` (UserError after it; a
     local cluster's own workers); None: it waits for one worker as long as it takes,
