@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 # it), and analysis's kernels import only those; test_layers also checks that every
 # module with compiled code is in here and imports nothing outside.
 COMPILED_PACKAGES = ("topology", "dynamics", "model", "screening", "control", "walking", "analysis")
-CORE_FILES = ("__init__.py", "types.py", "errors.py", "io.py", "objectives.py")
+CORE_FILES = ("__init__.py", "types.py", "errors.py", "io.py", "objectives.py", "interrupts.py")
 
 
 def source_digest() -> bytes:

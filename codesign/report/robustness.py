@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import sys
 
 import pandas as pd
 
@@ -58,6 +59,10 @@ def with_robustness(table: pd.DataFrame, database: str, problem: str, n: int) ->
     n = 0: the table as it is)."""
     if n <= 0 or problem not in WALKING_PROBLEMS or table.empty:
         return table
+    n = min(n, len(table))
+    print(f"report: re-evaluating the best {n} design{'s' if n > 1 else ''} at half the time step and "
+          f"with soft contacts: minutes per design (--robustness 0 skips it; a Ctrl-C stops the "
+          f"report once the evaluation in progress is done)", file=sys.stderr, flush=True)
     rows = [reevaluate(database, str(key)) for key in table["eval"].head(n)]
     extra = pd.DataFrame(rows, index=table.index[:len(rows)])
     return table.join(extra)

@@ -24,6 +24,7 @@ import time
 from typing import Mapping
 
 from codesign.errors import UserError
+from codesign.interrupts import deferred_signals
 from codesign.types import EvalRecord
 from codesign.walking import compiled
 from codesign.walking import metrics as mt
@@ -62,8 +63,16 @@ def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
 def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):
     """(EvalRecord, timings {screen_s, setup_s, rollout_s}, Rollout or None, Setup or None).
     ``human_model``: see :func:`build_setup`. The first evaluation of a process that will
-    compile kernels says so on stderr first (:mod:`codesign.walking.compiled`)."""
+    compile kernels says so on stderr first (:mod:`codesign.walking.compiled`). A Ctrl-C or
+    SIGTERM acts once the evaluation is done (:func:`~codesign.interrupts.deferred_signals`:
+    an interrupt inside numba's compiler or its boxing of a result is lost or fatal)."""
     compiled.announce_first_compile(robot=design.topology is not None)
+    with deferred_signals():
+        return _evaluate(design, settings, record_times, human_model)
+
+
+def _evaluate(design: Design, settings: WalkSettings, record_times, human_model):
+    """:func:`evaluate_detailed`'s work."""
     t0 = time.perf_counter()
     timings = {"screen_s": 0.0, "setup_s": 0.0, "rollout_s": 0.0}
     try:

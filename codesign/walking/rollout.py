@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from codesign.control.impedance import ControllerArrays
+from codesign.interrupts import deferred_signals
 from codesign.dynamics.model import Model
 from codesign.walking import rollout_event, stepping
 from codesign.walking.rollout_base import CONTACT_MODELS, Rollout, RolloutSettings
@@ -54,9 +55,12 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: Params, settings: RolloutSettings,
     """Simulate from (x0, mode0) to settings.max_time (compiled); never raises for a
     failing design (the status says what happened). record_times: float64[k] (s) at which
     the state, contact modes and forces are recorded. ``t0`` (s, stepping model only): the
-    time of x0 on the controller's clock; max_time stays the end time."""
-    if isinstance(p, stepping.StepParams):
-        return stepping.run(x0, p, settings, record_times, t0)
-    if t0 != 0.0:
+    time of x0 on the controller's clock; max_time stays the end time. A Ctrl-C or SIGTERM
+    during the (uninterruptible) compiled rollout acts once it has returned
+    (:func:`~codesign.interrupts.deferred_signals`)."""
+    if not isinstance(p, stepping.StepParams) and t0 != 0.0:
         raise ValueError(f"t0 = {t0}: a start time needs the stepping model (contact_model 'hard')")
-    return rollout_event.run(x0, mode0, p, settings, record_times)
+    with deferred_signals():
+        if isinstance(p, stepping.StepParams):
+            return stepping.run(x0, p, settings, record_times, t0)
+        return rollout_event.run(x0, mode0, p, settings, record_times)
