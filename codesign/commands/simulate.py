@@ -79,9 +79,14 @@ def run(args: argparse.Namespace) -> int:
         baseline = bl.resolve_baseline(settings_doc)
     settings = walking.WalkSettings.from_dict(bl.walk_settings_dict(settings_doc))
     if args.human:
+        if not (math.isfinite(args.stiffness) and args.stiffness > 0):
+            raise UserError(f"--stiffness: {args.stiffness:g}; expected a joint stiffness > 0 N m/rad")
+        if not (math.isfinite(args.damping) and args.damping >= 0):
+            raise UserError(f"--damping: {args.damping:g}; expected a joint damping >= 0 N m s/rad")
         design = walking.typical_human_design(settings, args.stiffness, args.damping)
     elif design is None:
         design = walking.load_design(args.design)
+        walking.check_design(design, settings, str(args.design))   # a run's own designs are checked already
     t_end = settings.rollout.max_time
     samples = t_end / args.sample + 1
     if samples > MAX_SAMPLES:

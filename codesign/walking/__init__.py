@@ -19,9 +19,9 @@ from codesign.walking.design import Design, load_design
 from codesign.walking.evaluation import METRICS, evaluate, evaluate_detailed, metrics_of
 from codesign.walking.examples import nominal_control_params, typical_codesign_design, typical_human_design
 from codesign.walking.settings import WalkSettings
-from codesign.walking.setup import (Setup, build_setup, has_torso_feedback, human_control_layout,
-                                   wr_control_layout)
+from codesign.walking.setup import (Setup, build_setup, check_design, has_torso_feedback,
+                                   human_control_layout, wr_control_layout)
 
 __all__ = ["METRICS", "Design", "load_design", "evaluate", "evaluate_detailed", "metrics_of", "WalkSettings",
-           "Setup", "build_setup", "has_torso_feedback", "human_control_layout", "wr_control_layout",
+           "Setup", "build_setup", "check_design", "has_torso_feedback", "human_control_layout", "wr_control_layout",
            "nominal_control_params", "typical_codesign_design", "typical_human_design"]

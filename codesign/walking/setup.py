@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from codesign.errors import UserError
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
@@ -125,7 +126,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                           "com_shift": 0.0}
     else:
 
-        topology = _catalog(settings.catalog).topology(design.topology)
+        topology = design_topology(design, settings)
         morph = build_morphology(topology, design.actuators, morphology_params(topology, design.params),
                                  human, settings.actuators.mass())
         masses = mass_report(morph)
@@ -175,6 +176,36 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
 
 
 _CATALOGS: dict[str, Any] = {}
+
+
+def check_design(design: Design, settings: WalkSettings, where: str = "design") -> None:
+    """UserError (one line, prefixed ``where``) unless ``design`` names a topology of the
+    settings' catalog and gives exactly the parameters its morphology and controller
+    read (an evaluation ignores unknown names: a misspelled one would silently leave
+    a parameter missing or unused)."""
+    if design.topology is None:
+        expected = set(human_control_layout(settings).parameter_names())
+    else:
+        topology = design_topology(design, settings, where)
+        layout = wr_control_layout(topology, design.actuators, settings,
+                                   has_torso_feedback(design.actuators, design.params))
+        expected = {p.name for p in parameter_space(topology)} | set(layout.parameter_names())
+    unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
+    if unknown or missing:
+        raise UserError(f"{where}: params: " + "; ".join(
+            f"{label} {names}" for label, names in (("unknown", unknown), ("missing", missing)) if names)
+            + f"; expected the {len(expected)} parameters of this "
+            + ("human controller" if design.topology is None else "topology, actuator pair and controller"))
+
+
+def design_topology(design: Design, settings: WalkSettings, where: str = "design"):
+    """The catalog topology a design names (UserError when the catalog has none)."""
+    catalog = _catalog(settings.catalog)
+    ids = [t.id for t in catalog.topologies]
+    if design.topology not in ids:
+        raise UserError(f"{where}: topology: {design.topology}; expected a topology id of the catalog "
+                        f"{settings.catalog} ({min(ids)}..{max(ids)})")
+    return catalog.topology(design.topology)
 
 
 def _catalog(path: str):

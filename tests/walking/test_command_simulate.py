@@ -84,3 +84,40 @@ def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
     assert "no such run database" in capsys.readouterr().err
     assert not bad.exists()
     _ = pytest
+
+def test_simulate_refuses_a_design_an_evaluation_would_misread(tmp_path, capsys):
+    """A topology the catalog lacks, a misspelled or an extra parameter: an evaluation
+    would fail with a garbled reason or silently ignore the name; simulate names it."""
+    from pathlib import Path
+
+    good = json.loads((Path(__file__).parents[2] / "docs/designs/codesign-walking.json").read_text())
+    name = sorted(good["params"])[0]
+    cases = {"topology": ({**good, "topology": 99}, "topology: 99; expected a topology id of the catalog"),
+             "extra": ({**good, "params": {**good["params"], "bogus": 1.0}}, "unknown ['bogus']"),
+             "misspelled": ({**good, "params": {**{k: v for k, v in good["params"].items() if k != name},
+                                                name + "x": 1.0}},
+                            f"unknown ['{name}x']; missing ['{name}']")}
+    out = tmp_path / "o"
+    for label, (doc, expected) in cases.items():
+        path = tmp_path / f"{label}.json"
+        path.write_text(json.dumps(doc))
+        assert main(["simulate", str(path), "--out", str(out)]) == 2, label
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1, err
+    assert main(["simulate", "--human", "--stiffness", "-10", "--out", str(out)]) == 2
+    assert "--stiffness: -10; expected a joint stiffness > 0" in capsys.readouterr().err
+    assert main(["simulate", "--human", "--damping", "nan", "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_every_bundled_design_passes_the_check():
+    """The designs the docs ship (and hence what `codesign freeze` writes) are exactly
+    what an evaluation reads."""
+    from pathlib import Path
+
+    from codesign.walking import WalkSettings, check_design, load_design
+
+    paths = sorted((Path(__file__).parents[2] / "docs/designs").glob("*.json"))
+    assert len(paths) >= 5
+    for path in paths:
+        check_design(load_design(path), WalkSettings.from_dict({}), str(path))
