@@ -636,18 +636,25 @@ def local_executor(problem: str, settings: dict, objectives: Sequence[Objective]
     Dask dashboard on a free loopback port (two runs never clash)."""
     from distributed import Client, LocalCluster
 
-    with _children_ignore_sigint():
-        # without a dashboard the scheduler's small HTTP server still takes a free port (its
-        # default 8787 warns when taken); worker logs only when critical: a failed
-        # evaluation is a record, and a worker losing its scheduler at a Ctrl-C must not
-        # print over the driver's one line
-        cluster = LocalCluster(n_workers=processes, threads_per_worker=threads_per_worker,
-                               processes=True, dashboard_address="127.0.0.1:0" if dashboard else None,
-                               silence_logs=logging.CRITICAL,
-                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-        return DaskExecutor(problem, settings, objectives, Client(cluster), batch_size,
-                            cluster=cluster, min_workers=processes,
-                            no_worker_warning_s=no_worker_warning_s)
+    executor = None
+    try:
+        with _children_ignore_sigint():
+            # without a dashboard the scheduler's small HTTP server still takes a free port
+            # (its default 8787 warns when taken); worker logs only when critical: a failed
+            # evaluation is a record, and a worker losing its scheduler at a Ctrl-C must not
+            # print over the driver's one line
+            cluster = LocalCluster(n_workers=processes, threads_per_worker=threads_per_worker,
+                                   processes=True, dashboard_address="127.0.0.1:0" if dashboard else None,
+                                   silence_logs=logging.CRITICAL,
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            executor = DaskExecutor(problem, settings, objectives, Client(cluster), batch_size,
+                                    cluster=cluster, min_workers=processes,
+                                    no_worker_warning_s=no_worker_warning_s)
+    except KeyboardInterrupt:        # a Ctrl-C held back while the cluster started: close it again
+        if executor is not None:
+            executor.close()
+        raise
+    return executor
 
 
 @contextlib.contextmanager
@@ -655,16 +662,28 @@ def _children_ignore_sigint():
     """Worker processes started in here ignore SIGINT (an ignored signal stays ignored
     across exec): Ctrl-C at a terminal reaches the whole process group, and only the
     driver should act on it -- it stops the run and closes the cluster, whose workers
-    would otherwise each print a KeyboardInterrupt traceback. A SIGINT in these seconds
-    is lost (press again)."""
-    if threading.current_thread() is not threading.main_thread():
+    would otherwise each print a KeyboardInterrupt traceback.
+
+    A SIGINT in these seconds is held back and raised as the block is left: this thread
+    blocks it meanwhile, and Linux keeps a blocked signal pending even while its action is
+    to ignore it -- unless another thread that does not block it takes it (and ignores
+    it). The ``codesign`` command starts its libraries' native threads (OpenBLAS's) with
+    SIGINT blocked (:func:`codesign.cli.main`), and threads started in here (Dask's event
+    loop) inherit the block, so there it is never lost; a program that calls this with
+    such threads of its own may still lose one (press again)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()      # its start unblocks SIGINT in the thread starting it
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 JOBS_FOLDER = "jobs"     # in the run's folder: the batch jobs' logs

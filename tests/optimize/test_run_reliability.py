@@ -186,6 +186,36 @@ def test_an_interrupted_run_stops_in_one_line_and_resumes_to_the_same_database(t
     assert_same_run(reference / "slow" / "run.sqlite", db)
 
 
+@pytest.mark.integration
+def test_a_ctrl_c_while_the_local_workers_start_stops_the_run(tmp_path):
+    """The worker processes start with SIGINT ignored (a terminal's Ctrl-C reaches them
+    too); a Ctrl-C in those seconds used to be ignored by the driver with them, and the
+    run went on to its end. Sent the moment the first worker process exists: one line,
+    exit 130, no run left behind or a stopped one, no worker left running."""
+    import psutil
+
+    spec = tmp_path / "slow.toml"
+    spec.write_text(sphere("slow", particles=8, iterations=300, evaluation="sleep_s = 0.03")
+                    .replace('mode = "serial"', 'mode = "local"\nworkers = 2'))
+    results = tmp_path / "results"
+    driver = start_cli("optimize", spec, "--results", results, "--quiet", start_new_session=True)
+    me = psutil.Process(driver.pid)
+
+    def workers() -> list:
+        with contextlib.suppress(psutil.Error):
+            return [c for c in me.children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
+        return []
+
+    wait_for(lambda: workers() or driver.poll() is not None, poll_s=0.01)
+    started = workers()
+    os.killpg(driver.pid, signal.SIGINT)             # Ctrl-C at a terminal: the whole group
+    status, stderr = driver.wait(60), driver.stderr.read()
+    done = subprocess.CompletedProcess(driver.args, status, driver.stdout.read(), stderr)
+    one_line(done, 130, r"codesign optimize: stopped (before the run started; nothing was written|"
+                        r"at iteration \d+ of 300 — continue with: codesign resume .*)")
+    assert started and not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in started)
+
+
 # -- 6. the spec is judged before the run starts ----------------------------------------------
 
 @pytest.mark.parametrize("problem, table, message", [
