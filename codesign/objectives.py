@@ -63,6 +63,24 @@ def lexicographic(metrics: Mapping[str, float], objectives: Sequence[Objective])
     raise ValueError("no objectives")
 
 
+def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Objective]) -> str:
+    """(stage, stage_value) in words: which objective is being optimized, its metric's own
+    value (a maximized one's sign restored; the metric's name says its unit) and how many
+    of the conditions before it are met, e.g. "cuff_force_peak 1483.86 (wanted <= 600;
+    9 of 11 conditions met)"; without objectives, the plain pair."""
+    if not objectives:
+        return f"stage {stage}, value {stage_value:.6g}"
+    k = min(int(stage), len(objectives) - 1)
+    objective = objectives[k]
+    value = stage_value if objective.sense == "minimize" else -stage_value
+    conditions = len(objectives) - 1
+    wanted = ("" if objective.until is None else
+              f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}; ")
+    goal = f"{objective.sense[:-1]}ing" if objective.until is None else ""
+    met = f"{min(int(stage), conditions)} of {conditions} conditions met"
+    return f"{objective.metric} {value:.6g} ({goal + ', ' if goal else ''}{wanted}{met})"
+
+
 def score(record: EvalRecord, objectives: Sequence[Objective]) -> EvalRecord:
     """``record`` with its lexicographic (stage, stage_value); never raises.
 

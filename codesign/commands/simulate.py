@@ -29,7 +29,7 @@ from codesign import walking
 from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
 from codesign.io import writable_folder
-from codesign.objectives import score
+from codesign.objectives import describe_fitness, score
 from codesign.problems import baseline as bl
 from codesign.problems import get_problem
 from codesign.problems.walking import with_problem_metrics
@@ -99,14 +99,17 @@ def run(args: argparse.Namespace) -> int:
         design, settings, times, human_model=None if baseline is None else baseline.model)
     if baseline is not None:
         record = bl.with_baseline_metrics(record, baseline)
-    record = score(with_problem_metrics(record, settings_doc), _objectives(stored, design, baseline))
+    objectives = _objectives(stored, design, baseline)
+    record = score(with_problem_metrics(record, settings_doc), objectives)
     summary = {"status": record.status, "message": record.message, "stage": record.stage,
                "stage_value": record.stage_value, "metrics": record.metrics,
                "timings_s": timings, "design": design.to_json()}
     if setup is not None and isinstance(setup.p, StepParams):   # the contact solver's counters
         summary["time_step"] = step_statistics(setup.p)
     _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
-    print(f"{record.status}: stage {record.stage}, value {record.stage_value:.6g}"
+    speed = record.metrics.get("speed", math.nan)
+    print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, objectives)}"
+          + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")

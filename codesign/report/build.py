@@ -26,7 +26,7 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
                                      visit_heatmap)
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
-from codesign.objectives import ranked
+from codesign.objectives import describe_fitness, ranked
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
@@ -89,7 +89,8 @@ def _save(fig: Figure, folder: Path, name: str) -> str:
     return name
 
 
-def _stage_names(data: RunData) -> list[str]:
+def _objectives(data: RunData) -> tuple:
+    """The run's objectives: its spec's, else its problem's (none if the problem is unknown)."""
     objectives = data.spec.objectives
     if not objectives:
         try:
@@ -97,7 +98,11 @@ def _stage_names(data: RunData) -> list[str]:
             objectives = resolve_problem(data.spec).objectives
         except UserError:
             objectives = ()
-    return [o.metric for o in objectives]
+    return tuple(objectives)
+
+
+def _stage_names(data: RunData) -> list[str]:
+    return [o.metric for o in _objectives(data)]
 
 
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
@@ -140,8 +145,8 @@ def _overview(data: RunData, layout: Layout) -> Section:
         where = ", ".join(f"{k} {v}" for k, v in layout.describe(sid).items())
         section.paragraphs.append(
             f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in "
-            f"subspace {sid} ({where}), stage {int(best['stage'])}, stage value "
-            f"{best['stage_value']:.6g}.")
+            f"subspace {sid} ({where}): "
+            f"{describe_fitness(int(best['stage']), float(best['stage_value']), _objectives(data))}.")
     else:
         section.notes.append("No successful evaluation yet.")
     failed = ev[ev["status"] != "ok"]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from codesign.errors import ClusterLost, Stopped, UserError
+from codesign.objectives import describe_fitness
 from codesign.optimize.mmpso import MMPSO
 from codesign.optimize.pipeline import PipelinedMMPSO
 from codesign.problems import get_problem, problem_names
@@ -135,7 +136,8 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
                 store = SQLiteRunStore(path, create=True, run=dict(
                     name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
                     iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
-                _drive(store, store.run_id, optimizer, running, progress, stop, on_iteration)
+                _drive(store, store.run_id, optimizer, running, progress, stop, on_iteration,
+                       objectives=spec.objectives or checked[0].objectives)
     finally:
         lock.release()
         if not path.exists():                   # batch jobs' log folder, if still empty
@@ -183,7 +185,8 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
                 return store.path
             with _executor(spec, execution, checked, path.parent, progress) as executor:
                 store.set_status(int(row["run_id"]), "running")
-                _drive(store, int(row["run_id"]), optimizer, executor, progress, stop)
+                _drive(store, int(row["run_id"]), optimizer, executor, progress, stop,
+                       objectives=spec.objectives or checked[0].objectives)
     finally:
         if store is not None:
             store.close()
@@ -253,10 +256,11 @@ def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path
 
 
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
-           where: dict, on_iteration: Callable[[int], None] | None = None) -> None:
+           where: dict, on_iteration: Callable[[int], None] | None = None, objectives: tuple = ()) -> None:
     """Run the optimizer to its end: :func:`_drive_iterations`, or :func:`_drive_pipelined`
     for a :class:`PipelinedMMPSO`; records the run status (``stopped`` on an interrupt or a
-    lost cluster, ``failed`` on anything else, ``finished``)."""
+    lost cluster, ``failed`` on anything else, ``finished``). ``objectives``: the run's, for
+    the progress bar's best (:func:`~codesign.objectives.describe_fitness`)."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
     where.update(folder=store.path.parent, total=optimizer.settings.iterations,
@@ -270,7 +274,7 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
         if on_iteration is not None:
             on_iteration(iteration)
         now = time.perf_counter()
-        _show(bar, evaluations / max(now - shown[0], 1e-9), best[0])
+        _show(bar, evaluations / max(now - shown[0], 1e-9), best[0], objectives)
         shown[0] = now
 
     try:
@@ -349,8 +353,8 @@ def _progress_bar(optimizer: MMPSO, enabled: bool):
                 disable=not enabled, file=sys.stderr, dynamic_ncols=True)
 
 
-def _show(bar, evals_per_s: float, key) -> None:
-    best = "failed" if key[0] else f"stage {int(-key[1])} value {key[2]:.6g}"
+def _show(bar, evals_per_s: float, key, objectives: tuple) -> None:
+    best = "failed" if key[0] else describe_fitness(int(-key[1]), key[2], objectives)
     bar.set_postfix_str(f"{evals_per_s:.1f} evals/s, best {best}", refresh=False)
     bar.update(1)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from codesign.errors import UserError
-from codesign.objectives import Objective, ranked
+from codesign.objectives import Objective, describe_fitness, ranked
 from codesign.problems import get_problem
 from codesign.problems import exo_codesign as pb
 from codesign.run.spec import parse_spec
@@ -87,9 +87,10 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
     else:
         raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
                         f"(exo_codesign, exo_codesign_balance, human_gait or anthropomorphic_baseline)")
-    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} "
-          f"(stored: {chosen['status']}, stage {int(chosen['stage'])}, value {chosen['stage_value']:.6g})")
     objectives = spec.objectives or get_problem(spec.problem).objectives
+    stored = (describe_fitness(int(chosen['stage']), float(chosen['stage_value']), objectives)
+              if chosen["status"] == "ok" else chosen["status"])
+    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} (stored: {stored})")
     return StoredDesign(design, settings, spec.problem, tuple(objectives))
 
 

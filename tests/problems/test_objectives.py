@@ -101,3 +101,23 @@ def test_the_baseline_has_no_actuator_stage_and_the_human_keeps_table_4_2s_order
     assert human[:5] == ["time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time"]
     assert human[-1] == "torque_rms" and "grf_peak_bw" in human
     assert all(o.until == ob.LIMITS[o.metric] for o in ob.codesign_stages() if o.metric in ob.LIMITS)
+
+
+def test_describe_fitness_names_the_objective_being_optimized_with_its_own_value():
+    """The words match what lexicographic() computed from hand-made metrics: the metric of
+    the stage reached, its value as measured (a maximized one's sign restored), and the
+    count of conditions met."""
+    from codesign.objectives import Objective, describe_fitness, lexicographic
+
+    objectives = (Objective("speed", "maximize", 1.0), Objective("slip", "minimize", 0.05),
+                  Objective("power"))
+    metrics = {"speed": 0.8, "slip": 0.5, "power": 300.0}
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
+        "speed 0.8 (wanted >= 1; 0 of 2 conditions met)"
+    metrics["speed"] = 1.3
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
+        "slip 0.5 (wanted <= 0.05; 1 of 2 conditions met)"
+    metrics["slip"] = 0.01
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
+        "power 300 (minimizing, 2 of 2 conditions met)"
+    assert describe_fitness(1, 0.25, ()) == "stage 1, value 0.25"
