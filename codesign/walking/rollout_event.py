@@ -183,7 +183,8 @@ def _settle_approaching(t, x, mode, p):
 def walk_jump(t, x, mode, p, k):
     """contact.jump (impact at a touch-down, then mode resolution), then: a foot that had
     no active contact and now has one touched down (its striking point's x goes to the
-    step-length accumulator)."""
+    step-length accumulator; one after less than ``MIN_SWING_S`` in the air does not), and a
+    foot whose last contact ended lifted off."""
     m, w, cw, s, cp = p
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
@@ -202,6 +203,9 @@ def walk_jump(t, x, mode, p, k):
         return code
     after = np.zeros(2)
     _foot_contacts(mode, cp.contact_foot, after)
+    for f in range(2):
+        if before[f] == 1.0 and after[f] == 0.0:
+            mt.accumulate_liftoff(cp.acc, t, f)
     foot = cp.contact_foot[i]
     if before[foot] == 0.0 and after[foot] == 1.0:
         body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)

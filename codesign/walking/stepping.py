@@ -120,6 +120,8 @@ def observe(t, x, p, assist_active):
         return code
     for foot in range(2):
         before = feet_before0 if foot == 0 else feet_before1
+        if before == 1.0 and cp.feet[foot] == 0.0:
+            mt.accumulate_liftoff(cp.acc, t, foot)
         if before == 0.0 and cp.feet[foot] == 1.0:
             for i in range(c):   # the foot's first loaded point
                 if cp.contact_foot[i] == foot and sw.mode[i] != ts.INACTIVE:

@@ -76,7 +76,8 @@ THESIS_CODESIGN_2S = {
     'power': 30968.944452045842,
     'torque_rms': 7720.4089617236195,
     'cost_of_transport': 62.24088034594476,
-    'step_length': 0.36006911855748214,
+    'step_length': 0.37195177316069516,   # 0.36006911855748214 until a touchdown after < 0.2 s
+                                          # in the air stopped counting as a step (session 10)
     'stance_fraction': 0.6296296296296298,
     'hip_r_force_peak': 68278.22603910469,
     'hip_r_force_rms': 42282.01468208566,

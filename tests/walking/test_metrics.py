@@ -194,3 +194,38 @@ def test_stride_agreement_aligns_each_stride_at_heel_strike():
     # a lift shorter than the minimum swing (0.2 s) is not a stride
     lift = (np.arange(100) < 20) | (np.arange(100) >= 35)          # off for 0.15 s
     assert mt.heel_strikes(np.arange(100) * 0.01, lift).size == 0
+
+
+def test_a_bounce_or_a_scuff_is_not_a_step():
+    """Touchdowns 0.55 s apart, alternating feet, 0.70 m apart: 0.70-m steps. Add what
+    the stepping rollout reports of a hard heel strike's rebound (the foot off for 2 ms)
+    and of a toe scuffing the ground in mid-swing (0.15 s after its lift-off): still
+    0.70-m steps; without the lift-offs every touchdown counts (the 0.2-s rule needs
+    them)."""
+    def steps(events, t_start=1.0):
+        acc = mt.new_accumulator(0, t_start)
+        for kind, t, foot, x in events:
+            if kind == "off":
+                mt.accumulate_liftoff(acc, t, foot)
+            else:
+                mt.accumulate_touchdown(acc, t, foot, x)
+        return acc[mt.STEP_SUM] / acc[mt.STEP_COUNT], int(acc[mt.STEP_COUNT])
+
+    clean = []
+    for k in range(12):                               # foot k % 2 lands at 0.55 k s, 0.7 k m
+        t, foot = 0.55 * k, k % 2
+        clean += [("off", t - 0.40, foot, 0.0), ("on", t, foot, 0.7 * k)]
+    noisy = list(clean)
+    for k in range(2, 12, 3):                         # rebounds: off 1 ms after landing, back 2 ms later
+        t, foot = 0.55 * k, k % 2
+        noisy += [("off", t + 0.001, foot, 0.0), ("on", t + 0.003, foot, 0.7 * k)]
+    for k in range(3, 12, 4):                         # scuffs: a swing toe touches 0.15 s after lift-off
+        t, foot = 0.55 * k, k % 2
+        noisy += [("on", t - 0.25, foot, 0.7 * k - 0.45), ("off", t - 0.24, foot, 0.0)]
+    noisy.sort(key=lambda e: e[1])
+    assert steps(clean) == pytest.approx((0.7, 9))    # touchdowns 2..11 in the window: 9 steps
+    assert steps(noisy) == pytest.approx((0.7, 9))
+    touchdowns_only = [e for e in noisy if e[0] == "on"]
+    # what the metric reported before: each scuff (0.25 m from the other foot) taken for
+    # the step, the real touchdown after it for the same foot again
+    assert steps(touchdowns_only) == pytest.approx(((6 * 0.7 + 3 * 0.25) / 9, 9))
