@@ -41,7 +41,8 @@ from pathlib import Path
 from codesign.bench.engine import mujoco_chain_s
 
 DESCRIPTION = ("one walking evaluation (screening + setup + rollout) of the human and augmented designs: "
-               "time-stepping hard contacts vs event-driven hard and soft contacts, and / MuJoCo's 20-link chain")
+               "time-stepping hard contacts vs event-driven hard and soft contacts, each also as a ratio to "
+               "MuJoCo's 20-link chain")
 
 DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
 PEER_S = 1.0        # s simulated by the hard_event and soft peers (--full-peers: max_time)

@@ -327,6 +327,10 @@ def run(args: argparse.Namespace) -> int:
     if as_json:
         print(json.dumps({"cores": os.cpu_count(), "rows": [r._asdict() for r in rows]}, indent=1))
     else:
+        print("efficiency = ideal / achieved (ideal: the shortest any schedule could take); busy = the "
+              "workers' time in evaluations / their time; ideal/planned = what the executor's cost "
+              "predictions leave at no overhead; ideal/known = the same with every cost known "
+              "(docs/performance.md)")
         print(f"{os.cpu_count()} cores; wrote {out / 'scaling.csv'}")
     return 0
 

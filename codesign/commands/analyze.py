@@ -80,8 +80,8 @@ def _gait_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--settings", default="{}",
                         help="JSON object of evaluation settings (e.g. '{\"max_time\": 20}')")
     parser.add_argument("--max-time", type=float, default=None,
-                        help="seconds of the evaluation (default 10): the settling takes all whole "
-                             "gait periods of it but the map's own")
+                        help="seconds of the evaluation (default 10): the design settles for the "
+                             "whole gait periods that fit in it, less the period(s) the map itself runs")
     parser.add_argument("--settle", type=int, default=None, metavar="K",
                         help="settle K gait periods instead (x* = x(K T))")
     parser.add_argument("--section-phase", type=float, default=0.0, metavar="F",

@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG, help="topology catalog (default %(default)s)")
     parser.add_argument("--design", type=Path,
                         help='screen one design instead of sampling: a JSON file {"topology": ID, "actuators": [I, J], '
-                             '"params": {NAME: VALUE, ...}} (README, "codesign screen")')
+                             '"params": {NAME: VALUE, ...}} (docs/human-model.md, "codesign screen")')
     parser.add_argument("--samples", type=int, default=200, help="random morphologies per subspace (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")

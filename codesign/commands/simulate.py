@@ -63,6 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.human + bool(args.design) + (args.run is not None) != 1:
+        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     stored = stored_candidate(args.run, args.best, args.eval) if args.run is not None else None
     design, settings_doc = (stored.design, stored.settings) if stored else (None, {})
     overrides = settings_overrides(args.settings)
@@ -71,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
         settings_doc["max_time"] = args.max_time
     if not (math.isfinite(args.sample) and args.sample > 0):
         raise UserError(f"--sample: {args.sample}; expected a step > 0 s")
-    if args.human + bool(args.design) + (args.run is not None) != 1:
-        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     baseline = None
     if any(key.startswith("baseline_") for key in settings_doc):   # anthropomorphic_baseline
         settings_doc = inline_run_reference(settings_doc, get_problem("anthropomorphic_baseline").run_reference)

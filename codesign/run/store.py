@@ -722,7 +722,8 @@ def find_run_database(run: str | Path) -> Path:
     path = Path(run)
     if path.is_file():
         return path
-    candidates = list(dict.fromkeys([path / RUN_FILE, Path("results") / path / RUN_FILE]))
+    bare = len(path.parts) == 1 and not path.is_absolute()      # a run name
+    candidates = [path / RUN_FILE] + ([Path("results") / path / RUN_FILE] if bare else [])
     for candidate in candidates:
         if candidate.is_file():
             return candidate

@@ -43,7 +43,7 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
     problem that is not a walking one."""
     if best == (which is not None):
         raise UserError("--run: give --best or --eval ITERATION:PARTICLE (exactly one)")
-    with open_run(run, readonly=True) as store:
+    with open_run(find_run_database(run), readonly=True) as store:
         runs = store.runs()
         if runs.empty:
             raise UserError(f"--run {run}: the database holds no run; expected a started run")

@@ -250,7 +250,7 @@ def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
         (["--human", "--eps", "-1"], "eps"),
         (["--human", "--max-time", "0"], "--max-time"),
         (["--human", "--out", str(tmp_path / "g.txt")], "--out"),
-        (["--run", str(tmp_path / "nowhere"), "--best"], "no such run database"),
+        (["--run", str(tmp_path / "nowhere"), "--best"], "nowhere: no run found"),
     ]
     for args, text in cases:
         argv = ["analyze", "gait", *args]

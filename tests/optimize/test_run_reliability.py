@@ -265,3 +265,19 @@ def test_an_empty_results_option_is_refused(tmp_path):
     one_line(done, 2, r"codesign optimize: error: --results: got ''; expected the folder to hold the run "
                       r"folders \(e\.g\. results\)")
     assert sorted(listing(tmp_path)) == ["s.toml"]  # the run did not land in the working directory
+
+
+def test_a_run_is_found_by_folder_file_or_bare_name_and_a_miss_names_only_real_places(tmp_path, monkeypatch):
+    from codesign.errors import UserError
+    from codesign.run.store import find_run_database
+
+    monkeypatch.chdir(tmp_path)
+    db = Path("results") / "demo" / "run.sqlite"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"")
+    for given in ("demo", "results/demo", "results/demo/run.sqlite", tmp_path / "results" / "demo"):
+        assert find_run_database(given).resolve() == db.resolve(), given
+    with pytest.raises(UserError, match=r"^results/nope: no run found \(looked for results/nope/run\.sqlite\);"):
+        find_run_database("results/nope")            # not results/results/nope
+    with pytest.raises(UserError, match=r"looked for nope/run\.sqlite, results/nope/run\.sqlite\)"):
+        find_run_database("nope")

@@ -81,7 +81,7 @@ def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
         err = capsys.readouterr().err
         assert text in err and len(err.strip().splitlines()) == 1
     assert main(["simulate", "--run", str(tmp_path / "nowhere"), "--best", "--out", str(bad)]) == 2
-    assert "no such run database" in capsys.readouterr().err
+    assert "nowhere: no run found" in capsys.readouterr().err
     assert not bad.exists()
     _ = pytest
 
