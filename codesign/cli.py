@@ -16,15 +16,13 @@ Dask scheduler was lost, :class:`codesign.errors.ClusterLost`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import importlib.util
 import os
-import signal
 import sys
-import threading
 
 from codesign.errors import Stopped, UserError
+from codesign.interrupts import sigint_blocked
 
 # subcommand -> module implementing it (see the module docstring for the contract)
 COMMANDS: dict[str, str] = {
@@ -75,20 +73,6 @@ def build_parser(commands: dict[str, str]) -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def _sigint_blocked():
-    """SIGINT blocked in this thread (and in threads started meanwhile), then unblocked:
-    one that came meanwhile is raised (KeyboardInterrupt) as the block is left."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     commands = available_commands()
@@ -100,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         # the command's module imports numpy, numba, dask: their native threads start here
         # and keep SIGINT blocked, so that a Ctrl-C always reaches this (main) thread (see
         # codesign.run.executors.local_executor); one pressed meanwhile acts right after
-        with _sigint_blocked():
+        with sigint_blocked():
             parser = build_parser(commands)
     except KeyboardInterrupt:
         print(f"codesign{' ' + wanted if wanted in commands else ''}: interrupted", file=sys.stderr)

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 from codesign.errors import ClusterLost, UserError
+from codesign.interrupts import sigint_blocked
 from codesign.run.cost_model import CostPredictor
 from codesign.run.evaluation import evaluate_batch, warmup
 from codesign.objectives import Objective
@@ -664,26 +665,24 @@ def _children_ignore_sigint():
     driver should act on it -- it stops the run and closes the cluster, whose workers
     would otherwise each print a KeyboardInterrupt traceback.
 
-    A SIGINT in these seconds is held back and raised as the block is left: this thread
-    blocks it meanwhile, and Linux keeps a blocked signal pending even while its action is
-    to ignore it -- unless another thread that does not block it takes it (and ignores
-    it). The ``codesign`` command starts its libraries' native threads (OpenBLAS's) with
-    SIGINT blocked (:func:`codesign.cli.main`), and threads started in here (Dask's event
-    loop) inherit the block, so there it is never lost; a program that calls this with
-    such threads of its own may still lose one (press again)."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    A SIGINT in these seconds is held back and raised as the block is left
+    (:func:`~codesign.interrupts.sigint_blocked`) -- unless a thread that does not block
+    it takes it (and ignores it). The ``codesign`` command starts its libraries' native
+    threads (OpenBLAS's) with SIGINT blocked (:func:`codesign.cli.main`), and threads
+    started in here (Dask's event loop) inherit the block, so there it is never lost; a
+    program that calls this with such threads of its own may still lose one (press again)."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()      # its start unblocks SIGINT in the thread starting it
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    with sigint_blocked():
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 JOBS_FOLDER = "jobs"     # in the run's folder: the batch jobs' logs
