@@ -113,8 +113,8 @@ SITE_SLOTS = 3
 # rebound (one or two 1-ms steps in the air) or a toe scuffing the ground in mid-swing
 # (swing lasts ~0.4 s at 1.3 m/s, Winter's Table 1.1). Without this rule the walking human
 # of docs/designs/human-walking.json, strides of 1.11 s at 1.30 m/s, reported 0.36-m
-# steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. The same threshold
-# as :func:`heel_strikes`.
+# steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
+# (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s
 
 # --- gait physics (issue 15)
@@ -589,7 +589,7 @@ def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal
     return out
 
 
-def heel_strikes(t: np.ndarray, on_ground: np.ndarray, min_swing: float = 0.2) -> np.ndarray:
+def heel_strikes(t: np.ndarray, on_ground: np.ndarray, min_swing: float = MIN_SWING_S) -> np.ndarray:
     """Touchdown times (s) of one foot: the samples where it is on the ground after at
     least ``min_swing`` s off it (a swing lasts ~0.4 s at 0.9 Hz; shorter lifts are
     bounces and shuffles within a stance, not strides).

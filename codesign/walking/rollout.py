@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from codesign.control.impedance import ControllerArrays
-from codesign.interrupts import deferred_signals
 from codesign.dynamics.model import Model
+from codesign.interrupts import deferred_signals
 from codesign.walking import rollout_event, stepping
 from codesign.walking.rollout_base import CONTACT_MODELS, Rollout, RolloutSettings
 
