@@ -16,9 +16,13 @@ import numpy as np  # noqa: E402
 
 def gait_figure(table, model, frequency: float = 0.9, phase0: float = 0.0):
     """Figure: right-leg hip / knee / ankle (anatomical degrees, flexion +) against time,
-    the nominal gait (Winter) at the controller's phase dashed; bottom: vertical ground
-    reaction force of each foot and their sum vs body weight."""
+    the nominal gait (Winter) at the controller's phase dashed; bottom: the normal ground
+    reaction of each foot and their sum in body weights, each the mean over the
+    ``grf_peak_bw`` metric's 30-ms window (:func:`~codesign.walking.trajectory.windowed_ground_reaction`:
+    a hard contact's impact is an impulse, whose force at one instant means nothing)."""
     from codesign.model.gait import GAIT_JOINTS, SIGN, nominal_gait
+    from codesign.walking.metrics import GRF_WINDOW
+    from codesign.walking.trajectory import windowed_ground_reaction
 
     gait = nominal_gait()
     t = table["t_s"].to_numpy()
@@ -34,13 +38,13 @@ def gait_figure(table, model, frequency: float = 0.9, phase0: float = 0.0):
         ax.set_ylabel(f"{joint} (deg)")
         ax.legend(loc="upper right", fontsize=7, ncol=3)
     ax = axes[3]
-    feet = {side: sum(table[c].to_numpy() for c in table.columns
-                      if c.startswith("fn_") and c.endswith(f"_{side}_N")) for side in ("r", "l")}
-    ax.plot(t, feet["r"] + feet["l"], color="0.6", lw=2.5, label="sum")   # behind the feet
+    weight = model.total_mass() * model.gravity
+    grf = windowed_ground_reaction(table)
+    ax.plot(t, grf["total"] / weight, color="0.6", lw=2.5, label="sum")   # behind the feet
     for side in ("r", "l"):
-        ax.plot(t, feet[side], lw=0.9, label=f"foot {side}")
-    ax.axhline(model.total_mass() * model.gravity, color="grey", ls="--", lw=1, label="body weight")
-    ax.set_ylabel("normal GRF (N)")
+        ax.plot(t, grf[side] / weight, lw=0.9, label=f"foot {side}")
+    ax.axhline(1.0, color="grey", ls="--", lw=1, label="body weight")
+    ax.set_ylabel(f"normal GRF (BW,\n{1000 * GRF_WINDOW:.0f}-ms mean)")
     ax.set_xlabel("time (s)")
     ax.legend(loc="upper right", fontsize=7, ncol=4)
     fig.suptitle("Joint angles (anatomical, flexion +) and ground reaction forces")

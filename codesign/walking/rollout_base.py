@@ -88,7 +88,10 @@ class Rollout:
     """Outcome of :func:`run`: status, message, time survived, metrics accumulator, final
     state and contact modes, counters (steps; events = contact-mode changes of single
     points), and the recorded samples at ``record_times`` (NaN rows after the end):
-    states [k, 2n], contact modes [k, c], contact forces [k, c, 2] (normal, tangent; N)."""
+    states [k, 2n], contact modes [k, c], contact forces [k, c, 2] (normal, tangent; N:
+    the stepping rollout's are each point's mean force since the previous record, impacts
+    counted by their impulse; the event-driven and soft models' the force at the record
+    time, their forces being finite between events)."""
 
     status: str
     message: str

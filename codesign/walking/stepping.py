@@ -150,18 +150,32 @@ def observe(t, x, p, assist_active):
 
 
 @njit(cache=True, _nrt=False)
-def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force):
-    """Store x and the last step's contact modes and forces for every record time not yet
-    stored that is at or before t (within h / 2). Returns the next record index."""
-    while k_rec < record_times.shape[0] and record_times[k_rec] <= t + 0.5 * h:
+def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_prev):
+    """Store x, the last step's contact modes and the contact forces for every record time
+    not yet stored that is at or before t (within h / 2). The forces are the mean over
+    the steps since the previous record (``t_prev``; the first: since the rollout's start)
+    -- the impulses :func:`walk` summed into rec_force[k_rec] over that span, divided by
+    it -- so that an impact between two records counts by its impulse, as a force plate
+    sampled at the record rate would show it; a record with no step since the previous
+    one gets the last step's forces. Returns (the next record index, the time of the last
+    record stored, s)."""
+    n_rec = record_times.shape[0]
+    while k_rec < n_rec and record_times[k_rec] <= t + 0.5 * h:
         for j in range(x.shape[0]):
             rec_x[k_rec, j] = x[j]
+        span = t - t_prev
         for i in range(sw.mode.shape[0]):
             rec_mode[k_rec, i] = sw.mode[i]
-            rec_force[k_rec, i, 0] = sw.force[i, 0]
-            rec_force[k_rec, i, 1] = sw.force[i, 1]
+            for j in range(2):
+                if span > 0.5 * h:
+                    rec_force[k_rec, i, j] /= span
+                else:
+                    rec_force[k_rec, i, j] = sw.force[i, j]
+        t_prev = t
         k_rec += 1
-    return k_rec
+        if k_rec < n_rec:
+            rec_force[k_rec, :, :] = 0.0
+    return k_rec, t_prev
 
 
 @njit(cache=True, _nrt=False)
@@ -173,8 +187,9 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     clock restarts at t0 (cp.last_contact[0] = t0) and the contact solver's warm start (sw.P,
     sw.mode) is used as found, so a caller replaying from a state sets both. Metric
     samples accumulate into cp.acc as usual (its window starts at max_time / 2).
-    Records x, the contact modes and forces at the first step start at or after each of
-    record_times (sorted). Returns (code, time reached s, steps)."""
+    Records x and the contact modes at the first step start at or after each of
+    record_times (sorted), with the contact forces' mean since the previous record
+    (:func:`record`). Returns (code, time reached s, steps)."""
     m, w, sw, cs, ss, cp = p
     n = m.parent.shape[0]
     c = m.contact_body.shape[0]
@@ -184,13 +199,16 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     n_steps = int(math.floor((t_end - t0) / h + 0.5))
     cp.last_contact[0] = t0
     k_rec = 0
+    t_rec = t0                      # time of the last record (the forces' mean starts there)
+    if record_times.shape[0] > 0:
+        rec_force[0, :, :] = 0.0    # impulses summed until the first record
     prev_mode = cp.prev_mode
     for i in range(c):
         prev_mode[i] = sw.mode[i]
     passive_row_gains(cp.ctrl, cp.Kimp, cp.Dimp)   # constant; the steps update the rest
     for k in range(n_steps):
         t = t0 + k * h
-        k_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
+        k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
         c0 = cy.cycles()
         _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
                                     cp.joint_gain)
@@ -205,13 +223,17 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
             if sw.mode[i] != prev_mode[i]:
                 cp.counts[0] += 1
                 prev_mode[i] = sw.mode[i]
+        if k_rec < record_times.shape[0]:       # the step's impulses, for the next record
+            for i in range(c):
+                rec_force[k_rec, i, 0] += sw.force[i, 0] * h
+                rec_force[k_rec, i, 1] += sw.force[i, 1] * h
         c0 = cy.cycles()
         code = observe(t, x, p, active)
         cy.add(sw.cycles, cy.OBSERVE, c0)
         if code != OK:
             return code, t + h, k + 1
     t = t0 + n_steps * h
-    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force)
+    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
     return OK, t, n_steps
 
 
@@ -244,6 +266,7 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     x = np.array(x0, dtype=np.float64)
     code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, float(t0))
     code, t = int(code), float(t)
+    rec_force[np.isnan(rec_x[:, 0])] = np.nan     # records never reached: the impulses summed for them
     sw, cp = p.step_work, p.walk
     status, message = status_of(code, t)
     time = settings.max_time if code == OK else t

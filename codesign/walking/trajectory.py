@@ -10,12 +10,15 @@ import numpy as np
 
 from codesign.dynamics.model import REVOLUTE
 from codesign.model.gait import nominal_gait
-from codesign.walking.metrics import heel_strikes, nominal_gait_agreement, stride_gait_agreement
+from codesign.walking.metrics import (GRF_WINDOW, heel_strikes, nominal_gait_agreement,
+                                      stride_gait_agreement)
 
 
 def trajectory_table(rollout, setup):
     """pandas DataFrame of the recorded samples (rows until the run ended): t_s, per
-    coordinate q_<body>_<rad|m> and qd_..., per contact mode_<c>, fn_<c>_N, ft_<c>_N."""
+    coordinate q_<body>_<rad|m> and qd_..., per contact mode_<c>, fn_<c>_N, ft_<c>_N (the
+    stepping rollout's: each point's mean force since the previous sample, impacts
+    counted by their impulse: :class:`~codesign.walking.rollout_base.Rollout`)."""
     import pandas as pd
 
     model = setup.model
@@ -36,6 +39,22 @@ def trajectory_table(rollout, setup):
         cols[f"ft_{name}_N"] = forces[:, c, 1]
     return pd.DataFrame(cols)
 
+
+def windowed_ground_reaction(table, window_s: float = GRF_WINDOW) -> dict[str, np.ndarray]:
+    """The normal ground reaction of each foot (``"r"``, ``"l"``) and their sum
+    (``"total"``), N, float64[rows], each the mean over the last ``window_s`` seconds of
+    samples (the trajectory's mean forces over ``window_s`` / sample-step samples; fewer
+    at the start) -- on flat ground the vertical reaction the ``grf_peak_bw`` metric
+    averages over the same window, here at the samples' resolution."""
+    t = table["t_s"].to_numpy()
+    k = max(1, int(round(window_s / (t[1] - t[0])))) if len(t) > 1 else 1
+    out = {}
+    for side in ("r", "l"):
+        force = sum(table[c].to_numpy() for c in table.columns
+                    if c.startswith("fn_") and c.endswith(f"_{side}_N"))
+        out[side] = np.convolve(force, np.ones(k), mode="full")[:len(t)] / np.minimum(np.arange(1, len(t) + 1), k)
+    out["total"] = out["r"] + out["l"]
+    return out
 
 
 def gait_agreement(table, setup, t_end: float) -> dict[str, dict[str, float]]:
