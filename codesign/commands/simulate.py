@@ -18,16 +18,21 @@ and friction work under ``time_step``). Each file is written to a temporary name
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
 from codesign import walking
 from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
+from codesign.interrupts import deferred_signals
 from codesign.io import writable_folder
 from codesign.objectives import describe_fitness, score
 from codesign.problems import baseline as bl
@@ -106,49 +111,48 @@ def run(args: argparse.Namespace) -> int:
                "timings_s": timings, "design": design.to_json()}
     if setup is not None and isinstance(setup.p, StepParams):   # the contact solver's counters
         summary["time_step"] = step_statistics(setup.p)
-    _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
     speed = record.metrics.get("speed", math.nan)
     print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, objectives)}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
+    with staged_files(out) as staging:
+        if rollout is not None:
+            table = trajectory_table(rollout, setup)
+            summary["nominal_gait"] = agreement = gait_agreement(table, setup, t_end)
+            for key, label in (("controller_phase", "at the controller's phase"),
+                               ("strides", "heel strike to heel strike")):
+                part = agreement[key]
+                print(f"against the nominal gait ({label}; second half, both legs): "
+                      + ", ".join(f"{j} r = {part[f'{j}_corr']:.3f} (RMS {math.degrees(part[f'{j}_rms_rad']):.1f} deg)"
+                                  for j in ("hip", "knee", "ankle")))
+            table.to_csv(staging / "trajectory.csv", index=False, float_format="%.9g")
+            fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
+            fig.savefig(staging / "gait.png", dpi=110)
+            figures.plt.close(fig)
+            figures.stick_gif(table, setup.model, staging / "stick.gif")
+        (staging / "record.json").write_text(json.dumps(summary, indent=1, sort_keys=True, default=float))
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
-        return 0
-    table = trajectory_table(rollout, setup)
-    agreement = gait_agreement(table, setup, t_end)
-    summary["nominal_gait"] = agreement
-    _write_text(out / "record.json", json.dumps(summary, indent=1, sort_keys=True, default=float))
-    for key, label in (("controller_phase", "at the controller's phase"),
-                       ("strides", "heel strike to heel strike")):
-        part = agreement[key]
-        print(f"against the nominal gait ({label}; second half, both legs): "
-              + ", ".join(f"{j} r = {part[f'{j}_corr']:.3f} (RMS {math.degrees(part[f'{j}_rms_rad']):.1f} deg)"
-                          for j in ("hip", "knee", "ankle")))
-    tmp = out / ".trajectory.csv.tmp"
-    table.to_csv(tmp, index=False, float_format="%.9g")
-    os.replace(tmp, out / "trajectory.csv")
-
-    fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
-    _save_figure(fig, out / "gait.png")
-    figures.stick_gif(table, setup.model, out / "stick.gif")
-    print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
-          f"(time {record.metrics.get('time', 0):.2f} s)")
+    else:
+        print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
+              f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def _save_figure(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    tmp = path.with_name("." + path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+@contextlib.contextmanager
+def staged_files(out: Path) -> Iterator[Path]:
+    """A hidden folder in ``out`` to write the files into; when the block ends normally
+    they replace those of ``out`` together (signals held back meanwhile), so that an
+    interrupted or failed simulation leaves ``out`` as it was -- never a new record.json
+    beside an older gait.png. The folder is removed in any case."""
+    staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
+    try:
+        yield staging
+        with deferred_signals():
+            for path in sorted(staging.iterdir()):
+                os.replace(path, out / path.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _objectives(stored, design, baseline) -> tuple:

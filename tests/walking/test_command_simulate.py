@@ -121,3 +121,32 @@ def test_every_bundled_design_passes_the_check():
     assert len(paths) >= 5
     for path in paths:
         check_design(load_design(path), WalkSettings.from_dict({}), str(path))
+
+
+def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, monkeypatch):
+    """The files are written into a hidden folder and replace the old ones together once
+    all are written: a Ctrl-C while the animation is drawn (the last, longest write) leaves
+    the previous simulation's files untouched and nothing half-written; a simulation that
+    ends normally replaces all four."""
+    from codesign.report import gait
+
+    out = tmp_path / "o"
+    assert main(["simulate", "--human", "--max-time", "0.2", "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(before) == ["gait.png", "record.json", "stick.gif", "trajectory.csv"]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gait, "stick_gif", interrupted)
+    try:
+        main(["simulate", "--human", "--max-time", "0.3", "--out", str(out)])
+    except KeyboardInterrupt:
+        pass
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before      # no hidden folder either
+    monkeypatch.undo()
+    assert main(["simulate", "--human", "--max-time", "0.3", "--out", str(out)]) == 0
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(after) == sorted(before)
+    assert all(after[name] != before[name] for name in before)
+    assert json.loads(after["record.json"])["metrics"]["time"] == 0.3
