@@ -296,20 +296,37 @@ def measure(label: str, profile, workers: int, iterations: list[int], folder: Pa
                ideal / achieved, busy)
 
 
-def run(args: argparse.Namespace) -> int:
-    from codesign.io import write_csv_atomic
+class Options(NamedTuple):
+    """``codesign bench scaling``'s options, checked."""
 
+    workers: tuple[int, ...]
+    iterations: int
+    sources: list                   # (label, CostProfile)
+    max_processes: int
+    pipeline: bool
+    as_json: bool
+
+
+def check_options(args: argparse.Namespace) -> Options:
+    """The options, or one UserError line for the first bad one (before anything is printed)."""
     quick = bool(getattr(args, "quick", False))
     workers = parse_workers(getattr(args, "workers", None), quick)
     n = getattr(args, "iterations", None) or (QUICK_ITERATIONS if quick else ITERATIONS)
     if n < 2:
         raise UserError(f"--iterations: got {n}; expected at least 2 (the first is not counted)")
-    sources = load_source(getattr(args, "profile", None), getattr(args, "run", None))
-    as_json = bool(getattr(args, "json", False))
     max_processes = MAX_PROCESSES if getattr(args, "processes", None) is None else args.processes
     if max_processes < 1:
         raise UserError(f"--processes: got {max_processes}; expected at least 1 worker process")
-    pipeline = bool(getattr(args, "pipeline", False))
+    sources = load_source(getattr(args, "profile", None), getattr(args, "run", None))
+    return Options(workers, n, sources, max_processes, bool(getattr(args, "pipeline", False)),
+                   bool(getattr(args, "json", False)))
+
+
+def run(args: argparse.Namespace, options: Options | None = None) -> int:
+    """Measure and print (``options``: :func:`check_options`'s, when already checked)."""
+    from codesign.io import write_csv_atomic
+
+    workers, n, sources, max_processes, pipeline, as_json = options or check_options(args)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="codesign-scaling-") as tmp:
         for label, profile in sources:

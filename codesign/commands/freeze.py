@@ -52,7 +52,12 @@ def run(args: argparse.Namespace) -> int:
                                 catalog_path=Path(args.catalog) if args.catalog else None)
     write_spec_atomic(text, out, force=args.force)
     print(f"{out}: from run {summary['parent']}, solution {summary['solution']} "
-          f"(subspace {summary['subspace']}); frozen pools {summary['frozen_pools'] or '-'}, "
+          f"(subspace {summary['subspace']}); frozen pools {_pools(summary['frozen_pools'])}, "
           f"{summary['frozen_parameters']} frozen / {summary['open_parameters']} open parameters, "
           f"{summary['subspaces']} subspace(s)")
     return 0
+
+
+def _pools(pools: dict) -> str:
+    """``topology = T3, actuators = A1`` (pool = its frozen group), or ``-`` for none."""
+    return ", ".join(f"{pool} = {group}" for pool, group in pools.items()) or "-"

@@ -81,7 +81,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
     and friction regularisation speed.
     """
     if model not in CONTACT_MODELS:
-        raise UserError(f"contact.model: {model!r}; expected one of {sorted(CONTACT_MODELS)}")
+        raise UserError(f"contact.model: {model!r}; expected one of {', '.join(sorted(CONTACT_MODELS))}")
     values = {"mu": mu, "restitution": restitution, "slope_rad": slope_rad, "ground_z": ground_z,
               "baumgarte_d": baumgarte_d, "baumgarte_p": baumgarte_p, "tol_h": tol_h,
               "tol_v": tol_v, "tol_rel": tol_rel, "bounce_min_speed": bounce_min_speed,

@@ -157,7 +157,7 @@ def _lookup(names: tuple[str, ...], name: str, what: str) -> int:
     try:
         return names.index(name)
     except ValueError:
-        raise UserError(f"{what} {name!r}: unknown; expected one of {list(names)}") from None
+        raise UserError(f"{what} {name!r}: unknown; expected one of {', '.join(names)}") from None
 
 
 class ModelBuilder:

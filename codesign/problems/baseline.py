@@ -161,7 +161,7 @@ def resolve_baseline(settings: Mapping[str, Any]) -> Baseline:
     ``baseline_mass_at``, an unknown ``baseline_*`` key, or a design without a topology."""
     for key in settings:
         if str(key).startswith("baseline_") and key not in KEYS:
-            raise UserError(f"evaluation.{key}: unknown key; expected one of {list(KEYS)}")
+            raise UserError(f"evaluation.{key}: unknown key; expected one of {', '.join(KEYS)}")
     of = settings.get("baseline_of")
     if not isinstance(of, Mapping):
         of = _text(settings, "baseline_of")
@@ -171,7 +171,7 @@ def resolve_baseline(settings: Mapping[str, Any]) -> Baseline:
     which = _text(settings, "baseline_eval")
     mass_at = _text(settings, "baseline_mass_at") or MASS_AT[0]
     if mass_at not in MASS_AT:
-        raise UserError(f"evaluation.baseline_mass_at: {mass_at!r}; expected one of {list(MASS_AT)}")
+        raise UserError(f"evaluation.baseline_mass_at: {mass_at!r}; expected one of {', '.join(MASS_AT)}")
     catalog = settings.get("catalog")
     key = json.dumps(of, sort_keys=True) if isinstance(of, Mapping) else of
     items = (("catalog", catalog),) if catalog else ()

@@ -253,7 +253,7 @@ def _topology_from_dict(doc: Any, index: int, settings: CatalogSettings, where: 
         if len(links) != 2 or not set(links) <= known or links[0] == links[1]:
             raise UserError(f"{jw}.links: got {links}; expected two different links of {sorted(known)}")
         if kind not in JOINT_KINDS:
-            raise UserError(f"{jw}.kind: got {kind!r}; expected one of {list(JOINT_KINDS)}")
+            raise UserError(f"{jw}.kind: got {kind!r}; expected one of {', '.join(JOINT_KINDS)}")
         joints.append(Joint(jid, (links[0], links[1]), kind, _get(jd, "loop_closure", bool, jw)))
     if len(joints) != settings.added_joints:
         raise UserError(f"{where}.joints: got {len(joints)} joints; expected {settings.added_joints}")

@@ -54,7 +54,7 @@ class WalkSettings:
                             "them as the spec's [[objectives]] tables (default: the problem's)")
         for key in d:
             if key not in known:
-                raise UserError(f"evaluation.{key}: unknown key; expected one of {sorted(known)}")
+                raise UserError(f"evaluation.{key}: unknown key; expected one of {', '.join(sorted(known))}")
         kw = {}
         for key, f in fields.items():
             if key in d:
@@ -108,7 +108,7 @@ def actuators_from_dict(model: Any, table: Any) -> Actuator:
     for key, value in table.items():
         if key not in ACTUATOR_KEYS:
             raise UserError(f"evaluation.actuators.{key}: unknown key; expected one of "
-                            f"{list(ACTUATOR_KEYS)}")
+                            f"{', '.join(ACTUATOR_KEYS)}")
         number = (not isinstance(value, bool) and isinstance(value, (int, float))
                   and math.isfinite(value))
         if key == "regeneration":

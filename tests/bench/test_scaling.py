@@ -158,3 +158,4 @@ def test_misuse_is_one_line_exit_2(tmp_path, args, culprit):
     done = codesign("bench", *args, "--out", tmp_path)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and culprit in done.stderr
+    assert done.stdout == ""                    # not even the benchmark's header before the error

@@ -310,8 +310,13 @@ def test_freeze_reopens_a_part_and_rejects_bad_input(parent_run, tmp_path, capsy
     out.write_text("keep me")
     assert cli.main(["freeze", str(parent_run), "-o", str(out), "--keep", "pool:pair"]) == 2
     assert out.read_text() == "keep me"
+    capsys.readouterr()
     assert cli.main(["freeze", str(parent_run), "-o", str(out), "--keep", "pool:pair",
                      "--force"]) == 0
-    assert parse_spec(out.read_text()).freeze.parent == "parent"
+    frozen = parse_spec(out.read_text()).freeze
+    assert frozen.parent == "parent"
+    said = capsys.readouterr().out              # the frozen pools as `pool = group`, no Python dict
+    assert "frozen pools " + ", ".join(f"{k} = {v}" for k, v in frozen.pools.items()) in said
+    assert frozen.pools and "{" not in said
     with pytest.raises(UserError):
         load_run(tmp_path / "nothing-here")
