@@ -12,7 +12,8 @@ Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named column
 units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
 ankle against the nominal gait; ground reaction forces), ``record.json`` (status, message,
 fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
-and friction work under ``time_step``). Each file is written to a temporary name and renamed.
+and friction work under ``time_step``). The files are written into a hidden folder in DIR
+and replace the old ones together once all are written (:func:`staged_files`).
 """
 
 from __future__ import annotations
