@@ -170,6 +170,17 @@ class WarmupPlugin(_WorkerPlugin):
             logging.getLogger("codesign").warning("warm-up of %s failed: %s", self.problem, exc)
 
 
+class RecoveredGatherFilter(logging.Filter):
+    """Drops the scheduler's "Couldn't gather keys" error (logged where the scheduler runs:
+    the driver's process for local and batch clusters). It means a finished task's worker
+    went away (a batch job at its walltime, a killed worker) before the client fetched its
+    records; the scheduler recomputes the task and the client fetches it then, so the run
+    loses nothing, and the line would print over the driver's progress bar."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Couldn't gather keys")
+
+
 class DaskExecutor:
     """Evaluate on a Dask cluster through a ``distributed.Client``.
 
@@ -196,6 +207,9 @@ class DaskExecutor:
         # print tracebacks over the driver's lines; its failures reach the driver as
         # exceptions (:meth:`_lost_or_raise`)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        scheduler_log = logging.getLogger("distributed.scheduler")
+        if not any(isinstance(f, RecoveredGatherFilter) for f in scheduler_log.filters):
+            scheduler_log.addFilter(RecoveredGatherFilter())
         self.no_worker_warning_s = float(no_worker_warning_s)
         self._cost_s: dict[int, float] = {}     # particle -> wall time of its last evaluation, s
         self._predictor = CostPredictor()       # next cost given the last (codesign.run.cost_model)

@@ -274,3 +274,24 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
         done += stream.next()
     serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(cands)
     assert sorted((c.particle, r.metrics["f"]) for c, r in done) == [(p, r.metrics["f"]) for p, r in enumerate(serial)]
+
+
+def test_the_schedulers_recovered_gather_error_does_not_print_over_the_driver(client):
+    """A batch job ending at its walltime between a task's end and the fetch of its records
+    makes the scheduler (in the driver's process) log "Couldn't gather keys" although the
+    task is recomputed and nothing is lost (tests/optimize/test_slurm.py saw it on stderr);
+    the executor drops that line, and only that one."""
+    import logging
+
+    DaskExecutor("sphere", {}, (Objective("f"),), client)
+    log = logging.getLogger("distributed.scheduler")
+    seen: list[str] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = lambda record: seen.append(record.getMessage())
+    log.addHandler(handler)
+    try:
+        log.error("Couldn't gather keys: %s", {"evaluate_batch-1": "queued"})
+        log.error("Couldn't connect to tcp://10.0.0.1:4242")
+    finally:
+        log.removeHandler(handler)
+    assert seen == ["Couldn't connect to tcp://10.0.0.1:4242"]
