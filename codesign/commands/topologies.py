@@ -56,7 +56,7 @@ def readme_text(catalog: Catalog) -> str:
         f"{s.wr_links} WR links, {s.added_joints} added joints, mobility {s.mobility}: "
         f"**{len(catalog.topologies)} topologies, {len(catalog.subspaces())} subspaces** (topology, actuator set).",
         "Joint ids are those of `catalog.json`; loop-closure joints are marked `*`.",
-        "The rules are in the project README and `codesign/topology/enumerate.py`.",
+        "The rules are in `docs/topologies.md` and `codesign/topology/enumerate.py`.",
         "",
         f"| topology | added joints (links joined) | N | {sets} |",
         "| ---: | --- | ---: | --- |",

@@ -1,7 +1,7 @@
 """`codesign transfer`: a co-design whose device does what a human-gait design's hip and
 knee did (:mod:`codesign.walking.transfer`).
 
-    codesign transfer human.json --out codesign.json [--like design.json]
+    codesign transfer human.json --out codesign.json [--like design.json] [--catalog PATH] [--force]
 
 ``human.json``: a human-gait design (``topology`` null, the chapter-4 hip/knee/ankle
 parameters). ``--like``: a co-design whose topology, actuated pair and morphology are kept
@@ -23,26 +23,38 @@ HELP = "write a co-design whose device takes over a human-gait design's hip and 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("human", help="human-gait design JSON (topology null)")
-    parser.add_argument("--out", required=True, help="co-design JSON to write")
+    parser.add_argument("--out", required=True, help="co-design JSON to write (a new file, or --force)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     parser.add_argument("--like", default=None,
                         help="co-design JSON whose topology, actuators and morphology to keep "
                              "(default: topology 1, parallelogram four-bars, actuators 1 and 3)")
+    parser.add_argument("--catalog", default=None,
+                        help="topology catalog (default: topologies/catalog.json, else the "
+                             "repository's copy)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from codesign.io import write_text_atomic
+    from codesign.io import writable_folder, write_text_atomic
     from codesign.model.anthropometry import human_geometry
     from codesign.model.morphology import parameter_space
+    from codesign.problems.exo_codesign import catalog_path
     from codesign.screening.examples import params_from_positions, parallelogram_positions
     from codesign.walking import WalkSettings, load_design
     from codesign.walking.setup import _catalog
     from codesign.walking.transfer import transfer_human_control
 
+    out = Path(args.out)   # checked before any work, as `codesign freeze` does
+    if out.is_dir():
+        raise UserError(f"--out {out}: is a folder; expected a JSON file path")
+    if out.exists() and not args.force:
+        raise UserError(f"--out {out}: already exists; expected a new file path (or --force)")
+    writable_folder(out.parent, "--out", create=False, given=out)
+    settings = WalkSettings(catalog=str(catalog_path({"catalog": args.catalog})))
+    _catalog(settings.catalog)   # an unreadable catalog is one line naming it, before the designs
     human = load_design(args.human)
     if human.topology is not None:
         raise UserError(f"{args.human}: a co-design (topology {human.topology}); expected a "
                         "human-gait design (topology null)")
-    settings = WalkSettings()
     if args.like:
         like = load_design(args.like)
         if like.topology is None:
@@ -59,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         result = transfer_human_control(human, topology, actuators, morphology, settings)
     except (ValueError, KeyError) as exc:
         raise UserError(f"transfer to topology {topology}, actuators {actuators}: {exc}") from None
-    write_text_atomic(Path(args.out), json.dumps(result.design.to_json(), indent=1) + "\n")
+    write_text_atomic(out, json.dumps(result.design.to_json(), indent=1) + "\n")
     for name, rms in result.reference_rms_deg.items():
         extra = ""
         if name in result.gain_rms:

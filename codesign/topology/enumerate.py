@@ -96,32 +96,70 @@ class Linkage:
         return tuple(range(len(HUMAN_EDGES), len(HUMAN_EDGES) + len(self.added)))
 
 
+def accepted_settings(wr_links: int) -> list[tuple[int, int]]:
+    """``(added joints, mobility)`` pairs :func:`check_settings` accepts with ``wr_links`` WR
+    links, fewest joints first: at least one attachment per human link, at most one joint
+    per link pair, and the Kutzbach count ``3 (l - 1) - 2 n = 2 + 3 wr_links - 2 added`` (the
+    mobility under rule 4) at least 1. Empty for 1 WR link."""
+    joints = range(N_HUMAN, len(candidate_edges(wr_links)) + 1)
+    pairs = ((a, kutzbach(N_HUMAN + wr_links, len(HUMAN_EDGES) + a)) for a in joints)
+    return [(a, m) for a, m in pairs if m >= 1]
+
+
+def min_wr_links() -> int:
+    """The fewest WR links that any settings accept (2: one WR link has no valid joint count)."""
+    return min(w for w in range(1, MAX_WR_LINKS + 1) if accepted_settings(w))
+
+
+def fitting_options(settings: CatalogSettings) -> str:
+    """Accepted settings next to ``settings`` (whose WR links are in range), as CLI options:
+    every single option that, changed, makes them accepted (``--mobility 3 or
+    --added-joints 5``); if none does, the added joints and mobility nearest to the given
+    ones that these WR links accept; with the mobilities they allow when the given one is
+    not among them (``--added-joints 3 --mobility 2 (2 WR links allow mobility 2 only)``)."""
+    w, a, m = settings.wr_links, settings.added_joints, settings.mobility
+    accepted = accepted_settings(w)
+    options = [f"--mobility {mob}" for joints, mob in accepted if joints == a]
+    options += [f"--added-joints {joints}" for joints, mob in accepted if mob == m]
+    options += [f"--wr-links {z}" for z in range(min_wr_links(), MAX_WR_LINKS + 1) if (a, m) in accepted_settings(z)]
+    if not options:
+        joints, mob = min(accepted, key=lambda pair: (abs(pair[0] - a), pair[0]))
+        options = [f"--added-joints {joints} --mobility {mob}"]
+    allowed = [str(mobility) for _, mobility in accepted]
+    if str(m) not in allowed:
+        allowed = allowed[0] + " only" if len(allowed) == 1 else ", ".join(allowed[:-1]) + " or " + allowed[-1]
+        options[-1] += f" ({w} WR links allow mobility {allowed})"
+    return " or ".join(options)
+
+
 def check_settings(settings: CatalogSettings) -> None:
-    """UserError unless the settings can describe a catalog (keys named as CLI options)."""
-    if not 1 <= settings.wr_links <= MAX_WR_LINKS:
-        raise UserError(f"--wr-links: got {settings.wr_links}; expected 1..{MAX_WR_LINKS}")
-    if settings.added_joints < N_HUMAN:
+    """UserError unless the settings can describe a catalog (keys named as CLI options);
+    every suggestion in the message is accepted with the other settings as given."""
+    w, a, m = settings.wr_links, settings.added_joints, settings.mobility
+    if not min_wr_links() <= w <= MAX_WR_LINKS:
+        raise UserError(f"--wr-links: got {w}; expected {min_wr_links()}..{MAX_WR_LINKS}")
+    if (a, m) in accepted_settings(w):
+        return
+    if a < N_HUMAN:
         raise UserError(
-            f"--added-joints: got {settings.added_joints}; expected at least {N_HUMAN} (one attachment per human link)"
+            f"--added-joints: got {a}; expected at least {N_HUMAN} (one attachment per human link), "
+            f"e.g. {fitting_options(settings)}"
         )
-    n_pairs = len(candidate_edges(settings.wr_links))
-    if settings.added_joints > n_pairs:
+    if m < 1:
         raise UserError(
-            f"--added-joints: got {settings.added_joints}; expected at most {n_pairs} "
-            f"(distinct link pairs with {settings.wr_links} WR links)"
+            f"--mobility: got {m}; expected at least 1 (a linkage that can move), e.g. {fitting_options(settings)}"
         )
-    if settings.mobility < 1:
-        raise UserError(f"--mobility: got {settings.mobility}; expected at least 1 (a linkage that can move)")
-    count = kutzbach(N_HUMAN + settings.wr_links, len(HUMAN_EDGES) + settings.added_joints)
-    if count != settings.mobility:
-        # rule 4 forbids over-constrained sub-assemblies, so the Kutzbach count is the mobility
-        doubled = 2 + 3 * settings.wr_links - settings.mobility  # 2 x the joints that would fit
-        hint = f" or --added-joints {doubled // 2}" if doubled % 2 == 0 and doubled > 0 else ""
+    # rule 4 forbids over-constrained sub-assemblies, so the Kutzbach count is the mobility
+    count = kutzbach(N_HUMAN + w, len(HUMAN_EDGES) + a)
+    if count < 1:
         raise UserError(
-            f"--mobility: got {settings.mobility}, but {settings.wr_links} WR links and {settings.added_joints} "
-            f"added joints give Kutzbach mobility 3(l-1)-2n = {count} and over-constrained linkages are "
-            f"excluded; expected --mobility {count}{hint}"
+            f"--added-joints: got {a}, but with {w} WR links that gives Kutzbach mobility 3(l-1)-2n = {count} "
+            f"(a linkage that cannot move); expected {fitting_options(settings)}"
         )
+    raise UserError(
+        f"--mobility: got {m}, but {w} WR links and {a} added joints give Kutzbach mobility "
+        f"3(l-1)-2n = {count} and over-constrained linkages are excluded; expected {fitting_options(settings)}"
+    )
 
 
 def candidate_edges(n_wr: int) -> list[Edge]:

@@ -93,3 +93,67 @@ def test_bad_catalog_file_is_a_user_error(tmp_path):
     bad.write_text(json.dumps(doc))
     with pytest.raises(UserError, match=r"topologies\[0\]\.joints: .*spanning tree"):
         load_catalog(bad)
+
+
+def _suggestions(message: str) -> list[list[str]]:
+    """The option sets an error suggests after 'expected' / 'e.g.', split on ' or ', each
+    as argv (a trailing parenthesis of explanation dropped)."""
+    import re
+
+    tail = re.split(r"expected |e\.g\. ", message)[-1]
+    tail = re.sub(r" \(.*\)$", "", tail.strip())
+    return [part.split() for part in tail.split(" or ")]
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        # the walkthrough's cases: once "--mobility -4 or --added-joints 3" / "--mobility 0 ..."
+        (["--wr-links", "2"], [["--added-joints", "3"], ["--wr-links", "4"]]),
+        (["--added-joints", "7"], [["--added-joints", "6"]]),
+        (["--mobility", "0"], [["--mobility", "2"]]),
+        (["--mobility", "-3"], [["--mobility", "2"]]),
+        (["--mobility", "3"], [["--mobility", "2"]]),   # 4 WR links give even mobility only
+        (["--wr-links", "5", "--added-joints", "7"], [["--mobility", "3"]]),
+        (["--wr-links", "3", "--added-joints", "6"], [["--wr-links", "4"]]),
+        (["--wr-links", "3", "--added-joints", "4", "--mobility", "1"], [["--mobility", "3"], ["--added-joints", "5"]]),
+        (["--added-joints", "2"], [["--added-joints", "6"]]),
+        # no single option fits: both to change
+        (["--wr-links", "2", "--added-joints", "7", "--mobility", "1"], [["--added-joints", "3", "--mobility", "2"]]),
+        (["--added-joints", "2", "--mobility", "3"], [["--added-joints", "3", "--mobility", "8"]]),
+        (["--wr-links", "2", "--mobility", "0"], [["--added-joints", "3", "--mobility", "2"]]),
+    ],
+)
+def test_inconsistent_settings_suggest_settings_that_are_accepted(tmp_path, capsys, args, expected):
+    from codesign.cli import main
+
+    assert main(["topologies", "--out", str(tmp_path / "bad"), "--no-figure", *args]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "expected" in lines[0]
+    assert not (tmp_path / "bad").exists()
+    suggested = _suggestions(lines[0])
+    assert suggested == expected, lines[0]
+    for k, options in enumerate(suggested):   # running the suggestion is accepted
+        out = tmp_path / f"ok{k}"
+        assert main(["topologies", "--out", str(out), "--no-figure", *args, *options]) == 0, capsys.readouterr().err
+        assert (out / "catalog.json").exists()
+
+
+def test_wr_links_range_holds_only_accepted_values(tmp_path, capsys):
+    from codesign.cli import main
+    from codesign.topology.enumerate import MAX_WR_LINKS, accepted_settings
+
+    # 1 WR link has no accepted joint count (Kutzbach 2 + 3 w - 2 n < 1 for n >= 3), so the
+    # range starts at 2, and every value in it has some accepted settings
+    assert accepted_settings(1) == [] and all(accepted_settings(w) for w in range(2, MAX_WR_LINKS + 1))
+    assert main(["topologies", "--out", str(tmp_path / "bad"), "--no-figure", "--wr-links", "1"]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"--wr-links: got 1; expected 2..{MAX_WR_LINKS}")
+
+
+def test_committed_readme_is_generated_and_points_at_the_rules():
+    from codesign.commands.topologies import readme_text
+
+    text = readme_text(load_catalog(REPO / "topologies" / "catalog.json"))
+    assert (REPO / "topologies" / "README.md").read_text() == text   # regenerated, not edited
+    assert "The rules are in `docs/topologies.md`" in text
+    assert "Mobility, two independent ways" in (REPO / "docs" / "topologies.md").read_text()

@@ -180,3 +180,29 @@ def test_other_settings():
 def test_bad_settings(settings, key):
     with pytest.raises(UserError, match=key):
         check_settings(settings)
+
+
+def test_every_suggestion_of_check_settings_is_accepted():
+    # all settings around the accepted ones: each refusal names options (a single one, or
+    # added joints and mobility together) that check_settings accepts with the rest as given
+    import re
+
+    for w in range(0, 7):
+        for a in range(0, 20):
+            for m in range(-2, 13):
+                settings = CatalogSettings(w, a, m)
+                try:
+                    check_settings(settings)
+                    continue
+                except UserError as exc:
+                    message = str(exc)
+                if not 2 <= w <= 5:
+                    assert message == f"--wr-links: got {w}; expected 2..5"
+                    continue
+                tail = re.sub(r" \(.*\)$", "", re.split(r"expected |e\.g\. ", message)[-1])
+                for option in tail.split(" or "):
+                    values = {"wr_links": w, "added_joints": a, "mobility": m}
+                    for name, value in re.findall(r"--([a-z-]+) (-?\d+)", option):
+                        values[name.replace("-", "_")] = int(value)
+                    assert values != {"wr_links": w, "added_joints": a, "mobility": m}, message
+                    check_settings(CatalogSettings(**values))  # raises if the suggestion is refused
