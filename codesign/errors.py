@@ -5,6 +5,39 @@ Every mistake a user can make (a bad spec, a bad path, an out-of-range value) is
 line prints that line and exits with status 2; nothing else in the package catches it.
 """
 
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value from a spec or a JSON file as the user wrote it, for a one-line message:
+    TOML/JSON spelling (``true``, ``"text"``, ``[1, "a"]``, ``inf``), not Python's
+    (``True``, ``'text'``); cut to ``limit`` characters."""
+    def spell(v: object) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(spell(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {spell(x)}" for k, x in v.items()) + "}"
+        return str(v)
+
+    text = spell(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def listed(names: Iterable[object], limit: int = 12) -> str:
+    """Names for a one-line message: ``a, b, c`` (no Python list or quotes); beyond
+    ``limit`` the first ones and how many there are in all (``a, b, ... (1459 in all)``),
+    so that a long list cannot swamp the line."""
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])}, ... ({len(names)} in all)"
+
 
 class UserError(Exception):
     """A mistake in user input: one line, naming the key or path and what was expected."""

@@ -3,19 +3,22 @@
 A reader (a person, a plot script, a resumed run) must never see a half-written file that
 looks complete: everything is written to a temporary file in the target's folder and
 renamed over the target (``os.replace`` is atomic on POSIX within one file system).
-Where output goes is checked before the work that produces it (:func:`writable_folder`),
-and input files that cannot be read as JSON are one :class:`UserError` line
+Where output goes is checked before the work that produces it (:func:`writable_folder`,
+:func:`creatable_folder`: a new folder is made only when its files are written,
+:func:`made_folder`), and input files that cannot be read as JSON are one :class:`UserError` line
 (:func:`read_json`).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from codesign.errors import UserError
 
@@ -39,6 +42,52 @@ def writable_folder(folder: str | os.PathLike, option: str, create: bool = True,
         raise UserError(f"{option} {given if given is not None else folder}: cannot write there "
                         f"({reason}); expected a writable folder") from None
     return folder
+
+
+def creatable_folder(folder: str | os.PathLike, option: str, given: str | os.PathLike | None = None) -> Path:
+    """:func:`writable_folder`'s check without making anything: ``folder`` if it exists,
+    else its nearest existing parent, must be a folder this process can write into. The
+    command makes ``folder`` when it writes its files (:func:`made_folder`), so a command
+    interrupted or failing before then leaves no empty folder behind."""
+    folder = Path(folder)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path.cwd())
+    writable_folder(existing, option, create=False, given=given if given is not None else folder)
+    return folder
+
+
+@contextlib.contextmanager
+def made_folder(folder: str | os.PathLike) -> Iterator[Path]:
+    """``folder``, made (with its missing parents) for the block; on an exception in the
+    block (a Ctrl-C, a failure) the folders made here are removed again, innermost first,
+    as long as they are empty."""
+    folder = Path(folder)
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield folder
+    except BaseException:
+        for p in made:
+            with contextlib.suppress(OSError):
+                p.rmdir()
+        raise
+
+
+def json_text(document: Any) -> str:
+    """``document`` as strict JSON text (indented, keys sorted): NaN and infinities, which
+    JSON lacks (Python would write bare ``NaN``, which strict parsers such as JavaScript's
+    refuse), become ``null``; numpy numbers become plain ones."""
+    def strict(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strict(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [strict(v) for v in value]
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # numpy scalars
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    return json.dumps(strict(document), indent=1, sort_keys=True, allow_nan=False)
 
 
 def read_json(path: str | os.PathLike, expected: str) -> Any:

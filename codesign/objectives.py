@@ -72,7 +72,7 @@ def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Object
         return f"stage {stage}, value {stage_value:.6g}"
     k = min(int(stage), len(objectives) - 1)
     objective = objectives[k]
-    value = stage_value if objective.sense == "minimize" else -stage_value
+    value = (stage_value if objective.sense == "minimize" else -stage_value) + 0.0   # no "-0"
     conditions = len(objectives) - 1
     wanted = ("" if objective.until is None else
               f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}; ")

@@ -105,7 +105,7 @@ def test_simulate_refuses_too_many_samples_up_front(tmp_path):
 
 @pytest.mark.parametrize("command", [("simulate", "{design}", "--out", "{out}"),
                                      ("analyze", "gait", "{design}", "--out", "{out}/gait.json"),
-                                     ("screen", "--design", "{design}", "--out", "{out}")])
+                                     ("screen", "--design", "{design}")])
 def test_a_binary_design_file_is_one_line(tmp_path, command):
     design = tmp_path / "design.json"
     design.write_bytes(b"\xff\xfe\x00{\"topology\": 1}" + bytes(range(256)))
@@ -115,3 +115,16 @@ def test_a_binary_design_file_is_one_line(tmp_path, command):
     one_line(done, 2, rf"codesign {command[0]}: error: {re.escape(str(design))}: not UTF-8 text \(byte 0\); "
                       rf"expected a design JSON file")
     assert sorted(files(tmp_path)) == ["design.json"]
+
+
+def test_a_catalog_given_that_cannot_be_read_is_one_line(tmp_path, small_run):
+    """report and freeze take --catalog for co-design runs; one that cannot be read was
+    once a note in the report (generic layout, figures dropped) and ignored by freeze."""
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    before = files(small_run)
+    for catalog, reason in ((tmp_path / "nope.json", "cannot read"), (readme, "not valid JSON")):
+        one_line(codesign("report", small_run, "-o", tmp_path / "report", "--no-gait", "--catalog", catalog), 2,
+                 rf"codesign report: error: {re.escape(str(catalog))}: {reason} .*")
+        one_line(codesign("freeze", small_run, "--keep", "param:x", "-o", tmp_path / "f.toml",
+                          "--catalog", catalog), 2, rf"codesign freeze: error: {re.escape(str(catalog))}: {reason} .*")
+    assert sorted(files(tmp_path)) == [] and files(small_run) == before

@@ -154,6 +154,7 @@ def run(args) -> int:
           + ("met" if best.wall_s <= TARGET_S else "not met")
           + ("" if all(r.compiled == 0 for r in warm) else "; WARNING: a warm process compiled"))
     out = Path(getattr(args, "out", "results/bench")) / "coldstart.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
     write_csv_atomic(out, [r._asdict() | {"max_time_s": max_time} for r in rows])
     print(f"wrote {out}")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
+from codesign.io import creatable_folder
 
 HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, scaling, all) and compare with peers"
 
@@ -47,11 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if given and names != ["scaling"]:
         raise UserError(f"--{given[0]}: an option of `codesign bench scaling`; expected it only "
                         f"with that benchmark, not {args.name!r}")
-    try:  # before minutes of measuring, not after
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out: {args.out}: cannot create the folder ({exc.strerror}); "
-                        "expected a writable folder for the CSV files") from None
+    creatable_folder(args.out, "--out")     # before minutes of measuring; made when the CSV is written
     checked = None
     if names == ["scaling"]:            # its bad options: one line, no header before it
         from codesign.bench import scaling

@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         raise UserError(f"{out}: already exists; expected a new spec path (or --force)")
     writable_folder(out.parent, "-o", create=False, given=out)   # before reading the run
+    if args.catalog:                    # given, it must be read, even where --keep needs none
+        from codesign.topology.catalog import load_catalog
+
+        load_catalog(args.catalog)
     text, summary = freeze_spec(args.run, keep, open_parts=open_parts, solution=args.solution,
                                 name=args.name or out.stem, warm_start=args.warm_start,
                                 catalog_path=Path(args.catalog) if args.catalog else None)

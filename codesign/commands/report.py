@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--top: got {args.top}; expected an integer >= 1")
     if not 0 <= args.robustness <= args.top:
         raise UserError(f"--robustness: got {args.robustness}; expected an integer in [0, --top]")
+    if args.catalog:                    # given, it must be read: not a silent generic layout
+        from codesign.topology.catalog import load_catalog
+
+        load_catalog(args.catalog)
     out = build_report(args.run, args.out, top=args.top,
                        catalog_path=Path(args.catalog) if args.catalog else None,
                        gait=not args.no_gait, robustness=args.robustness)

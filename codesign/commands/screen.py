@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from codesign.errors import UserError
+from codesign.io import creatable_folder
 
 if TYPE_CHECKING:  # heavy imports only when a command runs
     from codesign.model.gait import NominalGait
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # heavy imports only when a command runs
     from codesign.topology.catalog import Catalog, Topology
 
 HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
+DEFAULT_OUT = Path("results/screen")
 DEFAULT_CATALOG = Path("topologies/catalog.json")
 CSV_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "passed", "pass_rate",
               "unreachable", "constraint_singular", "human_locked", "actuator_singular", "invalid",
@@ -60,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     parser.add_argument("--points", type=int, default=50, help="gait points N (default %(default)s)")
     parser.add_argument("--offset-deg", type=float, default=5.0, help="hip/knee offset D in degrees (default %(default)s)")
-    parser.add_argument("--out", type=Path, default=Path("results/screen"), help="output folder (default %(default)s)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"output folder of a sweep (default {DEFAULT_OUT}; --design writes nothing)")
 
 
 def _settings(args):
@@ -84,21 +87,24 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.catalog}: mobility {catalog.settings.mobility}, {len(catalog.topologies)} topologies; "
                         "expected a mobility-2 catalog with topologies (screening drives hip and knee with an actuator pair)")
     if args.design is not None:
+        if args.out is not None:
+            raise UserError(f"--out {args.out}: --design prints its verdict and writes no file; expected "
+                            f"--out only with a sweep (no --design)")
         return _run_design(catalog, args.design, settings)
+    args.out = DEFAULT_OUT if args.out is None else args.out
     if args.samples < 1:
         raise UserError(f"--samples: {args.samples}; expected a positive integer")
     if args.workers < 1:
         raise UserError(f"--workers: {args.workers}; expected a positive integer")
     if args.seed < 0:
         raise UserError(f"--seed: {args.seed}; expected a non-negative integer")
-    try:  # before the sweep, so a bad --out does not waste it
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out {args.out}: cannot create ({exc.strerror}); expected a writable folder") from None
+    creatable_folder(args.out, "--out")     # before the sweep, so a bad --out does not waste it
     (args.out / "pass_rates.csv").unlink(missing_ok=True)  # written last, once the sweep is complete
     rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True)
     from codesign.screening.figures import morphology_figure, pass_rate_heatmap, save_figure
     from codesign.io import write_text_atomic
+
+    args.out.mkdir(parents=True, exist_ok=True)     # made once there is something to write
 
     save_figure(pass_rate_heatmap(rows, catalog), args.out / "pass_rates.png")
     best = [r["best"] for r in rows if r["best"] is not None]
@@ -160,7 +166,7 @@ def _run_design(catalog, path: Path, settings) -> int:
     morphology = load_design(path, catalog)
     result = screen(morphology, settings=settings)
     print(f"topology {morphology.topology.id}, actuators {list(morphology.actuators)}: "
-          f"{'PASS' if result.ok else 'FAIL'} - {result.reason}")
+          + ("PASS" if result.ok else f"FAIL - {result.reason}"))
     print(f"smallest margin {result.margin:.4g}, smallest singular-value ratio of J {result.min_sigma_ratio:.4g}")
     rep = mass_report(morphology)
     print(f"added mass {rep['added_mass_kg']:.2f} kg, CoM shift ({rep['com_shift_x_m']:+.3f}, {rep['com_shift_z_m']:+.3f}) m, "

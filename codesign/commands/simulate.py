@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import shutil
@@ -34,7 +33,7 @@ from codesign import walking
 from codesign.commands.options import settings_overrides
 from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
-from codesign.io import writable_folder
+from codesign.io import creatable_folder, json_text, made_folder
 from codesign.objectives import describe_fitness, score
 from codesign.problems import baseline as bl
 from codesign.problems import get_problem
@@ -46,6 +45,8 @@ from codesign.walking.trajectory import gait_agreement, trajectory_table
 
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
 MAX_SAMPLES = 1_000_000
+
+HUMAN_STIFFNESS, HUMAN_DAMPING = 2000.0, 30.0   # --human's joints (N m/rad, N m s/rad): the thesis's
 
 HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, gait figure"
 
@@ -59,18 +60,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
     parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
                         help="--run: the evaluation of this particle at this iteration")
-    parser.add_argument("--stiffness", type=float, default=2000.0, help="--human: N m/rad")
-    parser.add_argument("--damping", type=float, default=30.0, help="--human: N m s/rad")
-    parser.add_argument("--out", default="results/simulate", help="output folder")
+    parser.add_argument("--stiffness", type=float, default=None,
+                        help=f"--human: joint stiffness, N m/rad (default {HUMAN_STIFFNESS:g})")
+    parser.add_argument("--damping", type=float, default=None,
+                        help=f"--human: joint damping, N m s/rad (default {HUMAN_DAMPING:g})")
+    parser.add_argument("--out", default="results/simulate",
+                        help="output folder (default %(default)s; its earlier files are replaced)")
     parser.add_argument("--max-time", type=float, default=None, help="seconds (default 10)")
     parser.add_argument("--settings", default="{}",
                         help="JSON object of evaluation settings (e.g. '{\"phase0\": 0.2}')")
-    parser.add_argument("--sample", type=float, default=0.01, help="recording step, s")
+    parser.add_argument("--sample", type=float, default=0.01, help="recording step, s (default %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.human + bool(args.design) + (args.run is not None) != 1:
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
+    for given, option, needs in ((args.stiffness is not None, "--stiffness", "--human"),
+                                 (args.damping is not None, "--damping", "--human"),
+                                 (args.best, "--best", "--run"), (args.eval is not None, "--eval", "--run")):
+        if given and not (args.human if needs == "--human" else args.run is not None):
+            raise UserError(f"{option}: applies to {needs} only; expected it with {needs}")
     stored = stored_candidate(args.run, args.best, args.eval) if args.run is not None else None
     design, settings_doc = (stored.design, stored.settings) if stored else (None, {})
     overrides = settings_overrides(args.settings)
@@ -85,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
         baseline = bl.resolve_baseline(settings_doc)
     settings = walking.WalkSettings.from_dict(bl.walk_settings_dict(settings_doc))
     if args.human:
-        if not (math.isfinite(args.stiffness) and args.stiffness > 0):
-            raise UserError(f"--stiffness: {args.stiffness:g}; expected a joint stiffness > 0 N m/rad")
-        if not (math.isfinite(args.damping) and args.damping >= 0):
-            raise UserError(f"--damping: {args.damping:g}; expected a joint damping >= 0 N m s/rad")
-        design = walking.typical_human_design(settings, args.stiffness, args.damping)
+        stiffness = HUMAN_STIFFNESS if args.stiffness is None else args.stiffness
+        damping = HUMAN_DAMPING if args.damping is None else args.damping
+        if not (math.isfinite(stiffness) and stiffness > 0):
+            raise UserError(f"--stiffness: {stiffness:g}; expected a joint stiffness > 0 N m/rad")
+        if not (math.isfinite(damping) and damping >= 0):
+            raise UserError(f"--damping: {damping:g}; expected a joint damping >= 0 N m s/rad")
+        design = walking.typical_human_design(settings, stiffness, damping)
     elif design is None:
         design = walking.load_design(args.design)
         walking.check_design(design, settings, str(args.design))   # a run's own designs are checked already
@@ -98,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if samples > MAX_SAMPLES:
         raise UserError(f"--sample: {args.sample:g} s over {t_end:g} s is {samples:.3g} samples; expected "
                         f"at most {MAX_SAMPLES:,} (a larger --sample or a shorter --max-time)")
-    out = writable_folder(args.out, "--out")          # before the simulation, not after
+    out = creatable_folder(args.out, "--out")         # before the simulation; made when written
     times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
     times = times[times <= t_end]
     record, timings, rollout, setup = walking.evaluate_detailed(
@@ -123,15 +134,17 @@ def run(args: argparse.Namespace) -> int:
             for key, label in (("controller_phase", "at the controller's phase"),
                                ("strides", "heel strike to heel strike")):
                 part = agreement[key]
+                said = ", ".join(f"{j} r = {part[f'{j}_corr']:.3f} (RMS {math.degrees(part[f'{j}_rms_rad']):.1f} deg)"
+                                 for j in ("hip", "knee", "ankle") if math.isfinite(part[f"{j}_corr"]))
                 print(f"against the nominal gait ({label}; second half, both legs): "
-                      + ", ".join(f"{j} r = {part[f'{j}_corr']:.3f} (RMS {math.degrees(part[f'{j}_rms_rad']):.1f} deg)"
-                                  for j in ("hip", "knee", "ankle")))
+                      + (said or ("no complete stride in the second half" if key == "strides" else
+                                  "no samples in the second half") + " to compare (a longer --max-time)"))
             table.to_csv(staging / "trajectory.csv", index=False, float_format="%.9g")
             fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
             fig.savefig(staging / "gait.png", dpi=110)
             figures.plt.close(fig)
             figures.stick_gif(table, setup.model, staging / "stick.gif")
-        (staging / "record.json").write_text(json.dumps(summary, indent=1, sort_keys=True, default=float))
+        (staging / "record.json").write_text(json_text(summary) + "\n")
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
     else:
@@ -145,15 +158,17 @@ def staged_files(out: Path) -> Iterator[Path]:
     """A hidden folder in ``out`` to write the files into; when the block ends normally
     they replace those of ``out`` together (signals held back meanwhile), so that an
     interrupted or failed simulation leaves ``out`` as it was -- never a new record.json
-    beside an older gait.png. The folder is removed in any case."""
-    staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
-    try:
-        yield staging
-        with deferred_signals():
-            for path in sorted(staging.iterdir()):
-                os.replace(path, out / path.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    beside an older gait.png, nor a new empty ``out``. The hidden folder is removed in any
+    case."""
+    with made_folder(out):
+        staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
+        try:
+            yield staging
+            with deferred_signals():
+                for path in sorted(staging.iterdir()):
+                    os.replace(path, out / path.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _objectives(stored, design, baseline) -> tuple:

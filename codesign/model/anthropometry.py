@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from codesign.errors import UserError
+from codesign.errors import UserError, shown
 from codesign.topology.catalog import HUMAN_LINKS
 
 HUMAN_DIR = Path(__file__).resolve().parents[2] / "human"
@@ -121,7 +121,7 @@ def _segment(name: str, length: float, mass: float, com_xz, rg_fraction: float) 
 def _subject_number(key: str, value, low: float, high: float, unit: str) -> float:
     """``value`` as a float in [low, high] (UserError naming ``key`` otherwise)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not (low <= value <= high):
-        raise UserError(f"{key}: got {value!r}; expected a number in {low:g}..{high:g} {unit}")
+        raise UserError(f"{key}: got {shown(value)}; expected a number in {low:g}..{high:g} {unit}")
     return float(value)
 
 

@@ -40,7 +40,7 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from codesign.errors import UserError
+from codesign.errors import UserError, listed
 from codesign.model.anthropometry import HUMAN_LINKS, HumanGeometry, human_geometry
 from codesign.topology.catalog import ATTACHMENT, Topology
 
@@ -174,7 +174,10 @@ def joint_positions(topology: Topology, params: dict[str, float], human: HumanGe
     missing = sorted(set(names) - set(params))
     extra = sorted(set(params) - set(names))
     if missing or extra:
-        raise UserError(f"params: missing {missing} / unknown {extra}; expected exactly {sorted(names)}")
+        raise UserError("params: " + "; ".join(f"{label} {listed(group)}" for label, group in
+                                               (("missing", missing), ("unknown", extra)) if group)
+                        + f"; expected exactly the {len(names)} parameters of topology {topology.id}: "
+                        + listed(sorted(names)))
     for name, p in names.items():
         v = params[name]
         if not (np.isfinite(v) and p.low <= v <= p.high):
@@ -218,7 +221,7 @@ def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[
     actuators = tuple(int(a) for a in actuators)
     if actuators not in topology.actuator_pairs:
         raise UserError(f"actuators: {list(actuators)} is not a valid pair of topology {topology.id}; "
-                        f"expected one of {[list(p) for p in topology.actuator_pairs]}")
+                        f"expected one of {listed(f'[{a}, {b}]' for a, b in topology.actuator_pairs)}")
     pos = joint_positions(topology, params, human)
     bars = []
     for link in topology.wr_links:

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from codesign.errors import UserError
+from codesign.errors import UserError, shown
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign
 from codesign.problems.base import Problem
@@ -140,7 +140,7 @@ def check(settings: dict) -> None:
     if unknown:
         raise UserError(f"evaluation.{unknown[0]}: unknown key for problem 'replay'; expected profile")
     if not isinstance(settings.get("profile"), str):
-        raise UserError(f"evaluation.profile: got {settings.get('profile')!r}; expected the path of a "
+        raise UserError(f"evaluation.profile: got {shown(settings.get('profile'))}; expected the path of a "
                         f"cost profile (JSON)")
     read_profile(settings["profile"])
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 
-from codesign.errors import UserError
+from codesign.errors import UserError, shown
 from codesign.objectives import Objective
 from codesign.types import Group, Parameter, Pool
 from codesign.problems.base import Problem
@@ -38,7 +38,7 @@ def check_settings(allowed: dict[str, str], problem: str):
             ok = (isinstance(value, bool) if kind == "boolean" else
                   number and (kind == "number" or value >= 0))
             if not ok:
-                raise UserError(f"evaluation.{key}: got {value!r}; expected a {'finite ' if kind != 'boolean' else ''}{kind}")
+                raise UserError(f"evaluation.{key}: got {shown(value)}; expected a {'finite ' if kind != 'boolean' else ''}{kind}")
     return check
 
 

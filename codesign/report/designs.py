@@ -129,9 +129,9 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
         morphology = build_morphology(catalog.topology(tid), pair, morphology_parameters(
             _solution_params(data, best["eval"])))
         poses_figure(morphology).savefig(folder / "best_poses.png", dpi=110)
-        figures.append(("best_poses.png", "The best design at phases of the nominal gait, loops "
-                        "closed by inverse kinematics (MODEL's drawing; kinematic, not the "
-                        "simulated gait)."))
+        figures.append(("best_poses.png", "The best design worn along the nominal (Winter) gait: "
+                        "the human's joints at several phases of the stride, the device's linkage "
+                        "posed to fit them (kinematics only, not the simulated gait)."))
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
     if not gait:

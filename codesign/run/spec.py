@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from codesign.errors import UserError
+from codesign.errors import UserError, listed, shown
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
@@ -156,10 +156,7 @@ def _error(message: str) -> UserError:
 
 
 def _fail(path: str, got: Any, expected: str) -> None:
-    shown = repr(got)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    raise _Invalid(f"{path}: got {shown}; expected {expected}")
+    raise _Invalid(f"{path}: got {shown(got)}; expected {expected}")
 
 
 def _table(data: Any, path: str, allowed: tuple[str, ...]) -> dict:
@@ -445,7 +442,7 @@ def build_space(spec: Spec, problem) -> Space:
         path = f"space.parameters.{pname}"
         if declared and pname not in declared:
             raise _error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}; "
-                            f"expected one of {', '.join(declared)}")
+                            f"expected one of {listed(declared)}")
         base = declared.get(pname)
         if base is None and "bounds" not in entry:
             raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
@@ -467,7 +464,7 @@ def build_space(spec: Spec, problem) -> Space:
             for pname in group.parameters:
                 if pname not in params:
                     raise _error(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
-                                    f"parameter {pname!r}; expected one of {', '.join(params)}")
+                                    f"parameter {pname!r}; expected one of {listed(params)}")
     labels = {f"{p.name}.{g.name}" for p in pools for g in p.groups}
     for k, combo in enumerate(spec.exclude):
         for label in combo:
@@ -481,12 +478,12 @@ def build_space(spec: Spec, problem) -> Space:
                             f"expected one of {', '.join(pool_groups)}")
         if group not in pool_groups[pool_name]:
             raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
-                            f"expected one of {', '.join(pool_groups[pool_name][:10])}")
+                            f"expected one of {listed(pool_groups[pool_name])}")
     for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start)):
         for pname, value in values.items():
             if pname not in params:
                 raise _error(f"{spec.source}: {table}.{pname}: unknown parameter; "
-                             f"expected one of {', '.join(params)}")
+                             f"expected one of {listed(params)}")
             if not params[pname].low <= value <= params[pname].high:
                 raise _error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
                              f"[{params[pname].low}, {params[pname].high}]")

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codesign.errors import UserError
+from codesign.errors import UserError, shown
 from codesign.io import write_text_atomic
 
 HUMAN_LINKS: tuple[str, ...] = ("torso", "thigh", "shank")
@@ -224,7 +224,7 @@ def _get(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) -> A
         raise UserError(f"{where}.{key}: missing; expected a {_kind_name(kind)}")
     value = mapping[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise UserError(f"{where}.{key}: got {value!r}; expected a {_kind_name(kind)}")
+        raise UserError(f"{where}.{key}: got {shown(value)}; expected a {_kind_name(kind)}")
     return value
 
 
@@ -265,7 +265,7 @@ def _topology_from_dict(doc: Any, index: int, settings: CatalogSettings, where: 
             or not all(isinstance(i, int) and 1 <= i <= len(joints) for i in pair)
         ):
             raise UserError(
-                f"{where}.actuator_pairs[{k}]: got {pair!r}; expected {settings.mobility} joint ids in 1..{len(joints)}"
+                f"{where}.actuator_pairs[{k}]: got {shown(pair)}; expected {settings.mobility} joint ids in 1..{len(joints)}"
             )
         pairs.append(tuple(pair))
     topology = Topology(tid, wr_links, tuple(joints), tuple(pairs))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
-from codesign.errors import UserError
+from codesign.errors import UserError, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
@@ -17,6 +17,8 @@ from codesign.walking import rollout as ro
 
 DEFAULT_CATALOG = Path("topologies/catalog.json")
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
+# what a rollout setting must be, where it is more than "a finite number >= 0"
+EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s"}
 
 
 @dataclass(frozen=True)
@@ -67,26 +69,26 @@ class WalkSettings:
                           and math.isfinite(value) and value >= 0)
                     value = kind(value) if ok else value
                 if not ok:
-                    raise UserError(f"evaluation.{key}: {value!r}; expected a "
-                                    f"{'string' if kind is str else 'finite number >= 0'}")
+                    raise UserError(f"evaluation.{key}: got {shown(value)}; expected "
+                                    f"{'a string' if kind is str else EXPECTED.get(key, 'a finite number >= 0')}")
                 kw[key] = value
         rollout = ro.RolloutSettings(**kw)
         if rollout.contact_model not in ro.CONTACT_MODELS:
-            raise UserError(f"evaluation.contact_model: {rollout.contact_model!r}; expected one of "
+            raise UserError(f"evaluation.contact_model: got {shown(rollout.contact_model)}; expected one of "
                             f"{', '.join(ro.CONTACT_MODELS)}")
-        if not rollout.max_time > 0:
-            raise UserError("evaluation.max_time: expected a duration > 0 s")
-        if not 0 < rollout.h <= 0.01:
-            raise UserError(f"evaluation.h: {rollout.h!r}; expected a time step in (0, 0.01] s")
+        for key, ok in (("max_time", rollout.max_time > 0), ("h", 0 < rollout.h <= 0.01)):
+            if not ok:
+                raise UserError(f"evaluation.{key}: got {shown(getattr(rollout, key))}; expected {EXPECTED[key]}")
         human_control = d.get("human_control", "step")
         if human_control not in sg.KIND_NAMES:
-            raise UserError(f"evaluation.human_control: {human_control!r}; expected one of {list(sg.KIND_NAMES)}")
+            raise UserError(f"evaluation.human_control: got {shown(human_control)}; expected one of "
+                            f"{', '.join(sg.KIND_NAMES)}")
         human_actuated = d.get("human_actuated", [])
         if (not isinstance(human_actuated, (list, tuple))
                 or not all(isinstance(j, str) and j in HUMAN_JOINTS for j in human_actuated)
                 or len(set(human_actuated)) != len(human_actuated)):
-            raise UserError(f"evaluation.human_actuated: {human_actuated!r}; expected a list of distinct "
-                            f"human joints from {list(HUMAN_JOINTS)}")
+            raise UserError(f"evaluation.human_actuated: got {shown(human_actuated)}; expected a list of "
+                            f"distinct human joints from {', '.join(HUMAN_JOINTS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)), str(d.get("catalog", DEFAULT_CATALOG)),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
@@ -98,11 +100,12 @@ def actuators_from_dict(model: Any, table: Any) -> Actuator:
     (UserError, one line naming the key: an unknown model or key, a value that is not a
     finite number > 0, a regeneration outside [0, 1])."""
     if model not in ACTUATOR_MODELS:
-        raise UserError(f"evaluation.actuator_model: {model!r}; expected one of {list(ACTUATOR_MODELS)}")
+        raise UserError(f"evaluation.actuator_model: got {shown(model)}; expected one of "
+                        f"{', '.join(ACTUATOR_MODELS)}")
     if table is None:
         table = {}
     if not isinstance(table, Mapping):
-        raise UserError(f"evaluation.actuators: {table!r}; expected a table of "
+        raise UserError(f"evaluation.actuators: got {shown(table)}; expected a table of "
                         f"{', '.join(ACTUATOR_KEYS)}")
     kw: dict[str, Any] = {"model": model}
     for key, value in table.items():
@@ -113,13 +116,13 @@ def actuators_from_dict(model: Any, table: Any) -> Actuator:
                   and math.isfinite(value))
         if key == "regeneration":
             if not (number and 0 <= value <= 1):
-                raise UserError(f"evaluation.actuators.regeneration: {value!r}; expected a "
+                raise UserError(f"evaluation.actuators.regeneration: got {shown(value)}; expected a "
                                 "fraction in [0, 1]")
         elif key == "mass_offset":
             if not (number and value >= 0):
-                raise UserError(f"evaluation.actuators.mass_offset: {value!r}; expected a "
+                raise UserError(f"evaluation.actuators.mass_offset: got {shown(value)}; expected a "
                                 "finite mass >= 0 kg")
         elif not (number and value > 0):
-            raise UserError(f"evaluation.actuators.{key}: {value!r}; expected a finite number > 0")
+            raise UserError(f"evaluation.actuators.{key}: got {shown(value)}; expected a finite number > 0")
         kw[key] = float(value)
     return Actuator(**kw)

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from codesign.errors import UserError
+from codesign.errors import UserError, listed
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
@@ -193,7 +193,7 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:
         raise UserError(f"{where}: params: " + "; ".join(
-            f"{label} {names}" for label, names in (("unknown", unknown), ("missing", missing)) if names)
+            f"{label} {listed(names)}" for label, names in (("unknown", unknown), ("missing", missing)) if names)
             + f"; expected the {len(expected)} parameters of this "
             + ("human controller" if design.topology is None else "topology, actuator pair and controller"))
 

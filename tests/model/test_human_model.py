@@ -60,7 +60,7 @@ def test_bad_subject_is_a_user_error():
         human_geometry(-1.0, 70.0)
     with pytest.raises(UserError, match="mass_kg"):
         human_geometry(1.8, 0.0)
-    with pytest.raises(UserError, match="height_m: got 'tall'"):
+    with pytest.raises(UserError, match='height_m: got "tall"'):
         human_geometry("tall", 70.0)
     with pytest.raises(UserError, match="mass_kg"):
         human_geometry(1.8, float("nan"))

@@ -121,3 +121,5 @@ def test_describe_fitness_names_the_objective_being_optimized_with_its_own_value
     assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
         "power 300 (minimizing, 2 of 2 conditions met)"
     assert describe_fitness(1, 0.25, ()) == "stage 1, value 0.25"
+    metrics["speed"] = 0.0                      # a maximized 0 is stored as -0.0: shown as 0
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives).startswith("speed 0 (")

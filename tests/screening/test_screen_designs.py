@@ -93,6 +93,10 @@ def test_screen_one_design_command(tmp_path, catalog_path, capsys):
     bad, _ = _knee_loop_reaching_full_extension()
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, bad))]) == 0
     assert "FAIL - unreachable" in capsys.readouterr().out
+    out = tmp_path / "out"                      # --design writes nothing: an --out with it is a mistake
+    assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, bad)),
+                 "--out", str(out)]) == 2
+    assert "--out" in capsys.readouterr().err and not out.exists()
 
 
 @pytest.mark.parametrize("doc, key", [

@@ -1,6 +1,7 @@
 """`codesign simulate` input errors: one line, exit 2, nothing written (no rollout needed)."""
 
 import json
+from pathlib import Path
 
 from codesign.cli import main
 
@@ -22,6 +23,11 @@ def test_simulate_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["simulate", "--human", "--settings", "[1]", "--out", str(out)]) == 2
     assert main(["simulate", "--human", "--settings", '{"max_tim": 1}', "--out", str(out)]) == 2
     assert "evaluation.max_tim" in capsys.readouterr().err
+    design = str(Path(__file__).resolve().parents[2] / "docs/designs/codesign-walking.json")
+    for option in (["--stiffness", "100"], ["--damping", "5"], ["--best"], ["--eval", "1:1"]):
+        assert main(["simulate", design, *option, "--out", str(out)]) == 2        # not silently ignored
+        err = capsys.readouterr().err
+        assert f"{option[0]}: applies to" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
 
 
@@ -65,7 +71,7 @@ def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
         row = evaluations[(evaluations["iteration"] == which[0]) & (evaluations["particle"] == which[1])].iloc[0]
         stored = metrics[(metrics["iteration"] == which[0]) & (metrics["particle"] == which[1])].iloc[0]
         assert record["status"] == row["status"] and record["stage"] == row["stage"]
-        names = [k for k, v in record["metrics"].items() if k in stored and v == v]
+        names = [k for k, v in record["metrics"].items() if k in stored and v is not None]   # NaN: null
         assert "time" in names and len(names) >= 5
         for name in names:
             assert record["metrics"][name] == stored[name]      # bit-identical replay
@@ -93,10 +99,10 @@ def test_simulate_refuses_a_design_an_evaluation_would_misread(tmp_path, capsys)
     good = json.loads((Path(__file__).parents[2] / "docs/designs/codesign-walking.json").read_text())
     name = sorted(good["params"])[0]
     cases = {"topology": ({**good, "topology": 99}, "topology: 99; expected a topology id of the catalog"),
-             "extra": ({**good, "params": {**good["params"], "bogus": 1.0}}, "unknown ['bogus']"),
+             "extra": ({**good, "params": {**good["params"], "bogus": 1.0}}, "unknown bogus;"),
              "misspelled": ({**good, "params": {**{k: v for k, v in good["params"].items() if k != name},
                                                 name + "x": 1.0}},
-                            f"unknown ['{name}x']; missing ['{name}']")}
+                            f"unknown {name}x; missing {name};")}
     out = tmp_path / "o"
     for label, (doc, expected) in cases.items():
         path = tmp_path / f"{label}.json"
@@ -144,9 +150,19 @@ def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, m
     except KeyboardInterrupt:
         pass
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before      # no hidden folder either
+    fresh = tmp_path / "new" / "deeper"                                    # nor a new, empty --out
+    try:
+        main(["simulate", "--human", "--max-time", "0.3", "--out", str(fresh)])
+    except KeyboardInterrupt:
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
     monkeypatch.undo()
     assert main(["simulate", "--human", "--max-time", "0.3", "--out", str(out)]) == 0
     after = {p.name: p.read_bytes() for p in out.iterdir()}
     assert sorted(after) == sorted(before)
     assert all(after[name] != before[name] for name in before)
     assert json.loads(after["record.json"])["metrics"]["time"] == 0.3
+    # 0.3 s hold no stride: said in words, and strict JSON (null, not NaN) in record.json
+    assert "heel strike to heel strike; second half, both legs): no complete stride" in capsys.readouterr().out
+    assert b"NaN" not in after["record.json"]
+    assert json.loads(after["record.json"])["nominal_gait"]["strides"]["hip_corr"] is None
