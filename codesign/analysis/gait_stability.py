@@ -26,7 +26,9 @@ and P is a deterministic function of x, bit for bit.
 
 Settling. From the design's initial state the rollout runs K periods (default: as many
 as fit in ``max_time`` less the map's m: x* at 8 T = 8.9 s of a 10-s evaluation at
-0.9 Hz, so that P(x*) ends within the evaluation), and x* = x(K T). The periodicity
+0.9 Hz, so that P(x*) ends within the evaluation; at least one, so a max_time shorter
+than (m + 1) T, or (m + 2) T with a section phase, raises :class:`EvaluationTooShort`; an
+explicit K = 0 takes the design's initial state as x*), and x* = x(K T). The periodicity
 residual max |z(P(x*)) - z(x*)| (reduced coordinates below; SI units m, rad, m/s, rad/s)
 says whether x* is on a periodic gait; above ``periodic_tol`` (1e-3) the multipliers are
 those of dP at a point that is not a fixed point and the verdict is ``not_periodic``.
@@ -284,11 +286,14 @@ class StroboscopicMap:
         self.dv, self.iv = self._partition(Cv, list(range(n)))
         names = model.body_names
         unit = ["rad" if model.joint_type[i] == REVOLUTE else "m" for i in range(n)]
-        self.names = tuple([f"q_{names[i]}_{unit[i]}" for i in self.iq]
-                           + [f"qd_{names[i]}_{unit[i]}_s" for i in self.iv])
+
+        def named(iq, iv):
+            return tuple([f"q_{names[i]}_{unit[i]}" for i in iq] + [f"qd_{names[i]}_{unit[i]}_s" for i in iv])
+
+        self.names = named(self.iq, self.iv)
         self.dim = len(self.iq) + len(self.iv)
-        self.dependent_names = tuple([f"q_{names[i]}_{unit[i]}" for i in self.dq]
-                                     + [f"qd_{names[i]}_{unit[i]}_s" for i in self.dv])
+        self.dependent_names = named(self.dq, self.dv)
+        self.full_names = named(range(n), range(n))    # the full state x = (q, qd), 2 n entries
 
     def state(self, z) -> np.ndarray:
         """The full state x(z) of reduced coordinates z (x(0) = x*; module docstring):
@@ -338,7 +343,13 @@ class StroboscopicMap:
 @dataclass(frozen=True)
 class GaitStability:
     """Outcome of :func:`floquet` (module docstring). Arrays are empty when not computed;
-    eigenvalues sorted by decreasing modulus."""
+    eigenvalues sorted by decreasing modulus.
+
+    Two sets of names: ``state_names`` are the d reduced coordinates z (changes from x*,
+    so z(x*) = 0): the rows and columns of ``jacobian`` and the entries of
+    ``residual_vector``. ``fixed_point`` is the full state x* = (q, qd) (2 n values, SI
+    units m, rad, m/s, rad/s, the base x position included) and ``fixed_point_names``
+    names each of its entries (``q_<body>_<unit>``, ``qd_<body>_<unit>_s``)."""
 
     status: str
     message: str
@@ -354,7 +365,8 @@ class GaitStability:
     sticking_contacts: tuple[str, ...] = ()
     dependent_coordinates: tuple[str, ...] = ()
     free_contact_min_gap: float = float("nan")
-    state_names: tuple[str, ...] = ()
+    state_names: tuple[str, ...] = ()        # the reduced coordinates z (jacobian, residual_vector)
+    fixed_point_names: tuple[str, ...] = ()  # the full state x = (q, qd): one per fixed_point entry
     fixed_point: np.ndarray = field(default_factory=lambda: np.zeros(0))   # full state x*
     residual: float = float("nan")
     residual_vector: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -433,6 +445,27 @@ def default_settle_periods(max_time: float, frequency: float, periods: int = 1) 
     return max(0, int(math.floor(max_time * frequency + 1e-9)) - periods)
 
 
+class EvaluationTooShort(UserError):
+    """``max_time`` (s) holds fewer whole gait periods than the default settling needs:
+    at least one settling period, plus one more for a section phase > 0, plus the map's
+    own ``periods``. ``minimum_s``: the shortest max_time that holds them (s)."""
+
+    def __init__(self, max_time: float, frequency: float, needed: int, periods: int):
+        self.max_time, self.frequency, self.needed, self.periods = max_time, frequency, needed, periods
+        self.held = int(math.floor(max_time * frequency + 1e-9))
+        self.minimum_s = needed / frequency
+        super().__init__(f"max_time: {max_time:g} s; {self.explanation()}")
+
+    def explanation(self, settle: str = "periods_settle") -> str:
+        """The message without the setting's name (the command line names its flags;
+        ``settle``: how to ask for an explicit number of settling periods)."""
+        T = 1.0 / self.frequency
+        return (f"it holds {self.held} whole gait period(s) of {T:.4g} s ({self.frequency:g} Hz); "
+                f"expected at least {math.ceil(self.minimum_s * 100.0) / 100.0:g} s ({self.needed} periods: "
+                f"1 settling, {'1 for the section phase, ' if self.needed > self.periods + 1 else ''}"
+                f"{self.periods} for the map), or {settle} for an explicit number of settling periods")
+
+
 # ----------------------------------------------------------------------------- analysis
 def floquet(design, settings=None, periods_settle: int | None = None, eps: float = EPS,
             periods: int = 1, periodic_tol: float = PERIODIC_TOL,
@@ -441,7 +474,8 @@ def floquet(design, settings=None, periods_settle: int | None = None, eps: float
     """Floquet multipliers of ``design`` (a :class:`codesign.walking.Design` or
     its JSON) under ``settings`` (WalkSettings or its dict; stepping contacts; default
     10 s): settle ``periods_settle`` gait periods (default
-    :func:`default_settle_periods` of max_time), take x* = x(K T), and return the
+    :func:`default_settle_periods` of max_time, at least one: :class:`EvaluationTooShort`
+    if max_time holds fewer), take x* = x(K T), and return the
     residual of the map over ``periods`` periods, its central-difference Jacobian (step
     ``eps``, checked against 2 eps unless ``check_step`` is False) in reduced
     coordinates, the eigenvalues and the verdict (module docstring). ``section_phase``
@@ -457,7 +491,7 @@ def floquet(design, settings=None, periods_settle: int | None = None, eps: float
         settings = ev.WalkSettings.from_dict(settings)
     if not isinstance(design, ev.Design):
         design = ev.Design.from_json(design)
-    _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol)
+    _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol, section_phase)
     setup, message, settings = gait_setup(design, settings)
     if setup is None:
         return GaitStability("not_simulated", message, None, periods=periods, eps=eps,
@@ -467,7 +501,7 @@ def floquet(design, settings=None, periods_settle: int | None = None, eps: float
                          periodic_tol, accuracy_tol, check_step, t_start, section_phase)
 
 
-def _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol) -> None:
+def _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol, section_phase=0.0) -> None:
     def integer(v):
         return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
@@ -480,6 +514,8 @@ def _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol) -
     for name, v in (("periodic_tol", periodic_tol), ("accuracy_tol", accuracy_tol)):
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
             raise UserError(f"{name}: {v!r}; expected a tolerance > 0")
+    if not (isinstance(section_phase, (int, float)) and 0.0 <= section_phase < 1.0):
+        raise UserError(f"section_phase: {section_phase!r}; expected a fraction of a period in [0, 1)")
 
 
 def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps: float = EPS,
@@ -494,13 +530,17 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
     from codesign.dynamics import timestep as ts
 
     t_start = time.perf_counter() if t_start is None else t_start
-    _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol)
+    _check_arguments(periods_settle, eps, periods, periodic_tol, accuracy_tol, section_phase)
     f = float(setup.ctrl.timing[0])
-    K = default_settle_periods(max_time, f, periods) if periods_settle is None else int(periods_settle)
-    if not 0.0 <= section_phase < 1.0:
-        raise UserError(f"section_phase: {section_phase!r}; expected a fraction of a period in [0, 1)")
-    if K > 0 and section_phase > 0.0:
-        K -= 1          # keep the section inside max_time
+    if periods_settle is None:
+        # default: settle at least one whole period, the section (K + phase) T and the map's
+        # end (K + phase + periods) T inside max_time; else EvaluationTooShort
+        needed = periods + 1 + (1 if section_phase > 0.0 else 0)
+        if math.floor(max_time * f + 1e-9) < needed:
+            raise EvaluationTooShort(max_time, f, needed, periods)
+        K = default_settle_periods(max_time, f, periods) - (1 if section_phase > 0.0 else 0)
+    else:
+        K = int(periods_settle)   # as asked, 0 included (x* = the initial state)
     smap = StroboscopicMap(setup, K, periods, section_phase)
     names = setup.model.contact_names
     common = dict(frequency_hz=f, period_s=smap.period, periods=periods, h_s=smap.h,
@@ -512,7 +552,8 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
                   periodic_tol=periodic_tol, accuracy_tol=accuracy_tol)
 
     def result(status, message, verdict=None, **kw):
-        return GaitStability(status, message, verdict, **common, **kw,
+        names = smap.full_names if "fixed_point" in kw else ()   # one name per stored value
+        return GaitStability(status, message, verdict, **common, **kw, fixed_point_names=names,
                              wall_s=time.perf_counter() - t_start)
 
     status, message = smap.settle_status

@@ -14,7 +14,9 @@ period) map (:mod:`codesign.analysis.gait_stability`): the periodicity residual,
 multipliers by decreasing modulus, their accuracy and the verdict. It writes the JSON of
 :meth:`codesign.analysis.gait_stability.GaitStability.to_json` plus ``design`` and
 ``source`` to ``--out`` (default ``results/analysis/gait.json``); ``--json`` prints it
-instead of the report. Designs and a run's candidates are loaded by the loaders of
+instead of the report. In it ``fixed_point`` is the full state x* (m, rad, m/s, rad/s),
+one name per value in ``fixed_point_names``; ``state_names`` names the reduced
+coordinates of ``jacobian`` and ``residual_vector``. Designs and a run's candidates are loaded by the loaders of
 ``codesign simulate`` (:mod:`codesign.commands.simulate`), with the same options.
 """
 
@@ -38,6 +40,11 @@ HELP = ("limit-cycle analysis: classic walkers (exact return-map Jacobians) and 
 
 MODELS = ("rimless", "simplest", "slip")
 
+# defaults of --eps and --periodic-tol: gait_stability.EPS and PERIODIC_TOL (a test checks
+# they agree), written here so that building the parser does not import the analysis
+EPS = 1e-6            # central-difference step, SI units (m, rad, m/s, rad/s)
+PERIODIC_TOL = 1e-3   # largest periodicity residual of a periodic gait, SI units
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="kind", metavar="KIND", parser_class=type(parser))
@@ -58,8 +65,10 @@ def _walker_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ramp slope in rad (rimless: 0.2, simplest: 0.009; not for slip)")
     parser.add_argument("--guess", action="append", default=None, metavar="Z1,Z2,...",
                         help="a starting point on the section (comma-separated, repeatable); default: the model's")
-    parser.add_argument("--warmup", type=int, default=0, help="forward strides from each guess before Newton")
-    parser.add_argument("--rtol", type=float, default=1e-14, help="integration tolerance (rtol = atol)")
+    parser.add_argument("--warmup", type=int, default=0,
+                        help="forward strides from each guess before Newton (default %(default)s)")
+    parser.add_argument("--rtol", type=float, default=1e-14,
+                        help="integration tolerance, rtol = atol (default %(default)g)")
     parser.add_argument("--json", action="store_true", help="print the JSON object instead of the report")
     parser.add_argument("--figure", default=None, metavar="PATH",
                         help="also write the limit-cycle figure (phase plane + multipliers), e.g. "
@@ -70,29 +79,37 @@ def _gait_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
     parser.add_argument("--human", action="store_true",
                         help="the unaugmented human tracking the nominal gait (no design file)")
-    parser.add_argument("--stiffness", type=float, default=2000.0, help="--human: N m/rad")
-    parser.add_argument("--damping", type=float, default=30.0, help="--human: N m s/rad")
+    parser.add_argument("--stiffness", type=float, default=2000.0,
+                        help="--human: joint stiffness in N m/rad (default %(default)g)")
+    parser.add_argument("--damping", type=float, default=30.0,
+                        help="--human: joint damping in N m s/rad (default %(default)g)")
     parser.add_argument("--run", default=None,
                         help="run folder (results/<name>) or run.sqlite to take a candidate from")
     parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
     parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
                         help="--run: the evaluation of this particle at this iteration")
     parser.add_argument("--settings", default="{}",
-                        help="JSON object of evaluation settings (e.g. '{\"max_time\": 20}')")
+                        help="JSON object of evaluation settings, e.g. '{\"max_time\": 20}' "
+                             "(default %(default)s)")
     parser.add_argument("--max-time", type=float, default=None,
-                        help="seconds of the evaluation (default 10): the design settles for the "
-                             "whole gait periods that fit in it, less the period(s) the map itself runs")
+                        help="seconds of the evaluation (default: max_time of --settings or of the "
+                             "run, else 10): the design settles for the whole gait periods that fit "
+                             "in it, less the period(s) the map itself runs; at least one")
     parser.add_argument("--settle", type=int, default=None, metavar="K",
-                        help="settle K gait periods instead (x* = x(K T))")
+                        help="settle K >= 0 gait periods instead, x* = x(K T); 0: x* is the initial "
+                             "state (default: from --max-time)")
     parser.add_argument("--section-phase", type=float, default=0.0, metavar="F",
-                        help="section at F periods after x(K T), F in [0, 1) (default 0)")
+                        help="section at F periods after x(K T), F in [0, 1) (default %(default)g)")
     parser.add_argument("--periods", type=int, default=1, metavar="M",
-                        help="the map covers M gait periods (a period-M gait); default 1")
-    parser.add_argument("--eps", type=float, default=None,
-                        help="central-difference step in the reduced coordinates (default 1e-6)")
-    parser.add_argument("--periodic-tol", type=float, default=None,
-                        help="largest periodicity residual of a periodic gait (default 1e-3)")
-    parser.add_argument("--out", default="results/analysis/gait.json", help="JSON output path")
+                        help="the map covers M gait periods, a period-M gait (default %(default)s)")
+    parser.add_argument("--eps", type=float, default=EPS,
+                        help="central-difference step in the reduced coordinates, SI units "
+                             "(default %(default)g)")
+    parser.add_argument("--periodic-tol", type=float, default=PERIODIC_TOL,
+                        help="largest periodicity residual of a periodic gait, SI units "
+                             "(default %(default)g)")
+    parser.add_argument("--out", default="results/analysis/gait.json",
+                        help="JSON output path (default %(default)s)")
     parser.add_argument("--json", action="store_true", help="print the JSON object instead of the report")
 
 
@@ -148,7 +165,21 @@ def analyze_walker(name: str, slope: float | None = None, guesses=None, warmup: 
 
 
 def _matrix(m) -> str:
-    return "\n".join("    [" + "  ".join(f"{v: .15e}" for v in row) + "]" for row in np.asarray(m))
+    """One indented line per row, full precision (the report compares J with J_fd)."""
+    return "\n".join("    " + "  ".join(f"{v: .15e}" for v in row) for row in np.asarray(m))
+
+
+def _number(v) -> str:
+    """A parameter or tolerance for the report: integers as they are, floats to 6
+    significant digits (``--json`` keeps full precision)."""
+    if isinstance(v, (bool, int, np.integer)):
+        return str(v)
+    return f"{float(v):.6g}"
+
+
+def _named(values: dict) -> str:
+    """``name = value, ...`` of a dictionary of numbers (no Python repr)."""
+    return ", ".join(f"{k} = {_number(v)}" for k, v in values.items())
 
 
 def _eig(pairs) -> str:
@@ -157,16 +188,17 @@ def _eig(pairs) -> str:
 
 def format_report(out: dict) -> str:
     """The human-readable report of :func:`analyze_walker`'s dictionary."""
-    lines = [f"model: {out['model']}  parameters: {out['parameters']}",
-             f"section: post-jump states of guard {out['section_guard']}, coordinates {out['state_names']}",
-             f"tolerances: {out['tolerances']}"]
+    lines = [f"model: {out['model']}  parameters: {_named(out['parameters'])}",
+             f"section: post-jump states of guard {out['section_guard']}, coordinates "
+             f"{', '.join(out['state_names'])}",
+             f"tolerances: {_named(out['tolerances'])}"]
     for i, g in enumerate(out["gaits"], 1):
         lines.append(f"\ngait {i}: {g['verdict'].upper()} (max |lambda| = {g['max_abs_eigenvalue']:.15f}),"
                      f" stride period {g['period_s']:.15g}")
         lines.append("  fixed point: " + ", ".join(f"{n} = {v:.15f}" for n, v in zip(out["state_names"], g["fixed_point"])))
         lines.append("  Jacobian (variational equation + saltation):")
         lines.append(_matrix(g["jacobian"]))
-        lines.append(f"  Jacobian (central differences, steps {['%.2g' % s for s in g['fd_steps']]}),"
+        lines.append(f"  Jacobian (central differences, steps {', '.join(f'{s:.2g}' for s in g['fd_steps'])}),"
                      f" max |J_fd - J| = {g['jacobian_fd_max_difference']:.2e}:")
         lines.append(_matrix(g["jacobian_fd"]))
         lines.append("  eigenvalues (exact):")
@@ -246,6 +278,9 @@ def gait_candidate(args: argparse.Namespace):
             raise UserError(f"--max-time: {args.max_time}; expected a duration > 0 s")
         settings_doc["max_time"] = args.max_time
     settings = ev.WalkSettings.from_dict(settings_doc)
+    for flag, value, unit in (("--stiffness", args.stiffness, "N m/rad"), ("--damping", args.damping, "N m s/rad")):
+        if args.human and not (math.isfinite(value) and value >= 0.0):
+            raise UserError(f"{flag}: {value:g}; expected a finite value >= 0 {unit}")
     if args.human:
         design = ev.typical_human_design(settings, args.stiffness, args.damping)
     elif design is None:
@@ -253,18 +288,35 @@ def gait_candidate(args: argparse.Namespace):
     return design, settings, source
 
 
+def gait_options(args: argparse.Namespace) -> dict:
+    """:func:`codesign.analysis.gait_stability.floquet`'s keyword arguments from the gait
+    command's options, each checked first: UserError naming the flag (``--settle``,
+    ``--periods``, ``--section-phase``, ``--eps``, ``--periodic-tol``)."""
+    if args.settle is not None and args.settle < 0:
+        raise UserError(f"--settle: {args.settle}; expected a number of gait periods >= 0")
+    if args.periods < 1:
+        raise UserError(f"--periods: {args.periods}; expected a number of gait periods >= 1")
+    if not (math.isfinite(args.section_phase) and 0.0 <= args.section_phase < 1.0):
+        raise UserError(f"--section-phase: {args.section_phase:g}; expected a fraction of a period in [0, 1)")
+    if not (math.isfinite(args.eps) and 0.0 < args.eps <= 0.1):
+        raise UserError(f"--eps: {args.eps:g}; expected a step in (0, 0.1] (SI units)")
+    if not (math.isfinite(args.periodic_tol) and args.periodic_tol > 0.0):
+        raise UserError(f"--periodic-tol: {args.periodic_tol:g}; expected a tolerance > 0 (SI units)")
+    return {"periods_settle": args.settle, "periods": args.periods, "section_phase": args.section_phase,
+            "eps": args.eps, "periodic_tol": args.periodic_tol}
+
+
 def analyze_gait(args: argparse.Namespace) -> dict:
     """The JSON object of ``codesign analyze gait`` (GaitStability.to_json plus ``design``
     and ``source``)."""
     from codesign.analysis import gait_stability as gs
 
+    kw = gait_options(args)
     design, settings, source = gait_candidate(args)
-    kw = {"periods_settle": args.settle, "periods": args.periods, "section_phase": args.section_phase}
-    if args.eps is not None:
-        kw["eps"] = args.eps
-    if args.periodic_tol is not None:
-        kw["periodic_tol"] = args.periodic_tol
-    result = gs.floquet(design, settings, **kw)
+    try:
+        result = gs.floquet(design, settings, **kw)
+    except gs.EvaluationTooShort as exc:
+        raise UserError(f"--max-time: {exc.max_time:g} s; {exc.explanation('--settle K')}") from None
     return {"source": source, "design": design.to_json(), **result.to_json()}
 
 
@@ -274,9 +326,12 @@ def format_gait_report(out: dict) -> str:
     if out["status"] == "not_simulated":
         lines.append(f"NOT SIMULATED: {out['message']}")
         return "\n".join(lines)
+    if out["settle_periods"] == 0 and out["t0_s"] == 0.0:
+        settled = "not settled: x* is the design's initial state (t = 0 s)"
+    else:
+        settled = f"settled {out['settle_periods']} period(s) (x* at t = {out['t0_s']:.4f} s)"
     lines.append(f"gait {out['frequency_hz']:.6g} Hz (T = {out['period_s']:.6g} s); map over "
-                 f"{out['periods']} period(s) with step h' = {1e3 * out['h_s']:.6g} ms; settled "
-                 f"{out['settle_periods']} periods (x* at t = {out['t0_s']:.4f} s)")
+                 f"{out['periods']} period(s) with step h' = {1e3 * out['h_s']:.6g} ms; {settled}")
     if out["status"] == "fell":
         lines.append(f"FELL: {out['message']}")
         return "\n".join(lines)

@@ -16,6 +16,8 @@ import pytest
 from codesign.analysis import gait_stability as gs
 from codesign.analysis.returnmap import sort_eigenvalues
 from codesign.cli import main
+from codesign.commands import analyze
+from codesign.commands.analyze import format_gait_report
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.dynamics.model import ModelBuilder
@@ -137,6 +139,48 @@ def test_forced_oscillator_multipliers_are_the_discrete_steps(loop):
     assert np.array_equal(again.jacobian, r.jacobian) and np.array_equal(again.eigenvalues, r.eigenvalues)
 
 
+def test_fixed_point_names_label_the_full_state():
+    """Every stored value of the fixed point has a name, and the names sit on the right
+    values: after 30 periods of 800 steps the base x velocity is 0.3 a^k (a = M / (M + h
+    DX), the implicit damping per step), the base x position the sum of h v over the
+    steps, and the z spring has come to rest at Z0 (no gravity)."""
+    setup = oscillator()
+    n = setup.model.n
+    r = gs.floquet_setup(setup, max_time=30 / F, periods_settle=30, check_step=False)
+    assert len(r.fixed_point_names) == len(r.fixed_point) == 2 * n
+    assert set(r.state_names) < set(r.fixed_point_names)        # z: some of the coordinates
+    x = dict(zip(r.fixed_point_names, r.fixed_point))
+    a, k = M / (M + H * DX), 30 * 800
+    assert x["qd_torso_x_m_s"] == pytest.approx(0.3 * a**k, rel=1e-9)
+    assert x["q_torso_x_m"] == pytest.approx(H * 0.3 * a * (1 - a**k) / (1 - a), rel=1e-9)
+    assert x["q_torso_z_m"] == pytest.approx(Z0, abs=1e-6)
+    assert json.loads(json.dumps(r.to_json()))["fixed_point_names"][0] == "q_torso_x_m"
+    # no fixed point stored (a fall while settling): no names either
+    fell = gs.GaitStability("fell", "", None)
+    assert fell.to_json()["fixed_point_names"] == fell.to_json()["fixed_point"] == []
+
+
+def test_settling_periods_default_needs_room_explicit_zero_is_the_initial_state():
+    setup = oscillator()
+    T = 1 / F
+    # 1.9 periods: no room for a settling period before the map's own
+    with pytest.raises(gs.EvaluationTooShort) as info:
+        gs.floquet_setup(setup, max_time=1.9 * T)
+    assert info.value.minimum_s == pytest.approx(2 * T) and info.value.held == 1
+    with pytest.raises(gs.EvaluationTooShort) as info:     # a section phase needs one more
+        gs.floquet_setup(setup, max_time=2.5 * T, section_phase=0.5)
+    assert info.value.minimum_s == pytest.approx(3 * T)
+    r = gs.floquet_setup(setup, max_time=2 * T, check_step=False)
+    assert r.settle_periods == 1 and r.t0_s == pytest.approx(T)
+    # an explicit K is taken as asked: 0 analyses the map from the initial state ...
+    fresh = oscillator()
+    r = gs.floquet_setup(fresh, max_time=0.5 * T, periods_settle=0, check_step=False)
+    assert r.settle_periods == 0 and r.t0_s == 0.0 and np.array_equal(r.fixed_point, fresh.x0)
+    # ... and with a section phase the section is at (K + phase) T
+    r = gs.floquet_setup(oscillator(), max_time=T, periods_settle=2, section_phase=0.5, check_step=False)
+    assert r.settle_periods == 2 and r.t0_s == pytest.approx(2.5 * T)
+
+
 def test_step_must_divide_the_period():
     setup = oscillator()
     setup.ctrl.timing[0] = 0.9                               # T = 1.111 s, h = 1 ms
@@ -232,9 +276,24 @@ def test_cli_gait_json_from_a_design_file(tmp_path, capsys):
     assert stored["settle_periods"] == 1 and stored["status"] == "ok"
     assert len(stored["eigenvalues"]) == len(stored["moduli"]) == len(stored["state_names"])
     assert stored["moduli"] == sorted(stored["moduli"], reverse=True)
-    assert main(["analyze", "gait", "--human", "--max-time", "3", "--out", str(out)]) == 0
+    # the full state x* (22 values), one name each, against a plain rollout's state at T
+    assert len(stored["fixed_point"]) == len(stored["fixed_point_names"]) == 2 * 11
+    assert set(stored["state_names"]) < set(stored["fixed_point_names"])
+    x = dict(zip(stored["fixed_point_names"], stored["fixed_point"]))
+    s3 = ev.WalkSettings.from_dict({"max_time": 3.0})
+    setup, _, s2 = gs.gait_setup(ev.typical_human_design(s3), s3)
+    (record,) = ro.run(setup.x0, setup.mode0, setup.p, s2.rollout, np.array([1111 * s2.rollout.h])).records
+    n, body = setup.model.n, setup.model.body_id
+    assert 0.5 < x["q_torso_x_m"] == pytest.approx(record[body("torso_x")], abs=1e-12)   # walked forward
+    assert x["q_torso_rad"] == pytest.approx(record[body("torso")], abs=1e-12)
+    assert x["qd_shank_l_rad_s"] == pytest.approx(record[n + body("shank_l")], abs=1e-12)
+    assert "settled 1 period(s) (x* at t = 1.1111 s)" in format_gait_report(stored)
+    # --settle 0 is taken as asked and the report says what was analysed
+    assert main(["analyze", "gait", "--human", "--max-time", "3", "--settle", "0", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Floquet multipliers" in text and "verdict:" in text and "|lambda|" in text
+    assert "not settled: x* is the design's initial state (t = 0 s)" in text
+    assert json.loads(out.read_text())["settle_periods"] == 0
 
 
 def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
@@ -246,9 +305,19 @@ def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
         (["--human", "--best"], "--run"),
         (["--human", "--settings", "[1]"], "--settings"),
         (["--human", "--settings", '{"contact_model": "soft"}'], "contact_model"),
-        (["--human", "--periods", "0"], "periods"),
-        (["--human", "--eps", "-1"], "eps"),
+        (["--human", "--periods", "0"], "--periods: 0; expected"),
+        (["--human", "--eps", "-1"], "--eps: -1; expected"),
+        (["--human", "--eps", "nan"], "--eps: nan; expected"),
+        (["--human", "--settle", "-1"], "--settle: -1; expected a number of gait periods >= 0"),
+        (["--human", "--section-phase", "1.0"], "--section-phase: 1; expected a fraction of a period in [0, 1)"),
+        (["--human", "--periodic-tol", "-1"], "--periodic-tol: -1; expected a tolerance > 0"),
+        (["--human", "--stiffness", "nan"], "--stiffness: nan; expected"),
+        (["--human", "--damping", "-5"], "--damping: -5; expected"),
         (["--human", "--max-time", "0"], "--max-time"),
+        # 0.5 s holds no gait period (0.9 Hz): 1 settling + the map's 1 need 2 T = 2.22 s
+        (["--human", "--max-time", "0.5"], "--max-time: 0.5 s; it holds 0 whole gait period(s) of "
+                                           "1.111 s (0.9 Hz); expected at least 2.23 s"),
+        (["--human", "--max-time", "3", "--section-phase", "0.5"], "expected at least 3.34 s"),
         (["--human", "--out", str(tmp_path / "g.txt")], "--out"),
         (["--run", str(tmp_path / "nowhere"), "--best"], "nowhere: no run found"),
     ]
@@ -259,4 +328,20 @@ def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
         assert main(argv) == 2, args
         err = capsys.readouterr().err
         assert text in err and len(err.strip().splitlines()) == 1, (args, err)
+        assert not any(key in err for key in ("periods_settle", "section_phase", "periodic_tol")), err
     assert not out.parent.exists()
+
+
+def test_cli_gait_help_states_the_defaults(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["analyze", "gait", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())      # argparse wraps lines
+    for shown in ("joint stiffness in N m/rad (default 2000)", "damping in N m s/rad (default 30)",
+                  "(default results/analysis/gait.json)", "(default {})", "F in [0, 1) (default 0)",
+                  "period-M gait (default 1)", "SI units (default 1e-06)", "SI units (default 0.001)",
+                  "(default: from --max-time)", "else 10)"):
+        assert shown in text, shown
+    assert "%(" not in text and "None" not in text
+    # the parser's defaults are the analysis's (written twice so the parser stays light)
+    assert (analyze.EPS, analyze.PERIODIC_TOL) == (gs.EPS, gs.PERIODIC_TOL)

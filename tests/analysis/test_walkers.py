@@ -209,3 +209,31 @@ def test_cli_report_and_user_errors(capsys):
     assert "--slope" in capsys.readouterr().err
     assert main(["analyze", "walker", "rimless", "--guess", "1,x"]) == 2
     assert main(["analyze", "walker", "rimless", "--slope", "-1"]) == 2
+
+
+def test_cli_report_prints_readable_numbers_not_python_reprs(capsys):
+    """Parameters, tolerances, coordinates and finite-difference steps as ``name = value``
+    text rounded to 6 digits; --json keeps full precision."""
+    assert main(["analyze", "walker", "slip"]) == 0
+    text = capsys.readouterr().out
+    assert "specific_energy = 22.31" in text and "22.310000000000002" not in text
+    assert "parameters: mass = 80, stiffness = 20000, rest_length = 1, gravity = 9.81," in text
+    assert "coordinates apex_height\n" in text
+    assert "tolerances: rtol = 1e-14, atol = 1e-14, event_tol = 1e-15\n" in text
+    assert "(central differences, steps 3.1e-05)" in text
+    assert not any(c in text for c in "{}[]'"), text
+    assert main(["analyze", "walker", "rimless"]) == 0
+    text = capsys.readouterr().out
+    assert "slope = 0.2, lambda2 = 0.666667, mu = 0.666667, spokes = 6" in text
+    assert "coordinates theta, theta_dot\n" in text and "steps 3.1e-05, 3.1e-05)" in text
+    assert not any(c in text for c in "{}[]'"), text
+    assert main(["analyze", "walker", "slip", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["parameters"]["specific_energy"] == 9.81 * 1.0 + 0.5 * 5.0**2   # 22.310000000000002
+
+
+def test_cli_walker_help_states_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["analyze", "walker", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "before Newton (default 0)" in text and "rtol = atol (default 1e-14)" in text
