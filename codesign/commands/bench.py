@@ -21,14 +21,16 @@ def available() -> dict[str, str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = sorted(available()) + ["all"]
     parser.add_argument("name", choices=names, help="which benchmark")
-    parser.add_argument("--out", default="results/bench", help="folder for the CSV files")
+    parser.add_argument("--out", default="results/bench", help="folder for the CSV files (default %(default)s)")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--full-peers", action="store_true",
                         help="evaluate: run the slow event-driven and soft-contact peers for the "
                              "whole simulated time (minutes) instead of 1 s")
     scaling = parser.add_argument_group("scaling (only with `codesign bench scaling`)")
-    scaling.add_argument("--workers", metavar="LIST", help="worker counts, e.g. 1,2,16,64")
-    scaling.add_argument("--iterations", type=int, metavar="N", help="iterations replayed per worker count")
+    scaling.add_argument("--workers", metavar="LIST", help="worker counts, e.g. 1,2,16,64 (default 2,4,8,16,32,64; "
+                         "--quick: 2,64)")
+    scaling.add_argument("--iterations", type=int, metavar="N",
+                         help="iterations replayed per worker count (default 10; --quick: 3)")
     scaling.add_argument("--profile", metavar="NAME|PATH", help="a bundled cost profile (codesign, demo) "
                          "or a profile file; default: both bundled ones")
     scaling.add_argument("--run", metavar="RUN", help="replay a stored run's costs (its folder or run.sqlite)")

@@ -15,7 +15,8 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by `optimize` and `resume`: where the evaluations run."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
-                       help="local Dask workers (single-threaded processes; 0 = serial in this process)")
+                       help="local Dask workers (single-threaded processes; 0 = serial in this process; default: "
+                            "the spec's [execution], else one per core)")
     where.add_argument("--scheduler", metavar="ADDR", help="use a running dask scheduler, tcp://HOST:PORT")
     where.add_argument("--cluster", choices=("slurm", "pbs"),
                        help="submit workers as batch jobs (settings from [execution.cluster])")
@@ -30,7 +31,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="job spec, e.g. pipelines/demo.toml")
     parser.add_argument("--name", help="run name (default: the spec's name or file name)")
-    parser.add_argument("--results", default="results", help="folder holding the run folders")
+    parser.add_argument("--results", default="results", help="folder holding the run folders (default %(default)s)")
     add_execution_arguments(parser)
 
 

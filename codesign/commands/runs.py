@@ -14,7 +14,7 @@ HELP = "list optimization runs (status, iterations, best stage/value, parent run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--results", default="results", help="folder holding the run folders")
+    parser.add_argument("--results", default="results", help="folder holding the run folders (default %(default)s)")
 
 
 def run_rows(results: Path) -> list[dict]:
@@ -59,7 +59,8 @@ def with_lineage(rows: list[dict]) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     results = Path(args.results)
     if not results.is_dir():
-        raise UserError(f"{results}: no such folder; expected the results folder of `codesign optimize`")
+        what = "a file, not a folder" if results.exists() else "no such folder"
+        raise UserError(f"--results {results}: {what}; expected the results folder of `codesign optimize`")
     rows = with_lineage(run_rows(results))
     if not rows:
         print(f"no runs in {results}/")

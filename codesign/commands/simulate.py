@@ -105,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
         design = walking.load_design(args.design)
         walking.check_design(design, settings, str(args.design))   # a run's own designs are checked already
     t_end = settings.rollout.max_time
+    if args.sample > t_end:
+        raise UserError(f"--sample: {args.sample:g} s is longer than the simulation ({t_end:g} s); expected a "
+                        f"recording step <= the simulated time")
     samples = t_end / args.sample + 1
     if samples > MAX_SAMPLES:
         raise UserError(f"--sample: {args.sample:g} s over {t_end:g} s is {samples:.3g} samples; expected "

@@ -184,9 +184,10 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catal
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
              "cycle (thesis appendix B), each at its position along the walk."),
-            ("gait.gif", "The best design walking (WALK's stick-figure animation)."),
+            ("gait.gif", "The best design walking (stick figure, as `codesign simulate` draws it)."),
             ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
-             "the ground reaction forces (WALK's figure).")], []
+             "the ground reaction forces in body weights (30-ms means), as `codesign simulate` "
+             "draws them.")], []
 
 
 def gait_snapshots_figure(model, trajectory: pd.DataFrame, period: float, title: str,

@@ -170,8 +170,9 @@ def _pool_constraints(parts: list[str], data: RunData, solution: Solution,
     return frozen, exclude
 
 
-def _warm_init(data: RunData, child_space, n_best: int) -> dict[str, list]:
-    """Init ranges of the open parameters from the parent's best matching evaluations."""
+def _warm_init(data: RunData, child_space, n_best: int) -> tuple[dict[str, list], int]:
+    """Init ranges of the open parameters from the parent's ``n_best`` best matching
+    evaluations, and how many there were (fewer than ``n_best`` when the run has fewer)."""
     allowed = {int(s) for s in child_space.subspace_ids}
     ok = data.evaluations[(data.evaluations["status"] == "ok")
                           & data.evaluations["subspace_id"].isin(allowed)]
@@ -192,7 +193,7 @@ def _warm_init(data: RunData, child_space, n_best: int) -> dict[str, list]:
         lo, hi = max(low, values.min() - margin), min(high, values.max() + margin)
         if hi > lo:
             out[name] = [float(lo), float(hi)]
-    return out
+    return out, len(best)
 
 
 def freeze_spec(run: str | Path, keep: list[str], *, open_parts: list[str] = (),
@@ -235,13 +236,13 @@ def freeze_spec(run: str | Path, keep: list[str], *, open_parts: list[str] = (),
     text = _with_header(document, data, chosen, keep, open_parts)
     child_space = _validate(text, child_name)
     if warm_start > 0:
-        inits = _warm_init(data, child_space, warm_start)
+        inits, used = _warm_init(data, child_space, warm_start)
         table = document.setdefault("space", {}).setdefault("parameters", {})
         for pname, rng in inits.items():
             table.setdefault(pname, {})["init"] = rng
         document["space"]["start"] = {k: v for k, v in chosen.params.items()
                                       if k in child_space.index and k not in params}
-        text = _with_header(document, data, chosen, keep, open_parts, warm_start)
+        text = _with_header(document, data, chosen, keep, open_parts, used)
         child_space = _validate(text, child_name)
     summary = {"parent": data.name, "solution": chosen.eval, "subspace": chosen.subspace_id,
                "frozen_pools": pools, "frozen_parameters": len(params),

@@ -159,3 +159,14 @@ def test_misuse_is_one_line_exit_2(tmp_path, args, culprit):
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and culprit in done.stderr
     assert done.stdout == ""                    # not even the benchmark's header before the error
+
+
+def test_the_help_states_the_defaults_the_bench_uses(capsys):
+    from codesign.bench import scaling
+    from codesign.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default {','.join(map(str, scaling.WORKERS))}; --quick: {','.join(map(str, scaling.QUICK_WORKERS))}" in text
+    assert f"default {scaling.ITERATIONS}; --quick: {scaling.QUICK_ITERATIONS}" in text

@@ -24,6 +24,8 @@ def test_simulate_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["simulate", "--human", "--settings", '{"max_tim": 1}', "--out", str(out)]) == 2
     assert "evaluation.max_tim" in capsys.readouterr().err
     design = str(Path(__file__).resolve().parents[2] / "docs/designs/codesign-walking.json")
+    assert main(["simulate", design, "--sample", "5", "--max-time", "0.5", "--out", str(out)]) == 2
+    assert "--sample: 5 s is longer than the simulation (0.5 s)" in capsys.readouterr().err
     for option in (["--stiffness", "100"], ["--damping", "5"], ["--best"], ["--eval", "1:1"]):
         assert main(["simulate", design, *option, "--out", str(out)]) == 2        # not silently ignored
         err = capsys.readouterr().err
