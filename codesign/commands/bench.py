@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-from pathlib import Path
 
 from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
