@@ -63,7 +63,7 @@ def draw_morphology(ax, morphology, title: str = "") -> None:
     ax.set_aspect("equal")
     ax.set_xlim(-0.35, 0.35)
     ax.set_ylim(0.0, human.shoulder_height + 0.05)
-    ax.set_xlabel("x [m]", fontsize=8)
+    ax.set_xlabel("x (m)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(title, fontsize=9)
 
@@ -93,7 +93,7 @@ def morphology_figure(data: RunData, table: pd.DataFrame, catalog) -> Figure:
         morphology = build_morphology(catalog.topology(tid), pair, params)
         draw_morphology(ax, morphology, f"#{row.rank}: topology {tid}, actuators "
                         f"{pair[0]}-{pair[1]}\n(eval {row.eval})")
-    axes[0].set_ylabel("z [m]", fontsize=8)
+    axes[0].set_ylabel("z (m)", fontsize=8)
     fig.suptitle("Best morphologies on the upright human (red squares: actuated joints)",
                  fontsize=10)
     return fig
@@ -212,8 +212,8 @@ def gait_snapshots_figure(model, trajectory: pd.DataFrame, period: float, title:
                     solid_capstyle="round")
     ax.axhline(0.0, color="#777777", linewidth=1)
     ax.set_aspect("equal")
-    ax.set_xlabel("x [m] (colour: time, dark to light)", fontsize=8)
-    ax.set_ylabel("z [m]", fontsize=8)
+    ax.set_xlabel("x (m); colour: time, dark to light", fontsize=8)
+    ax.set_ylabel("z (m)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(title, fontsize=9)
     return fig
