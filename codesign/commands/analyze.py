@@ -79,10 +79,10 @@ def _gait_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
     parser.add_argument("--human", action="store_true",
                         help="the unaugmented human tracking the nominal gait (no design file)")
-    parser.add_argument("--stiffness", type=float, default=2000.0,
-                        help="--human: joint stiffness in N m/rad (default %(default)g)")
-    parser.add_argument("--damping", type=float, default=30.0,
-                        help="--human: joint damping in N m s/rad (default %(default)g)")
+    parser.add_argument("--stiffness", type=float, default=None,
+                        help="--human: joint stiffness in N m/rad (default 2000)")
+    parser.add_argument("--damping", type=float, default=None,
+                        help="--human: joint damping in N m s/rad (default 30)")
     parser.add_argument("--run", default=None,
                         help="run folder (results/<name>) or run.sqlite to take a candidate from")
     parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
@@ -261,6 +261,13 @@ def gait_candidate(args: argparse.Namespace):
         raise UserError("design: give a design JSON file, --human or --run (exactly one)")
     if args.run is None and (args.best or args.eval is not None):
         raise UserError("--best/--eval: they pick a candidate of --run; expected --run RUN too")
+    if not args.human and (args.stiffness is not None or args.damping is not None):
+        raise UserError("--stiffness/--damping: they set --human's joints; expected --human too")
+    if args.human:
+        from codesign.commands.simulate import HUMAN_DAMPING, HUMAN_STIFFNESS
+
+        args.stiffness = HUMAN_STIFFNESS if args.stiffness is None else args.stiffness
+        args.damping = HUMAN_DAMPING if args.damping is None else args.damping
     overrides = settings_overrides(args.settings)
     design, settings_doc, source = None, {}, ""
     if args.run is not None:

@@ -313,6 +313,7 @@ def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
         (["--human", "--periodic-tol", "-1"], "--periodic-tol: -1; expected a tolerance > 0"),
         (["--human", "--stiffness", "nan"], "--stiffness: nan; expected"),
         (["--human", "--damping", "-5"], "--damping: -5; expected"),
+        ([str(tmp_path / "d.json"), "--stiffness", "100"], "--stiffness/--damping: they set --human's joints"),
         (["--human", "--max-time", "0"], "--max-time"),
         # 0.5 s holds no gait period (0.9 Hz): 1 settling + the map's 1 need 2 T = 2.22 s
         (["--human", "--max-time", "0.5"], "--max-time: 0.5 s; it holds 0 whole gait period(s) of "
@@ -337,7 +338,10 @@ def test_cli_gait_help_states_the_defaults(capsys):
         main(["analyze", "gait", "--help"])
     assert info.value.code == 0
     text = " ".join(capsys.readouterr().out.split())      # argparse wraps lines
-    for shown in ("joint stiffness in N m/rad (default 2000)", "damping in N m s/rad (default 30)",
+    from codesign.commands.simulate import HUMAN_DAMPING, HUMAN_STIFFNESS    # the values used
+
+    for shown in (f"joint stiffness in N m/rad (default {HUMAN_STIFFNESS:g})",
+                  f"damping in N m s/rad (default {HUMAN_DAMPING:g})",
                   "(default results/analysis/gait.json)", "(default {})", "F in [0, 1) (default 0)",
                   "period-M gait (default 1)", "SI units (default 1e-06)", "SI units (default 0.001)",
                   "(default: from --max-time)", "else 10)"):
