@@ -75,14 +75,14 @@ def made_folder(folder: str | os.PathLike) -> Iterator[Path]:
 def json_text(document: Any) -> str:
     """``document`` as strict JSON text (indented, keys sorted): NaN and infinities, which
     JSON lacks (Python would write bare ``NaN``, which strict parsers such as JavaScript's
-    refuse), become ``null``; numpy numbers become plain ones."""
+    refuse), become ``null``; numpy numbers and arrays become plain numbers and lists."""
     def strict(value: Any) -> Any:
         if isinstance(value, dict):
             return {k: strict(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [strict(v) for v in value]
-        if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # numpy scalars
-            value = value.item()
+        if hasattr(value, "tolist"):                    # numpy arrays and scalars
+            return strict(value.tolist())
         if isinstance(value, float) and not math.isfinite(value):
             return None
         return value
