@@ -264,7 +264,7 @@ def gait_candidate(args: argparse.Namespace):
     if not args.human and (args.stiffness is not None or args.damping is not None):
         raise UserError("--stiffness/--damping: they set --human's joints; expected --human too")
     if args.human:
-        from codesign.commands.simulate import HUMAN_DAMPING, HUMAN_STIFFNESS
+        from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS
 
         args.stiffness = HUMAN_STIFFNESS if args.stiffness is None else args.stiffness
         args.damping = HUMAN_DAMPING if args.damping is None else args.damping

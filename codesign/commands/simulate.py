@@ -40,13 +40,13 @@ from codesign.problems import get_problem
 from codesign.problems.walking import with_problem_metrics
 from codesign.run.stored import inline_run_reference, stored_candidate
 from codesign.report import gait as figures
+from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS   # --human's defaults
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
 
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
 MAX_SAMPLES = 1_000_000
 
-HUMAN_STIFFNESS, HUMAN_DAMPING = 2000.0, 30.0   # --human's joints (N m/rad, N m s/rad): the thesis's
 
 HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, gait figure"
 

@@ -52,8 +52,12 @@ def nominal_control_params(layout: ControlLayout, angle_of, stiffness: float = 2
     return params
 
 
-def typical_human_design(settings: WalkSettings | None = None, stiffness: float = 2000.0,
-                         damping: float = 30.0) -> Design:
+# the typical human's constant joint impedance (the thesis's): N m/rad, N m s/rad
+HUMAN_STIFFNESS, HUMAN_DAMPING = 2000.0, 30.0
+
+
+def typical_human_design(settings: WalkSettings | None = None, stiffness: float = HUMAN_STIFFNESS,
+                         damping: float = HUMAN_DAMPING) -> Design:
     """The unaugmented human tracking the nominal gait (Winter) with constant impedance."""
 
     settings = settings or WalkSettings()
