@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -30,15 +31,16 @@ class EvalContext:
 
     ``seed`` is derived on the driver from (run seed, iteration, particle) so that a
     stochastic evaluation gives the same result on any worker; ``subspace`` names the
-    subspace (group per pool) the particle is in; ``settings`` holds the spec's
-    ``[evaluation]`` table (plain JSON-like values).
+    subspace (group per pool) the particle is in; ``settings`` is the problem's frozen
+    settings record, parsed once from the spec's ``[evaluation]`` table by its
+    ``parse_settings`` (None: the problem's defaults, for a call outside a run).
     """
 
     seed: int = 0
     iteration: int = 0
     particle: int = 0
     subspace: tuple[str, ...] = ()
-    settings: dict = field(default_factory=dict)
+    settings: Any = None
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,10 @@ class Candidate:
     params: dict[str, float]
     seed: int
 
-    def context(self, settings: dict | None = None) -> "EvalContext":
+    def context(self, settings: Any = None) -> "EvalContext":
+        """The evaluation's context with the problem's parsed ``settings``."""
         return EvalContext(seed=self.seed, iteration=self.iteration, particle=self.particle,
-                           subspace=self.groups, settings=dict(settings or {}))
+                           subspace=self.groups, settings=settings)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def _time(executor, batches) -> float:
 
 
 def measure(t_eval: float, kind: str, iterations: int) -> list[dict]:
-    settings = {f"{kind}_s": t_eval}
+    settings = get_problem("sphere").parse_settings({f"{kind}_s": t_eval})
     objectives = (Objective("f"),)
     batches = _candidates(iterations)
     rows = []

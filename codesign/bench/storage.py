@@ -74,7 +74,8 @@ def sample_records() -> dict[str, EvalRecord]:
     design = load_design(DESIGN)
     group, params = exo_codesign.encode(design)
     walking = Candidate(0, 0, 0, (group, "common"), params, 0)
-    return {name: evaluate_candidate(problem.name, candidate, SETTINGS, problem.objectives)
+    settings = problem.parse_settings(SETTINGS)
+    return {name: evaluate_candidate(problem.name, candidate, settings, problem.objectives)
             for name, candidate in (("iteration-0 design", first), ("walking design", walking))}
 
 

@@ -23,15 +23,13 @@ coordinates of ``jacobian`` and ``residual_vector``. Designs and a run's candida
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from codesign.commands.options import settings_overrides
+from codesign.commands.options import add_design_arguments, chosen_design
 from codesign.errors import UserError
 from codesign.io import save_figure_atomic, write_text_atomic
 
@@ -76,25 +74,10 @@ def _walker_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _gait_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
-    parser.add_argument("--human", action="store_true",
-                        help="the unaugmented human tracking the nominal gait (no design file)")
-    parser.add_argument("--stiffness", type=float, default=None,
-                        help="--human: joint stiffness in N m/rad (default 2000)")
-    parser.add_argument("--damping", type=float, default=None,
-                        help="--human: joint damping in N m s/rad (default 30)")
-    parser.add_argument("--run", default=None,
-                        help="run folder (results/<name>) or run.sqlite to take a candidate from")
-    parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
-    parser.add_argument("--eval", default=None, metavar="ITERATION:PARTICLE",
-                        help="--run: the evaluation of this particle at this iteration")
-    parser.add_argument("--settings", default="{}",
-                        help="JSON object of evaluation settings, e.g. '{\"max_time\": 20}' "
-                             "(default %(default)s)")
-    parser.add_argument("--max-time", type=float, default=None,
-                        help="seconds of the evaluation (default: max_time of --settings or of the "
-                             "run, else 10): the design settles for the whole gait periods that fit "
-                             "in it, less the period(s) the map itself runs; at least one")
+    add_design_arguments(parser, max_time_help=(
+        "seconds of the evaluation (default: max_time of --settings or of the run, else 10): the "
+        "design settles for the whole gait periods that fit in it, less the period(s) the map "
+        "itself runs; at least one"))
     parser.add_argument("--settle", type=int, default=None, metavar="K",
                         help="settle K >= 0 gait periods instead, x* = x(K T); 0: x* is the initial "
                              "state (default: from --max-time)")
@@ -251,48 +234,15 @@ def run_walker(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- analyze gait
 def gait_candidate(args: argparse.Namespace):
-    """(Design, WalkSettings, source text) from the gait command's options: a design JSON,
-    --human or a run's candidate (the loaders of ``codesign simulate``), with --settings
-    and --max-time over the run's [evaluation] table. UserError on a bad combination."""
-    from codesign import walking as ev
-    from codesign.run.stored import stored_candidate
-
-    if args.human + bool(args.design) + (args.run is not None) != 1:
-        raise UserError("design: give a design JSON file, --human or --run (exactly one)")
-    if args.run is None and (args.best or args.eval is not None):
-        raise UserError("--best/--eval: they pick a candidate of --run; expected --run RUN too")
-    if not args.human and (args.stiffness is not None or args.damping is not None):
-        raise UserError("--stiffness/--damping: they set --human's joints; expected --human too")
-    if args.human:
-        from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS
-
-        args.stiffness = HUMAN_STIFFNESS if args.stiffness is None else args.stiffness
-        args.damping = HUMAN_DAMPING if args.damping is None else args.damping
-    overrides = settings_overrides(args.settings)
-    design, settings_doc, source = None, {}, ""
-    if args.run is not None:
-        with contextlib.redirect_stdout(sys.stderr):   # its "replaying ..." line
-            stored = stored_candidate(args.run, args.best, args.eval)
-        design, settings_doc = stored.design, stored.settings
-        source = f"{args.run} " + ("best" if args.best else f"evaluation {args.eval}")
-    elif args.human:
-        source = f"human (stiffness {args.stiffness:g} N m/rad, damping {args.damping:g} N m s/rad)"
-    else:
-        source = str(args.design)
-    settings_doc.update(overrides)
-    if args.max_time is not None:
-        if not (math.isfinite(args.max_time) and args.max_time > 0):
-            raise UserError(f"--max-time: {args.max_time}; expected a duration > 0 s")
-        settings_doc["max_time"] = args.max_time
-    settings = ev.WalkSettings.from_dict(settings_doc)
-    for flag, value, unit in (("--stiffness", args.stiffness, "N m/rad"), ("--damping", args.damping, "N m s/rad")):
-        if args.human and not (math.isfinite(value) and value >= 0.0):
-            raise UserError(f"{flag}: {value:g}; expected a finite value >= 0 {unit}")
-    if args.human:
-        design = ev.typical_human_design(settings, args.stiffness, args.damping)
-    elif design is None:
-        design = ev.load_design(args.design)
-    return design, settings, source
+    """(Design, WalkSettings, source text) from the gait command's options (the loader of
+    ``codesign simulate``, :func:`codesign.commands.options.chosen_design`). UserError on a
+    bad combination, or a problem whose designs do not walk on WALK's own model."""
+    chosen = chosen_design(args)
+    if not chosen.problem.walking.own_model:
+        raise UserError(f"--run/--problem: problem {chosen.problem.name} evaluates its designs on a "
+                        "model of its own, which this analysis does not build; expected a design that "
+                        "walks on the human's own model (--human, a design file, or a run of exo_codesign or human_gait)")
+    return chosen.design, chosen.settings.walk, chosen.source
 
 
 def gait_options(args: argparse.Namespace) -> dict:

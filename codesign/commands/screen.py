@@ -37,6 +37,7 @@ import numpy as np
 
 from codesign.errors import UserError
 from codesign.io import creatable_folder
+from codesign.topology.catalog import DEFAULT_CATALOG   # light: json and dataclasses
 
 if TYPE_CHECKING:  # heavy imports only when a command runs
     from codesign.model.gait import NominalGait
@@ -46,7 +47,6 @@ if TYPE_CHECKING:  # heavy imports only when a command runs
 
 HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
 DEFAULT_OUT = Path("results/screen")
-DEFAULT_CATALOG = Path("topologies/catalog.json")
 CSV_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "passed", "pass_rate",
               "unreachable", "constraint_singular", "human_locked", "actuator_singular", "invalid",
               "median_margin_passed"]

@@ -37,10 +37,9 @@ def run(args: argparse.Namespace) -> int:
     from codesign.io import writable_folder, write_text_atomic
     from codesign.model.anthropometry import human_geometry
     from codesign.model.morphology import parameter_space
-    from codesign.problems.exo_codesign import catalog_path
     from codesign.screening.examples import params_from_positions, parallelogram_positions
     from codesign.walking import WalkSettings, load_design
-    from codesign.walking.setup import _catalog
+    from codesign.topology.catalog import cached_catalog, catalog_path
     from codesign.walking.transfer import transfer_human_control
 
     out = Path(args.out)   # checked before any work, as `codesign freeze` does
@@ -49,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         raise UserError(f"--out {out}: already exists; expected a new file path (or --force)")
     writable_folder(out.parent, "--out", create=False, given=out)
-    settings = WalkSettings(catalog=str(catalog_path({"catalog": args.catalog})))
-    _catalog(settings.catalog)   # an unreadable catalog is one line naming it, before the designs
+    settings = WalkSettings(catalog=str(catalog_path(args.catalog)))
+    catalog = cached_catalog(settings.catalog)   # an unreadable catalog is one line naming it, before the designs
     human = load_design(args.human)
     if human.topology is not None:
         raise UserError(f"{args.human}: a co-design (topology {human.topology}); expected a "
@@ -60,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
         if like.topology is None:
             raise UserError(f"--like {args.like}: a human design; expected a co-design (topology, actuators)")
         topology, actuators = like.topology, like.actuators
-        names = {p.name for p in parameter_space(_catalog(settings.catalog).topology(topology))}
+        names = {p.name for p in parameter_space(catalog.topology(topology))}
         morphology = {k: v for k, v in like.params.items() if k in names}
     else:
         topology, actuators = 1, (1, 3)
         geometry = human_geometry()
-        morphology = params_from_positions(_catalog(settings.catalog).topology(1), geometry,
+        morphology = params_from_positions(catalog.topology(1), geometry,
                                            parallelogram_positions(geometry))
     try:
         result = transfer_human_control(human, topology, actuators, morphology, settings)

@@ -22,7 +22,7 @@ A run is read with the loader of ``codesign simulate --run RUN --best``
 directory, which workers on other machines must share); a run that is still being written
 is refused unless ``baseline_eval`` pins one evaluation (its best may still change, and
 the workers must all lump the same design). Bad input is one :class:`UserError` line,
-raised by the driver before the run starts (the problem's ``check`` hook); inside an
+raised by the driver before the run starts (the problem's ``parse_settings``); inside an
 evaluation it is a failed record. The baseline is resolved once per process (cached).
 ``codesign simulate --run BASELINE_RUN --best`` replays a candidate of a baseline run on
 the same lumped model (its metrics equal the stored ones).
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -47,22 +46,19 @@ from codesign.model.anthropometry import human_geometry
 from codesign.model.lumping import MASS_AT, SEGMENTS, PointMass, load_metrics, lumped_model, segment_loads
 from codesign.model.morphology import build_morphology
 from codesign.types import Parameter
-from codesign.problems import exo_codesign, human_gait
-from codesign.problems.base import Problem
+from codesign.problems import human_gait
+from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems import walking
-from codesign.problems.walking import short_settings, walk
+from codesign.problems.walking import Replay, parse_walk_settings, replay, walk, warmup_settings
+from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
 from codesign.problems import objectives as ob
-from codesign.walking.settings import actuators_from_dict
 from codesign.walking.setup import morphology_params
 
 KEYS = ("baseline_of", "baseline_eval", "baseline_mass_at")
 # the walking problems' metrics and the lumped masses (:func:`codesign.model.lumping.load_metrics`)
 METRICS = walking.METRICS + tuple(f"added_mass_{segment}" for segment in SEGMENTS)
-# The lumped actuators weigh what the source design's weigh: the source run's actuator
-# settings, or, for a design file, this spec's own (issue 15).
-ACTUATOR_KEYS = ("actuator_model", "actuators")
 
 
 # --------------------------------------------------------------------------- the baseline
@@ -77,11 +73,11 @@ class Baseline:
     loads: tuple[PointMass, ...]
     model: Any
     metrics: dict[str, float]
-    run_settings: dict | None = None      # the source run's [evaluation] table, if a run
+    run_settings: WalkSettings | None = None   # the source run's WALK settings, if a run
 
     @staticmethod
     def from_loads(loads: Sequence[PointMass], source: str = "loads", design=None,
-                   run_settings: dict | None = None) -> "Baseline":
+                   run_settings: WalkSettings | None = None) -> "Baseline":
         loads = tuple(loads)
         metrics = {"longest_segment": 0.0, "singularity": 0.0, **load_metrics(loads)}
         return Baseline(source, design, loads, lumped_model(loads), metrics, run_settings)
@@ -94,8 +90,21 @@ class Baseline:
                 f"each shank {m['added_mass_shank']:.3f} kg")
 
 
-def _text(settings: Mapping[str, Any], key: str) -> str | None:
-    value = settings.get(key)
+@dataclass(frozen=True)
+class BaselineSettings:
+    """The problem's settings: WALK's (``walk``) and which design's masses to lump: ``of``,
+    a design file's path or a stored run's design inlined by the run layer (JSON text of
+    {design, evaluation, source}); ``which``, the run's evaluation "ITERATION:PARTICLE"
+    (None: its best); ``mass_at``, where the lumps sit (:data:`MASS_AT`)."""
+
+    walk: WalkSettings
+    of: str
+    which: str | None = None
+    mass_at: str = MASS_AT[0]
+
+
+def _text(value: Any, key: str) -> str | None:
+    """A ``baseline_*`` setting's text (None when absent; UserError when not a non-empty string)."""
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
@@ -103,101 +112,89 @@ def _text(settings: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def _design_source(of: Any, which: str | None, settings: Mapping[str, Any]):
-    """(Design, source text, the run's [evaluation] table or None, catalog path) of
+def parse_baseline_settings(table: Mapping[str, Any]) -> BaselineSettings:
+    """``parse_settings`` of the problem: UserError (one line) for a missing or bad
+    ``baseline_of``/``baseline_eval``/``baseline_mass_at``, an unknown ``baseline_*`` key,
+    bad WALK settings, or a baseline that cannot be built (resolved here, once)."""
+    for key in table:
+        if str(key).startswith("baseline_") and key not in KEYS:
+            raise UserError(f"evaluation.{key}: unknown key; expected one of {', '.join(KEYS)}")
+    of = table.get("baseline_of")
+    of = json.dumps(of, sort_keys=True) if isinstance(of, Mapping) else _text(of, "baseline_of")
+    if of is None:
+        raise UserError("evaluation.baseline_of: missing; expected a co-design run folder "
+                        "(e.g. \"results/demo\": its best evaluation) or a design .json file")
+    mass_at = _text(table.get("baseline_mass_at"), "baseline_mass_at") or MASS_AT[0]
+    if mass_at not in MASS_AT:
+        raise UserError(f"evaluation.baseline_mass_at: {mass_at!r}; expected one of {', '.join(MASS_AT)}")
+    walk_table = {k: v for k, v in table.items() if k not in KEYS}
+    settings = BaselineSettings(parse_walk_settings(walk_table, step_only=True), of,
+                                _text(table.get("baseline_eval"), "baseline_eval"), mass_at)
+    resolve_baseline(settings)
+    return settings
+
+
+def _design_source(settings: BaselineSettings):
+    """(Design, source text, the run's WALK settings or None, catalog path) of
     ``baseline_of``: a design JSON file, or a stored run that the run layer has already
-    read into a table {design, source, evaluation} (:func:`codesign.run.stored.inline_baseline`)."""
-    if isinstance(of, Mapping):
-        design = Design.from_json(of.get("design"), "evaluation.baseline_of.design")
-        run_settings = dict(of.get("evaluation") or {})
-        source = str(of.get("source", "a stored run"))
-        return design, source, run_settings, str(exo_codesign.catalog_path(run_settings))
-    if not isinstance(of, str) or not of.strip():
-        raise UserError(f"evaluation.baseline_of: {of!r}; expected a non-empty string")
+    read into a table {design, source, evaluation} (:func:`codesign.run.stored.inline_run_reference`)."""
+    of = settings.of
+    if of.startswith("{"):
+        doc = json.loads(of)
+        design = Design.from_json(doc.get("design"), "evaluation.baseline_of.design")
+        source = str(doc.get("source", "a stored run"))
+        try:
+            theirs = WalkSettings.from_dict(doc.get("evaluation") or {})
+        except UserError as exc:
+            raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
+        return design, source, theirs, theirs.catalog
     if not of.endswith(".json"):
         raise UserError(f"evaluation.baseline_of: {of} names a run; a run is read by the run layer "
                         "(codesign optimize / resume / simulate); expected a design .json file here")
-    if which is not None:
+    if settings.which is not None:
         raise UserError("evaluation.baseline_eval: only with a run in baseline_of; "
                         f"expected no baseline_eval with the design file {of}")
-    return load_design(of), of, None, str(exo_codesign.catalog_path(settings))
+    return load_design(of), of, None, settings.walk.catalog
 
 
 @lru_cache(maxsize=8)
-def _resolve(of: str, which: str | None, mass_at: str, settings_items: tuple, cwd: str) -> Baseline:
-    """``of``: a design file's path, or an inlined stored design as JSON text (hashable)."""
-    source = json.loads(of) if of.startswith("{") else of
-    design, source, run_settings, catalog = _design_source(source, which, dict(settings_items))
+def _resolve(settings: BaselineSettings, cwd: str) -> Baseline:
+    """The baseline of ``settings`` (``cwd``: relative paths are the working directory's)."""
+    design, source, run_settings, catalog = _design_source(settings)
     if design.topology is None:
         raise UserError(f"evaluation.baseline_of: {source} is the unaugmented human; expected a "
                         "co-design design (a topology and actuator pair) whose masses to lump")
     try:
-        topology = exo_codesign.get_catalog({"catalog": catalog}).topology(design.topology)
+        topology = cached_catalog(catalog).topology(design.topology)
     except KeyError:
         raise UserError(f"evaluation.baseline_of: {source}: topology {design.topology} is not in "
                         f"{catalog}; expected a topology of the catalog") from None
-    own = dict(settings_items)
-    actuator_settings = run_settings if run_settings is not None else {
-        k: json.loads(own[k]) for k in ACTUATOR_KEYS if k in own}
-    try:
-        actuator = actuators_from_dict(actuator_settings.get("actuator_model", "bounded"),
-                                       actuator_settings.get("actuators"))
-    except UserError as exc:
-        raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
+    actuator = (run_settings or settings.walk).actuators
     try:
         morph = build_morphology(topology, design.actuators,
                                  morphology_params(topology, design.params), human_geometry(),
                                  actuator.mass())
-        loads = segment_loads(morph, mass_at)
+        loads = segment_loads(morph, settings.mass_at)
     except (UserError, ValueError) as exc:
         raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
     label = f"{source} (topology {design.topology}, actuators {design.actuators[0]}-{design.actuators[1]})"
     return Baseline.from_loads(loads, label, design, run_settings)
 
 
-def resolve_baseline(settings: Mapping[str, Any]) -> Baseline:
-    """The baseline the ``[evaluation]`` table asks for (cached per process). Raises
-    UserError (one line) for a missing or bad ``baseline_of``/``baseline_eval``/
-    ``baseline_mass_at``, an unknown ``baseline_*`` key, or a design without a topology."""
-    for key in settings:
-        if str(key).startswith("baseline_") and key not in KEYS:
-            raise UserError(f"evaluation.{key}: unknown key; expected one of {', '.join(KEYS)}")
-    of = settings.get("baseline_of")
-    if not isinstance(of, Mapping):
-        of = _text(settings, "baseline_of")
-    if of is None:
-        raise UserError("evaluation.baseline_of: missing; expected a co-design run folder "
-                        "(e.g. \"results/demo\": its best evaluation) or a design .json file")
-    which = _text(settings, "baseline_eval")
-    mass_at = _text(settings, "baseline_mass_at") or MASS_AT[0]
-    if mass_at not in MASS_AT:
-        raise UserError(f"evaluation.baseline_mass_at: {mass_at!r}; expected one of {', '.join(MASS_AT)}")
-    catalog = settings.get("catalog")
-    key = json.dumps(of, sort_keys=True) if isinstance(of, Mapping) else of
-    items = (("catalog", catalog),) if catalog else ()
-    items += tuple((k, json.dumps(settings[k], sort_keys=True)) for k in ACTUATOR_KEYS if k in settings)
-    return _resolve(key, which, mass_at, items, str(Path.cwd()))
+def resolve_baseline(settings: BaselineSettings) -> Baseline:
+    """The baseline the settings ask for (cached per process; UserError, one line, when it
+    cannot be built)."""
+    return _resolve(settings, str(Path.cwd()))
 
 
 # --------------------------------------------------------------------------- evaluation
-def walk_settings_dict(settings: Mapping[str, Any]) -> dict:
-    """The ``[evaluation]`` table without the baseline's keys (WALK's settings)."""
-    return {k: v for k, v in settings.items() if k not in KEYS}
-
-
-def evaluate_lumped(params: Mapping[str, float], baseline: Baseline,
-                    settings: Mapping[str, Any]) -> EvalRecord:
+def evaluate_lumped(params: Mapping[str, float], baseline: Baseline, settings: WalkSettings) -> EvalRecord:
     """WALK's evaluation of the human-gait controller ``params`` on ``baseline``'s model,
-    with its design metrics and ``time_fraction``. Never raises: a bad candidate or a bad
-    settings table is a failed record. Objectives: the settings' (default Table 5.3)."""
-
-    settings = walk_settings_dict(settings)
+    with its design metrics and ``time_fraction``. Never raises: a bad candidate is a
+    failed record. Objectives: the settings' (default Table 5.3)."""
     bad = human_gait.human_params_error(params)
     if bad is not None:
         return bad
-    if settings.get("human_control", "step") != "step":
-        return EvalRecord.failed("evaluation.human_control: this problem searches the step "
-                                 "layout of Table 4.3; expected \"step\"")
     return with_baseline_metrics(walk(Design(dict(params)), settings, baseline.model), baseline)
 
 
@@ -211,48 +208,47 @@ def with_baseline_metrics(record: EvalRecord, baseline: Baseline) -> EvalRecord:
 
 
 def evaluate_baseline(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The problem's evaluate (OPT's contract): never raises for a bad candidate; a bad
-    ``baseline_*`` setting is a failed record too (the driver refuses it before the run,
-    :func:`check_settings`)."""
+    """The problem's evaluate (OPT's contract): never raises for a bad candidate."""
+    if context.settings is None:
+        return EvalRecord.failed("evaluation.baseline_of: missing; expected the problem's settings")
     try:
         baseline = resolve_baseline(context.settings)
     except UserError as exc:
         return EvalRecord.failed(str(exc))
-    return evaluate_lumped(params, baseline, context.settings)
+    return evaluate_lumped(params, baseline, context.settings.walk)
 
 
-def check_settings(settings: Mapping[str, Any]) -> None:
-    """Driver-side check of the ``[evaluation]`` table before a run starts: resolves the
-    baseline and WALK's settings (UserError, one line), prints the lumped masses to stderr
-    and warns when the rollout settings differ from the source run's."""
-
+def replay_design(design: Design, settings: BaselineSettings, record_times=None) -> Replay:
+    """One human-gait design on the lumped model with its trajectory (``codesign simulate``)."""
     baseline = resolve_baseline(settings)
-    own = walk_settings_dict(settings)
-    if own.get("human_control", "step") != "step":
-        raise UserError("evaluation.human_control: expected \"step\" (this problem searches the "
-                        "step layout of Table 4.3)")
-    if own.get("optimize_frequency"):
-        raise UserError("evaluation.optimize_frequency: expected false (the gait frequency is fixed)")
-    rollout = WalkSettings.from_dict(own).rollout
-    print(baseline.summary(), file=sys.stderr)
+    out = replay(design, settings.walk, record_times, baseline.model)
+    return dataclasses.replace(out, record=with_baseline_metrics(out.record, baseline))
+
+
+def notes(settings: BaselineSettings) -> tuple[str, ...]:
+    """The lumped masses, and a warning when the rollout settings differ from the source
+    run's (printed by the driver before a run)."""
+    baseline = resolve_baseline(settings)
+    out = [baseline.summary()]
     if baseline.run_settings is not None:
-        try:
-            theirs = WalkSettings.from_dict(baseline.run_settings).rollout
-        except UserError:
-            return
-        differ = [f.name for f in dataclasses.fields(rollout)
-                  if getattr(rollout, f.name) != getattr(theirs, f.name)]
+        ours, theirs = settings.walk.rollout, baseline.run_settings.rollout
+        differ = [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
         if differ:
-            print(f"warning: evaluation settings {', '.join(differ)} differ from the source run's; "
-                  "power is compared on the same footing only with the same settings", file=sys.stderr)
+            out.append(f"warning: evaluation settings {', '.join(differ)} differ from the source run's; "
+                       "power is compared on the same footing only with the same settings")
+    return tuple(out)
 
 
-def warmup_baseline(settings: dict) -> None:
+def warmup_baseline(settings: BaselineSettings) -> None:
     """Compile the kernels once in this process: a 50-ms rollout of the mid-bounds
     controller on the lumped model (resolving the baseline on the way)."""
-
     middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait.human_gait_layout().bounds().items()}
-    evaluate_lumped(middle, resolve_baseline(settings), short_settings(settings))
+    evaluate_lumped(middle, resolve_baseline(settings), warmup_settings(settings.walk))
+
+
+WALKING = WalkingHooks(decode=human_gait.decode, check_design=human_gait.check_design,
+                       replay=replay_design,
+                       own_model=False)
 
 
 def problem() -> Problem:
@@ -265,5 +261,5 @@ def problem() -> Problem:
                    "anthropomorphic baseline (thesis 5.6): the human carrying a co-design "
                    "design's added mass on its segments, step impedance at hip, knee and ankle, "
                    "Table 5.3 objectives", parameters=parameters, objectives=stages,
-                   warmup=warmup_baseline, check=check_settings,
-                   run_reference=("baseline_of", "baseline_eval"), metrics=METRICS)
+                   parse_settings=parse_baseline_settings, warmup=warmup_baseline, notes=notes,
+                   run_reference=("baseline_of", "baseline_eval"), metrics=METRICS, walking=WALKING)

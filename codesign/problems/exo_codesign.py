@@ -52,18 +52,18 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
-from codesign.problems.base import Problem
+from codesign import walking
+from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import METRICS, check_settings as check_walk_settings, short_settings, walk
+from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, parse_walk_settings,
+                                       replay, walk, warmup_settings)
 from codesign.types import Group, Parameter, Pool
-from codesign.topology.catalog import Catalog, Topology, load_catalog
+from codesign.topology.catalog import Catalog, Topology, cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.problems import objectives as ob
 from codesign.walking import Design, WalkSettings, has_torso_feedback, wr_control_layout
@@ -73,10 +73,6 @@ BALANCE_PROBLEM = "exo_codesign_balance"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
-DEFAULT_CATALOG = Path("topologies/catalog.json")
-# the repository's copy, used when the working directory has no topologies/ (e.g. a worker
-# started elsewhere); the package is installed editable from the repository
-_REPOSITORY_CATALOG = Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
 
 _GROUP_RE = re.compile(r"^t(\d+)_a(\d+)-(\d+)$")
 
@@ -99,26 +95,13 @@ def topology_prefix(topology_id: int) -> str:
     return f"t{topology_id:02d}."
 
 
-# --------------------------------------------------------------------------- catalog
-def catalog_path(settings: Mapping[str, Any] | None = None) -> Path:
-    """``settings["catalog"]`` if given, else ``topologies/catalog.json`` in the working
-    directory, else the repository's copy."""
-    if settings and settings.get("catalog"):
-        return Path(str(settings["catalog"]))
-    return DEFAULT_CATALOG if DEFAULT_CATALOG.exists() else _REPOSITORY_CATALOG
-
-
-@lru_cache(maxsize=4)
-def _load(path: str) -> Catalog:
-    return load_catalog(path)
-
-
-def get_catalog(settings: Mapping[str, Any] | None = None) -> Catalog:
-    """The topology catalog the problem is defined on (cached per path)."""
-    path = catalog_path(settings)
-    if not path.exists():
-        raise UserError(f"{path}: no topology catalog; expected one written by `codesign topologies`")
-    return _load(str(path))
+# --------------------------------------------------------------------------- settings
+def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
+    """``parse_settings`` of the co-design problems: WALK's settings (the gait frequency
+    fixed) and a catalog that can be read."""
+    settings = WalkingProblemSettings(parse_walk_settings(table))
+    cached_catalog(settings.walk.catalog)
+    return settings
 
 
 # --------------------------------------------------------------------------- layouts
@@ -172,7 +155,15 @@ def codesign_space(catalog: Catalog, torso_feedback: bool = False
 
 
 # --------------------------------------------------------------------------- designs
-def decode(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: WalkingProblemSettings) -> Design:
+    """The design of a candidate (its active groups, the subspace pool's first, and
+    parameters) under ``settings``' catalog: :func:`decode_group`."""
+    if len(groups) < 1:
+        raise ValueError("no subspace group given; expected the subspace pool's group name")
+    return decode_group(groups[0], params, cached_catalog(settings.walk.catalog))
+
+
+def decode_group(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
     """WALK's :class:`~codesign.walking.Design` of a candidate (its subspace
     group name and parameters): topology id, actuator pair and the parameters under their
     local names (MODEL's ``j2_s``, WALK's ``j1.ref.y0``, ``ankle.K.v1``).
@@ -211,42 +202,53 @@ def encode(design: Design) -> tuple[str, dict[str, float]]:
 
 def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
     """The co-design problem's evaluate (OPT's contract): never raises for a bad candidate."""
-    if len(context.subspace) < 1:
-        return EvalRecord.failed("no subspace group given; expected the subspace pool's group name")
     try:
-        design = decode(context.subspace[0], params, get_catalog(context.settings))
+        settings = context.settings or parse_codesign_settings({})
+        design = decode(context.subspace, params, settings)
     except (ValueError, UserError) as exc:
         return EvalRecord.failed(f"decode: {exc}")
-    return walk(design, {**context.settings, "catalog": str(catalog_path(context.settings))})
+    return walk(design, settings.walk)
 
 
-def check(settings: dict) -> None:
-    """Driver-side check of the [evaluation] table (the problem's ``check`` hook): WALK's
-    settings, and a catalog that exists."""
-    check_walk_settings(settings)
-    get_catalog(settings)
+def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:
+    """UserError unless ``design`` is a co-design design of the settings' catalog with the
+    parameters its morphology and controller read."""
+    if design.topology is None:
+        raise UserError(f"{where}: topology null (the unaugmented human); expected a co-design "
+                        "design (a topology and actuator pair)")
+    walking.check_design(design, settings.walk, where)
 
 
-def warmup(settings: dict) -> None:
+def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
+    """One design's evaluation with its trajectory (``codesign simulate``)."""
+    return replay(design, settings.walk, record_times)
+
+
+def warmup(settings: WalkingProblemSettings) -> None:
     """Compile (or load from numba's disk cache) the kernels in this process once: screen
     the first subspace's design at the middle of its bounds, and simulate the unaugmented
     human for 50 ms (the same compiled rollout; a mid-bounds WR design is usually singular
     and would not reach it). Measured: 50-93 s CPU on a cold cache, ~1 s warm."""
-    catalog = get_catalog(settings)
+    catalog = cached_catalog(settings.walk.catalog)
     parameters, pools = codesign_space(catalog)
     names = set(pools[0].groups[0].parameters) | set(pools[1].groups[0].parameters)
     middle = {p.name: 0.5 * (p.low + p.high) for p in parameters if p.name in names}
-    walk(decode(pools[0].groups[0].name, middle, catalog), short_settings(settings))
-    warmup_human(settings)
+    short = warmup_settings(settings.walk)
+    walk(decode_group(pools[0].groups[0].name, middle, catalog), short)
+    warmup_human(WalkingProblemSettings(short))
+
+
+WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design)
 
 
 def problem(torso_feedback: bool = False) -> Problem:
     """The co-design problem (``torso_feedback``: the balance variant)."""
-    parameters, pools = codesign_space(get_catalog(), torso_feedback)
+    parameters, pools = codesign_space(cached_catalog(), torso_feedback)
     name, description = (
         (BALANCE_PROBLEM, "co-design as exo_codesign, the actuated pair also servoing the "
                           "torso pitch (a balance term; not in the thesis)") if torso_feedback else
         (PROBLEM, "co-design of a wearable robot: topology, actuator pair, morphology and "
                   "control (thesis chapter 5); MMPSO over the catalog's subspaces"))
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,
-                   objectives=ob.codesign_stages(), warmup=warmup, check=check, metrics=METRICS)
+                   objectives=ob.codesign_stages(), parse_settings=parse_codesign_settings,
+                   warmup=warmup, metrics=METRICS, walking=WALKING)

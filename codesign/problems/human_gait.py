@@ -10,9 +10,11 @@ from typing import Mapping
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
 from codesign.types import Parameter
-from codesign.problems.base import Problem
+from codesign import walking
+from codesign.problems.base import Problem, WalkingHooks
 from codesign.errors import UserError
-from codesign.problems.walking import METRICS, check_settings as check_walk_settings, short_settings, walk
+from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, parse_human_settings,
+                                       replay, walk, warmup_settings)
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
 from codesign.problems import objectives as ob
@@ -38,27 +40,41 @@ def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
 def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
     """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human (its
     defaults: 1.3 m/s target, 0.9 Hz; the record's own stages from Table 4.2)."""
-    if context.settings.get("human_control", "step") != "step":
-        return EvalRecord.failed("evaluation.human_control: this problem searches the step "
-                                 "layout of Table 4.3; expected \"step\"")
+    settings = context.settings or parse_human_settings({})
     bad = human_params_error(params)
     if bad is not None:
         return bad
-    return walk(Design(dict(params)), context.settings)
+    return walk(Design(dict(params)), settings.walk)
 
 
-def check(settings: dict) -> None:
-    """Driver-side check of the [evaluation] table (the problem's ``check`` hook)."""
-    if settings.get("human_control", "step") != "step":
-        raise UserError(f"evaluation.human_control: {settings['human_control']!r}; expected \"step\" "
-                        f"(this problem searches the step layout of Table 4.3)")
-    check_walk_settings(settings)
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings) -> Design:
+    """The human design of a candidate (ValueError naming a bad parameter)."""
+    bad = human_params_error(params)
+    if bad is not None:
+        raise ValueError(bad.message.removeprefix("decode: "))
+    return Design(dict(params))
 
 
-def warmup(settings: dict) -> None:
+def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:
+    """UserError unless ``design`` is an unaugmented human with this problem's parameters."""
+    if design.topology is not None:
+        raise UserError(f"{where}: topology {design.topology}; expected the unaugmented human "
+                        "(topology null) for problem human_gait")
+    walking.check_design(design, settings.walk, where)
+
+
+def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
+    """One design's evaluation with its trajectory (``codesign simulate``)."""
+    return replay(design, settings.walk, record_times)
+
+
+def warmup(settings: WalkingProblemSettings) -> None:
     """Compile the kernels once in this process (a 50-ms rollout of the mid-bounds design)."""
     middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait_layout().bounds().items()}
-    evaluate(middle, EvalContext(settings=short_settings(settings)))
+    evaluate(middle, EvalContext(settings=WalkingProblemSettings(warmup_settings(settings.walk))))
+
+
+WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design)
 
 
 def problem() -> Problem:
@@ -67,5 +83,5 @@ def problem() -> Problem:
     return Problem("human_gait", evaluate,
                    "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
                    "Table 4.2 objectives)",
-                   parameters=parameters, objectives=stages, warmup=warmup, check=check,
-                   metrics=METRICS)
+                   parameters=parameters, objectives=stages, parse_settings=parse_human_settings,
+                   warmup=warmup, metrics=METRICS, walking=WALKING)

@@ -33,15 +33,17 @@ import json
 import math
 import time
 import zlib
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
 from codesign.errors import UserError, shown
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign
+from codesign.topology.catalog import cached_catalog
 from codesign.problems.base import Problem
 from codesign.types import EvalContext, EvalRecord
 
@@ -120,9 +122,31 @@ def _filler(path: str) -> tuple[str, ...]:
     return METRICS[2:2 + min(MAX_FILLER, max(0, read_profile(path).metrics - 2))]
 
 
+@dataclass(frozen=True)
+class ReplaySettings:
+    """``profile``: the path of the cost profile (JSON) whose costs are replayed."""
+
+    profile: str
+
+
+def parse_replay_settings(table: Mapping[str, Any]) -> ReplaySettings:
+    """``profile`` (required): a readable cost profile; no other keys (UserError, one line)."""
+    unknown = sorted(set(table) - {"profile"})
+    if unknown:
+        raise UserError(f"evaluation.{unknown[0]}: unknown key for problem 'replay'; expected profile")
+    profile = table.get("profile")
+    if not isinstance(profile, str):
+        raise UserError(f"evaluation.profile: got {shown(profile)}; expected the path of a "
+                        f"cost profile (JSON)")
+    read_profile(profile)
+    return ReplaySettings(profile)
+
+
 def evaluate(params: dict, context: EvalContext) -> EvalRecord:
     """Sleep for the recorded cost of (iteration, particle); f = sum of squared parameters."""
-    path = str(context.settings["profile"])
+    if context.settings is None:
+        return EvalRecord.failed("evaluation.profile: missing; expected the problem's settings")
+    path = context.settings.profile
     costs = _costs(path)
     if context.iteration >= costs.shape[0] or context.particle >= costs.shape[1]:
         return EvalRecord.failed(f"replay: no recorded cost for iteration {context.iteration}, particle "
@@ -134,20 +158,9 @@ def evaluate(params: dict, context: EvalContext) -> EvalRecord:
     return EvalRecord("ok", metrics=metrics)
 
 
-def check(settings: dict) -> None:
-    """``profile`` (required): a readable cost profile; no other keys."""
-    unknown = sorted(set(settings) - {"profile"})
-    if unknown:
-        raise UserError(f"evaluation.{unknown[0]}: unknown key for problem 'replay'; expected profile")
-    if not isinstance(settings.get("profile"), str):
-        raise UserError(f"evaluation.profile: got {shown(settings.get('profile'))}; expected the path of a "
-                        f"cost profile (JSON)")
-    read_profile(settings["profile"])
-
-
 def problem() -> Problem:
-    parameters, pools = exo_codesign.codesign_space(exo_codesign.get_catalog())
+    parameters, pools = exo_codesign.codesign_space(cached_catalog())
     return Problem("replay", evaluate,
                    "sleeps for recorded evaluation costs in the co-design space (codesign bench scaling)",
-                   parameters=parameters, pools=pools, objectives=(Objective("f"),), check=check,
-                   metrics=METRICS)
+                   parameters=parameters, pools=pools, objectives=(Objective("f"),),
+                   parse_settings=parse_replay_settings, metrics=METRICS)

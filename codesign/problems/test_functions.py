@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from codesign.errors import UserError, shown
 from codesign.objectives import Objective
@@ -25,36 +27,17 @@ def _six_hump(params: dict, context: EvalContext) -> EvalRecord:
     return EvalRecord("ok", metrics={"f": fx + fy + fxy, "fx": fx, "fy": fy})
 
 
-def check_settings(allowed: dict[str, str], problem: str):
-    """A check hook for a problem whose [evaluation] keys are ``allowed``: name -> kind
-    ("number >= 0", "number", "boolean"); anything else is one UserError line."""
-    def check(settings: dict) -> None:
-        for key, value in settings.items():
-            kind = allowed.get(key)
-            if kind is None:
-                expected = f"one of {', '.join(allowed)}" if allowed else "no keys (it takes no settings)"
-                raise UserError(f"evaluation.{key}: unknown key for problem {problem!r}; expected {expected}")
-            number = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-            ok = (isinstance(value, bool) if kind == "boolean" else
-                  number and (kind == "number" or value >= 0))
-            if not ok:
-                raise UserError(f"evaluation.{key}: got {shown(value)}; expected a {'finite ' if kind != 'boolean' else ''}{kind}")
-    return check
-
-
 _SIX_HUMP_PARAMETERS = (Parameter("x", -2.0, 2.0), Parameter("y", -1.0, 1.0))
 
 SIX_HUMP_CAMEL = Problem(
     "six_hump_camel", _six_hump, "six-hump camel function (thesis eq. 3.5), minimized",
-    parameters=_SIX_HUMP_PARAMETERS, objectives=(Objective("f"),),
-    check=check_settings({}, "six_hump_camel"), metrics=("f", "fx", "fy"))
+    parameters=_SIX_HUMP_PARAMETERS, objectives=(Objective("f"),), metrics=("f", "fx", "fy"))
 
 # Table 3.2: optimize f_x until f_x < 0.5, then f_y until f_y < -0.9, then f.
 LEXICOGRAPHIC_SIX_HUMP = Problem(
     "lexicographic_six_hump", _six_hump, "six-hump camel with the lexicographic stages of Table 3.2",
     parameters=_SIX_HUMP_PARAMETERS,
-    objectives=(Objective("fx", until=0.5), Objective("fy", until=-0.9), Objective("f")),
-    check=check_settings({}, "lexicographic_six_hump"), metrics=("f", "fx", "fy"))
+    objectives=(Objective("fx", until=0.5), Objective("fy", until=-0.9), Objective("f")), metrics=("f", "fx", "fy"))
 
 
 def _mmpso_toy(params: dict, context: EvalContext) -> EvalRecord:
@@ -70,32 +53,58 @@ MMPSO_TOY = Problem(
     "mmpso_toy", _mmpso_toy, "the thesis's MMPSO example: subspaces {(x)} and {(x, y)}",
     parameters=(Parameter("x", 0.0, 1.0), Parameter("y", 0.0, 1.0)),
     pools=(Pool("shape", (Group("x", ("x",)), Group("xy", ("x", "y")))),),
-    objectives=(Objective("f", sense="maximize"),),
-    check=check_settings({}, "mmpso_toy"), metrics=("f",))
+    objectives=(Objective("f", sense="maximize"),), metrics=("f",))
+
+
+@dataclass(frozen=True)
+class SphereSettings:
+    """The sphere's settings: ``busy_s`` spins the CPU for that many seconds (a
+    compute-bound stand-in for a simulation), ``sleep_s`` sleeps; ``raise_above``: raise
+    ValueError when x > it; ``nan_below``: return NaN when x < it (fault injection for
+    tests; None: never); ``count_warmups``: report how often the warm-up hook ran in this
+    process (metric ``warmups``)."""
+
+    busy_s: float = 0.0
+    sleep_s: float = 0.0
+    raise_above: float | None = None
+    nan_below: float | None = None
+    count_warmups: bool = False
+
+
+def parse_sphere_settings(table: Mapping[str, Any]) -> SphereSettings:
+    """The sphere's ``parse_settings``: each key of :class:`SphereSettings`, of its type
+    (durations >= 0); anything else is one UserError line."""
+    kinds = {"busy_s": "number >= 0", "sleep_s": "number >= 0", "raise_above": "number",
+             "nan_below": "number", "count_warmups": "boolean"}
+    for key, value in table.items():
+        kind = kinds.get(key)
+        if kind is None:
+            raise UserError(f"evaluation.{key}: unknown key for problem 'sphere'; expected one of {', '.join(kinds)}")
+        number = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+        ok = isinstance(value, bool) if kind == "boolean" else number and (kind == "number" or value >= 0)
+        if not ok:
+            raise UserError(f"evaluation.{key}: got {shown(value)}; expected a "
+                            f"{'finite ' if kind != 'boolean' else ''}{kind}")
+    return SphereSettings(**{k: (v if isinstance(v, bool) else float(v)) for k, v in table.items()})
 
 
 def _sphere(params: dict, context: EvalContext) -> EvalRecord:
-    """sum (p - 0.3)^2 over the parameters, with optional cost and injected faults.
-
-    settings: ``busy_s`` spins the CPU for that many seconds (a compute-bound stand-in for
-    a simulation), ``sleep_s`` sleeps; ``raise_above``: raise ValueError when x > it;
-    ``nan_below``: return NaN when x < it (fault-injection for tests); ``count_warmups``:
-    report how often the warm-up hook ran in this process (metric ``warmups``).
-    """
-    settings = context.settings
-    if settings.get("busy_s"):
-        end = time.perf_counter() + float(settings["busy_s"])
+    """sum (p - 0.3)^2 over the parameters, with the optional cost and injected faults of
+    :class:`SphereSettings`."""
+    settings = context.settings or SphereSettings()
+    if settings.busy_s:
+        end = time.perf_counter() + settings.busy_s
         while time.perf_counter() < end:
             pass
-    if settings.get("sleep_s"):
-        time.sleep(float(settings["sleep_s"]))
+    if settings.sleep_s:
+        time.sleep(settings.sleep_s)
     x = params.get("x", 0.0)
-    if "raise_above" in settings and x > settings["raise_above"]:
-        raise ValueError(f"x = {x:.3f} above {settings['raise_above']}")
-    if "nan_below" in settings and x < settings["nan_below"]:
+    if settings.raise_above is not None and x > settings.raise_above:
+        raise ValueError(f"x = {x:.3f} above {settings.raise_above}")
+    if settings.nan_below is not None and x < settings.nan_below:
         return EvalRecord("ok", metrics={"f": math.nan})
     metrics = {"f": sum((v - 0.3) ** 2 for v in params.values())}
-    if settings.get("count_warmups"):
+    if settings.count_warmups:
         metrics["warmups"] = float(_SPHERE_WARMUPS[0])
     return EvalRecord("ok", metrics=metrics)
 
@@ -103,7 +112,7 @@ def _sphere(params: dict, context: EvalContext) -> EvalRecord:
 _SPHERE_WARMUPS = [0]
 
 
-def _sphere_warmup(settings: dict) -> None:
+def _sphere_warmup(settings: SphereSettings) -> None:
     """Stands for compiling kernels: counts its calls in this process."""
     _SPHERE_WARMUPS[0] += 1
 
@@ -111,7 +120,5 @@ def _sphere_warmup(settings: dict) -> None:
 SPHERE = Problem(
     "sphere", _sphere, "shifted sphere with optional evaluation cost and injected faults",
     parameters=tuple(Parameter(n, -1.0, 1.0) for n in ("x", "y", "z")),
-    objectives=(Objective("f"),), warmup=_sphere_warmup,
-    check=check_settings({"busy_s": "number >= 0", "sleep_s": "number >= 0", "raise_above": "number",
-                          "nan_below": "number", "count_warmups": "boolean"}, "sphere"),
+    objectives=(Objective("f"),), parse_settings=parse_sphere_settings, warmup=_sphere_warmup,
     metrics=("f", "warmups"))

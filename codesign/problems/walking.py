@@ -1,5 +1,11 @@
-"""What the walking problems share: evaluating a design under a spec's ``[evaluation]``
-table, and the metric ``time_fraction`` their first stage is stated on.
+"""What the walking problems share: their settings record, evaluating a design under it,
+replaying one design with its trajectory, and the metric ``time_fraction`` their first
+stage is stated on.
+
+Settings. The spec's ``[evaluation]`` table is read once, on the driver, by a problem's
+``parse_settings`` into :class:`WalkingProblemSettings` (WALK's
+:class:`~codesign.walking.WalkSettings` checked for what the problem searches); workers,
+warm-ups, ``codesign simulate`` and the report use that record, never the table.
 
 Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
 ``time_fraction`` = time survived / ``max_time`` (until >= 1): the same order for a fixed
@@ -10,20 +16,63 @@ Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is stated on
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any, Mapping
+
+import numpy as np
 
 from codesign.errors import UserError
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, evaluate_detailed
-from codesign.walking.rollout_base import RolloutSettings
 
 
 # the metrics of a walking problem's records: WALK's and the two added here
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
+# the gait frequency is not searched by any walking problem (thesis 4.1.2)
+FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "
+                   "false (the gait frequency is fixed at 0.9 Hz)")
+STEP_LAYOUT = ("evaluation.human_control: got {}; expected \"step\" (this problem searches the step "
+               "layout of Table 4.3)")
+WARMUP_TIME = 0.05   # s, the warm-up hooks' rollout (compiles the kernels)
 
 
-def with_problem_metrics(record: EvalRecord, settings: Mapping[str, Any]) -> EvalRecord:
+@dataclass(frozen=True)
+class WalkingProblemSettings:
+    """The settings of a walking problem: WALK's, checked for this problem."""
+
+    walk: WalkSettings = WalkSettings()
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One design evaluated with its trajectory: the record (the problem's metrics, not yet
+    scored), WALK's timings (s), rollout and setup (None when it was not simulated)."""
+
+    record: EvalRecord
+    timings: dict[str, float]
+    rollout: Any
+    setup: Any
+
+
+def parse_walk_settings(table: Mapping[str, Any], *, step_only: bool = False) -> WalkSettings:
+    """WALK's settings of a walking problem's ``[evaluation]`` table (UserError, one line
+    naming the key): the gait frequency is never searched; ``step_only``: the problem
+    searches the human's step layout (Table 4.3), so ``human_control`` must be "step"."""
+    settings = WalkSettings.from_dict(table)
+    if settings.optimize_frequency:
+        raise UserError(FIXED_FREQUENCY)
+    if step_only and settings.human_control != "step":
+        raise UserError(STEP_LAYOUT.format(f'"{settings.human_control}"'))
+    return settings
+
+
+def parse_human_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
+    """``parse_settings`` of the human-gait problem."""
+    return WalkingProblemSettings(parse_walk_settings(table, step_only=True))
+
+
+def with_problem_metrics(record: EvalRecord, settings: WalkSettings) -> EvalRecord:
     """The record with the metrics the walking problems' objectives use besides WALK's:
     ``speed_assist_score`` (Table 5.3, :func:`codesign.problems.objectives.with_derived`)
     and ``time_fraction`` = time / max_time (module docstring). A failed record as it is."""
@@ -31,37 +80,25 @@ def with_problem_metrics(record: EvalRecord, settings: Mapping[str, Any]) -> Eva
         return record
     metrics = with_derived(record.metrics)
     if "time" in metrics:
-        max_time = float(settings.get("max_time", RolloutSettings.max_time))
-        metrics["time_fraction"] = metrics["time"] / max_time
+        metrics["time_fraction"] = metrics["time"] / settings.rollout.max_time
     return dataclasses.replace(record, metrics=metrics)
 
 
-def walk(design: Design, settings: Mapping[str, Any], human_model=None) -> EvalRecord:
-    """WALK's evaluation plus the problems' metrics; a settings error is a failed record.
-    ``human_model``: the unaugmented human's engine model to use instead of the human's
-    (the anthropomorphic baseline's lumped model)."""
-    if settings.get("optimize_frequency"):
-        return EvalRecord.failed("evaluation.optimize_frequency: not part of this problem's "
-                                 "space; expected false (the gait frequency is fixed at 0.9 Hz)")
-    try:
-        walk_settings = WalkSettings.from_dict(settings)
-    except UserError as exc:
-        return EvalRecord.failed(str(exc))
-    record = evaluate_detailed(design, walk_settings, human_model=human_model)[0]
-    return with_problem_metrics(record, settings)
+def walk(design: Design, settings: WalkSettings, human_model=None) -> EvalRecord:
+    """WALK's evaluation plus the problems' metrics. ``human_model``: the unaugmented
+    human's engine model to use instead of the human's (the anthropomorphic baseline's
+    lumped model)."""
+    return replay(design, settings, None, human_model).record
 
 
-def check_settings(settings: Mapping[str, Any]) -> None:
-    """The walking problems' ``check`` hook: the ``[evaluation]`` table judged on the
-    driver before a run starts (WALK's :meth:`WalkSettings.from_dict`: unknown keys, wrong
-    types, out-of-range values), one UserError line naming the key -- inside a run the
-    same mistakes would only make every evaluation fail."""
-    if settings.get("optimize_frequency"):
-        raise UserError("evaluation.optimize_frequency: not part of this problem's space; "
-                        "expected false (the gait frequency is fixed at 0.9 Hz)")
-    WalkSettings.from_dict(settings)
+def replay(design: Design, settings: WalkSettings, record_times: np.ndarray | None = None,
+           human_model=None) -> Replay:
+    """:func:`walk` recording the trajectory at ``record_times`` (s; None: none)."""
+    record, timings, rollout, setup = evaluate_detailed(design, settings, record_times,
+                                                        human_model=human_model)
+    return Replay(with_problem_metrics(record, settings), timings, rollout, setup)
 
 
-def short_settings(settings: Mapping[str, Any]) -> dict:
-    """The settings with a 50-ms rollout (warm-up hooks: compile the kernels)."""
-    return dict(settings, max_time=min(0.05, float(settings.get("max_time", 10.0))))
+def warmup_settings(settings: WalkSettings) -> WalkSettings:
+    """The settings with a WARMUP_TIME rollout (warm-up hooks: compile the kernels)."""
+    return settings.with_rollout(max_time=min(WARMUP_TIME, settings.rollout.max_time))

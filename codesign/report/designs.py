@@ -136,7 +136,7 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
         notes.append(f"Gait-phase drawing unavailable: {exc.__class__.__name__}: {exc}")
     if not gait:
         return figures, notes + ["Gait snapshots skipped (--no-gait)."]
-    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog, catalog_path)
+    gait_figures, gait_notes = gait_figures_of_best(data, table, folder, catalog_path)
     return figures + gait_figures, notes + gait_notes
 
 
@@ -144,37 +144,40 @@ GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
 GAIT_SAMPLE_S = 0.01   # recording step of the re-simulation, s
 
 
-def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path, catalog,
+def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
                          catalog_path: Path | None = None
                          ) -> tuple[list[tuple[str, str]], list[str]]:
     """The best design re-simulated with WALK's rollout under the run's evaluation
-    settings (thesis appendix B): snapshots over its last gait cycle, WALK's stick-figure
-    animation and WALK's joint-angle / ground-force figure (``codesign simulate``'s)."""
+    settings (thesis appendix B), replayed by the run's problem (``catalog_path``: the
+    catalog to read instead of the run's): snapshots over its last gait cycle, WALK's
+    stick-figure animation and WALK's joint-angle / ground-force figure (``codesign
+    simulate``'s)."""
     try:
+        from codesign.problems import get_problem
         from codesign.report import gait as walk_figures
         from codesign.walking.trajectory import trajectory_table
-        from codesign.walking import WalkSettings, evaluate_detailed
-        from codesign.problems.exo_codesign import SUBSPACE_POOL, decode
     except ImportError as exc:
         return [], [f"Gait snapshots: the walking simulation is not available ({exc})."]
     try:
         best = table.iloc[0]
-        group = data.subspace_groups[int(best["subspace"])][SUBSPACE_POOL]
-        design = decode(group, _solution_params(data, best["eval"]), catalog)
+        problem = get_problem(data.spec.problem)
         evaluation = dict(data.spec.evaluation)
         if catalog_path is not None:
             evaluation["catalog"] = str(catalog_path)
-        settings = WalkSettings.from_dict(evaluation)
-        end = settings.rollout.max_time
+        settings = problem.parse_settings(evaluation)
+        groups = tuple(data.subspace_groups[int(best["subspace"])].values())
+        design = problem.walking.decode(groups, _solution_params(data, best["eval"]), settings)
+        end = settings.walk.rollout.max_time
         times = np.arange(0.0, end + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
-        record, _, rollout, setup = evaluate_detailed(design, settings, times[times <= end])
+        replay = problem.walking.replay(design, settings, times[times <= end])
+        rollout, setup = replay.rollout, replay.setup
         if rollout is None:
-            return [], [f"Gait snapshots: the best design was not simulated ({record.message})."]
+            return [], [f"Gait snapshots: the best design was not simulated ({replay.record.message})."]
         trajectory = trajectory_table(rollout, setup)
         period = 1.0 / float(setup.ctrl.timing[0])  # the controller's gait frequency, Hz
         fig = gait_snapshots_figure(setup.model, trajectory, period,
                                     f"eval {best['eval']}: {rollout.status}, "
-                                    f"{rollout.time:.2f} s simulated", walk_figures._segments)
+                                    f"{rollout.time:.2f} s simulated", walk_figures.stick_segments)
         fig.savefig(folder / "gait_snapshots.png", dpi=110)
         walk_figures.stick_gif(trajectory, setup.model, folder / "gait.gif")
         fig = walk_figures.gait_figure(trajectory, setup.model, float(setup.ctrl.timing[0]),

@@ -52,7 +52,7 @@ def gait_figure(table, model, frequency: float = 0.9, phase0: float = 0.0):
     return fig
 
 
-def _segments(model, q):
+def stick_segments(model, q):
     """Line segments (list of ((x0, z0), (x1, z1))) of the bodies at configuration q."""
     from codesign.dynamics.kinematics import body_point_world, forward_kinematics
     from codesign.dynamics.model import make_workspace
@@ -96,7 +96,7 @@ def stick_gif(table, model, path: Path, fps: int = 20) -> None:
 
     def draw(k):
         ax.clear()
-        segs, feet = _segments(model, Q[k])
+        segs, feet = stick_segments(model, Q[k])
         x_mid = Q[k, model.body_id("torso_x")]
         ax.axhline(0.0, color="grey", lw=1)
         for a, b in segs:

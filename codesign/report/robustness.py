@@ -15,38 +15,36 @@ The soft model costs minutes per 10-s evaluation of an augmented design
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import math
 import sys
+from typing import Callable
 
 import pandas as pd
 
-from codesign.problems.walking import walk
-from codesign.run.stored import stored_candidate
+from codesign.problems import get_problem
+from codesign.run.stored import inline_run_reference, stored_candidate
+from codesign.walking import WalkSettings
 
-# (column prefix, settings that change) of the re-evaluations
-VARIANTS: tuple[tuple[str, dict], ...] = (("h/2", {"h_scale": 0.5}), ("soft", {"contact_model": "soft"}))
-WALKING_PROBLEMS = ("exo_codesign", "exo_codesign_balance", "human_gait")
-
-
-def variant_settings(settings: dict, change: dict) -> dict:
-    """The run's evaluation settings with one variant's change (``h_scale``: the time
-    step times that factor, default step 1 ms)."""
-    out = dict(settings)
-    if "h_scale" in change:
-        out["h"] = float(out.get("h", 1e-3)) * change["h_scale"]
-    out.update({k: v for k, v in change.items() if k != "h_scale"})
-    return out
+# (column prefix, the change of WALK's settings) of the re-evaluations
+VARIANTS: tuple[tuple[str, Callable[[WalkSettings], WalkSettings]], ...] = (
+    ("h/2", lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h)),
+    ("soft", lambda walk: walk.with_rollout(contact_model="soft")))
 
 
 def reevaluate(database: str, eval_key: str) -> dict[str, float]:
     """{"<variant> speed [m/s]", "<variant> slip [% stance]", "<variant> walked [s]"} of one
-    stored evaluation ("ITERATION:PARTICLE") of a walking run; NaN where not measured."""
+    stored evaluation ("ITERATION:PARTICLE") of a walking run, replayed by its problem
+    under the run's settings with each variant's change; NaN where not measured."""
     with contextlib.redirect_stdout(io.StringIO()):      # its "replaying ..." line
         stored = stored_candidate(database, False, eval_key)
+    problem = get_problem(stored.problem)
+    settings = problem.parse_settings(inline_run_reference(stored.table, problem.run_reference))
     out: dict[str, float] = {}
     for name, change in VARIANTS:
-        metrics = walk(stored.design, variant_settings(stored.settings, change)).metrics
+        variant = dataclasses.replace(settings, walk=change(settings.walk))
+        metrics = problem.walking.replay(stored.design, variant).record.metrics
         out[f"{name} walked [s]"] = metrics.get("time", math.nan)
         out[f"{name} speed [m/s]"] = metrics.get("speed", math.nan)
         out[f"{name} slip [% stance]"] = 100.0 * metrics.get("foot_slip_fraction", math.nan)
@@ -55,9 +53,9 @@ def reevaluate(database: str, eval_key: str) -> dict[str, float]:
 
 def with_robustness(table: pd.DataFrame, database: str, problem: str, n: int) -> pd.DataFrame:
     """The top-solutions table (an ``eval`` column, best first) with the re-evaluation
-    columns filled for its first ``n`` rows (a problem that is not a walking one, or
-    n = 0: the table as it is)."""
-    if n <= 0 or problem not in WALKING_PROBLEMS or table.empty:
+    columns filled for its first ``n`` rows (a problem without walking designs, or n = 0:
+    the table as it is)."""
+    if n <= 0 or get_problem(problem).walking is None or table.empty:
         return table
     n = min(n, len(table))
     print(f"report: re-evaluating the best {n} design{'s' if n > 1 else ''} at half the time step and "

@@ -18,7 +18,6 @@ from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 
 CODESIGN_PROBLEMS = ("exo_codesign", "exo_codesign_balance")  # registered by the walking stage
-DEFAULT_CATALOG = Path("topologies/catalog.json")
 
 
 @dataclass(frozen=True)
@@ -100,14 +99,19 @@ def load_run(run: str | Path) -> RunData:
                    subspace_groups=groups, database=path, folder=path.parent)
 
 
+def run_settings(data: RunData):
+    """The run's settings record: its problem's ``parse_settings`` of the stored
+    ``[evaluation]`` table (UserError, one line, when it no longer parses)."""
+    from codesign.problems import get_problem
+
+    return get_problem(data.spec.problem).parse_settings(data.spec.evaluation)
+
+
 def run_catalog_path(data: RunData, path: str | Path | None = None) -> Path:
-    """The topology catalog of a co-design run: ``path``, else the spec's
+    """The topology catalog of a co-design run: ``path``, else its settings' (the spec's
     ``evaluation.catalog``, else ``topologies/catalog.json`` of the working directory,
-    else the repository's copy (as the co-design problem itself resolves it)."""
-    chosen = Path(path or data.spec.evaluation.get("catalog", DEFAULT_CATALOG))
-    if chosen == DEFAULT_CATALOG and not chosen.exists():
-        return Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
-    return chosen
+    else the repository's copy: :func:`~codesign.topology.catalog.catalog_path`)."""
+    return Path(path) if path else Path(run_settings(data).walk.catalog)
 
 
 def load_run_catalog(data: RunData, path: str | Path | None = None):

@@ -82,9 +82,10 @@ def execution_with(spec: Spec, workers: int | None = None, scheduler: str | None
 
 def check_run(spec: Spec):
     """Everything about a spec that can be judged before a run starts, judged before any
-    file or worker: the problem, the space, the ``[evaluation]`` table (the problem's
-    ``check``) and the objectives' metrics (the problem's ``metrics``, where declared).
-    Returns (problem, settings handed to the workers)."""
+    file or worker: the problem, the space, the ``[evaluation]`` table (read once by the
+    problem's ``parse_settings`` into its settings record: a bad key or value is one line
+    here) and the objectives' metrics (the problem's ``metrics``, where declared).
+    Returns (problem, parsed settings handed to the workers)."""
     problem = resolve_problem(spec)
     build_space(spec, problem)
     if problem.metrics:               # every registered problem declares them
@@ -93,12 +94,13 @@ def check_run(spec: Spec):
                 raise UserError(f"{spec.source}: objectives[{k}].metric: {objective.metric!r} is not a "
                                 f"metric of problem {problem.name!r}; expected one of "
                                 f"{', '.join(problem.metrics)}")
-    settings = inline_run_reference(spec.evaluation, problem.run_reference)
-    if problem.check is not None:     # bad [evaluation] input: one line, before any worker
-        try:
-            problem.check(settings)
-        except UserError as exc:
-            raise UserError(f"{spec.source}: {exc}") from None
+    table = inline_run_reference(spec.evaluation, problem.run_reference)
+    try:
+        settings = problem.parse_settings(table)
+    except UserError as exc:
+        raise UserError(f"{spec.source}: {exc}") from None
+    for line in problem.notes(settings) if problem.notes is not None else ():
+        print(line, file=sys.stderr)
     return problem, settings
 
 

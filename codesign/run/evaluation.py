@@ -3,7 +3,9 @@
 ``evaluate_candidate`` calls the problem, turns an exception into a failed
 :class:`EvalRecord` with the reason, and computes the fitness -- the only place it is
 computed in a run -- with :func:`codesign.objectives.score` (the spec's objectives, else
-the problem's). ``wall_s`` and ``worker`` are filled here.
+the problem's). ``wall_s`` and ``worker`` are filled here. ``settings`` is the problem's
+parsed settings record (``Problem.parse_settings`` of the spec's ``[evaluation]`` table,
+called once on the driver).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import dataclasses
 import os
 import socket
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 from codesign.objectives import Objective, score
 from codesign.problems import get_problem
@@ -27,7 +29,7 @@ def worker_name() -> str:
         return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def evaluate_candidate(problem_name: str, candidate: Candidate, settings: dict,
+def evaluate_candidate(problem_name: str, candidate: Candidate, settings: Any,
                        objectives: Sequence[Objective], worker: str | None = None) -> EvalRecord:
     start = time.perf_counter()
     record = _checked(problem_name, candidate, settings, objectives)
@@ -35,7 +37,7 @@ def evaluate_candidate(problem_name: str, candidate: Candidate, settings: dict,
                                worker=worker if worker is not None else worker_name())
 
 
-def _checked(problem_name: str, candidate: Candidate, settings: dict,
+def _checked(problem_name: str, candidate: Candidate, settings: Any,
              objectives: Sequence[Objective]) -> EvalRecord:
     try:
         record = get_problem(problem_name).evaluate(dict(candidate.params), candidate.context(settings))
@@ -46,14 +48,14 @@ def _checked(problem_name: str, candidate: Candidate, settings: dict,
     return score(record, objectives)
 
 
-def evaluate_batch(problem_name: str, candidates: Sequence[Candidate], settings: dict,
+def evaluate_batch(problem_name: str, candidates: Sequence[Candidate], settings: Any,
                    objectives: Sequence[Objective]) -> list[EvalRecord]:
     """One task: a batch of candidates evaluated in order on one worker."""
     worker = worker_name()
     return [evaluate_candidate(problem_name, c, settings, objectives, worker) for c in candidates]
 
 
-def warmup(problem_name: str, settings: dict) -> None:
+def warmup(problem_name: str, settings: Any) -> None:
     """Run the problem's warm-up hook (compile kernels) once in this process."""
     problem = get_problem(problem_name)
     if problem.warmup is not None:

@@ -58,7 +58,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from codesign.errors import ClusterLost, UserError
 from codesign.interrupts import sigint_blocked
@@ -119,8 +119,8 @@ class SerialExecutor:
 
     n_workers = 1
 
-    def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective]):
-        self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
+    def __init__(self, problem: str, settings: Any, objectives: Sequence[Objective]):
+        self.problem, self.settings, self.objectives = problem, settings, tuple(objectives)
         warmup(problem, self.settings)
 
     def submit(self, candidates: Sequence[Candidate]) -> "Pending":
@@ -160,8 +160,8 @@ class WarmupPlugin(_WorkerPlugin):
 
     name = "codesign-warmup"
 
-    def __init__(self, problem: str, settings: dict):
-        self.problem, self.settings = problem, dict(settings)
+    def __init__(self, problem: str, settings: Any):
+        self.problem, self.settings = problem, settings
 
     def setup(self, worker) -> None:
         try:
@@ -197,10 +197,10 @@ class DaskExecutor:
 
     POLL_S = 0.5       # s between checks of the cluster while waiting
 
-    def __init__(self, problem: str, settings: dict, objectives: Sequence[Objective], client,
+    def __init__(self, problem: str, settings: Any, objectives: Sequence[Objective], client,
                  batch_size: int = 0, cluster=None, min_workers: int = 1,
                  timeout_s: float | None = 120.0, no_worker_warning_s: float = 60.0):
-        self.problem, self.settings, self.objectives = problem, dict(settings), tuple(objectives)
+        self.problem, self.settings, self.objectives = problem, settings, tuple(objectives)
         self.client, self.cluster, self.batch_size = client, cluster, int(batch_size)
         self.address = client.scheduler.address
         # the client's own error logs (a lost scheduler, its reconnection attempts) would
@@ -607,7 +607,7 @@ def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:
     return plan_tasks(costs, MIN_TASK_S if pays else 0.0)
 
 
-def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
+def make_executor(problem: str, settings: Any, objectives: Sequence[Objective],
                   execution: ExecutionSpec, folder: Path | None = None,
                   show_dashboard: bool = True) -> SerialExecutor | DaskExecutor:
     """The executor the ``[execution]`` table asks for (see the module docstring).
@@ -642,7 +642,7 @@ def make_executor(problem: str, settings: dict, objectives: Sequence[Objective],
     return executor
 
 
-def local_executor(problem: str, settings: dict, objectives: Sequence[Objective], processes: int,
+def local_executor(problem: str, settings: Any, objectives: Sequence[Objective], processes: int,
                    threads_per_worker: int = 1, batch_size: int = 0, dashboard: bool = False,
                    no_worker_warning_s: float = 60.0) -> DaskExecutor:
     """A :class:`DaskExecutor` on a new ``LocalCluster`` of ``processes`` worker processes

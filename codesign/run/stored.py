@@ -17,8 +17,7 @@ from typing import Any, Mapping
 
 from codesign.errors import UserError
 from codesign.objectives import Objective, describe_fitness, ranked
-from codesign.problems import get_problem
-from codesign.problems import exo_codesign as pb
+from codesign.problems import get_problem, problem_names
 from codesign.run.spec import parse_spec
 from codesign.run.store import find_run_database, open_run
 from codesign.walking.design import Design
@@ -26,11 +25,12 @@ from codesign.walking.design import Design
 
 @dataclass(frozen=True)
 class StoredDesign:
-    """One stored evaluation as a walking design: the design, the run's ``[evaluation]``
-    table, its problem's name and the objectives the run ranked it by."""
+    """One stored evaluation as a walking design: the design (decoded by its problem), the
+    run's ``[evaluation]`` table (a caller adds its overrides and has the problem parse
+    it), its problem's name and the objectives the run ranked it by."""
 
     design: Design
-    settings: dict
+    table: dict
     problem: str
     objectives: tuple[Objective, ...]
 
@@ -70,38 +70,38 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
         chosen = hit.iloc[0]
     key = (params["iteration"] == chosen["iteration"]) & (params["particle"] == chosen["particle"])
     values = {str(n): float(v) for n, v in zip(params.loc[key, "name"], params.loc[key, "value"])}
-    settings = dict(spec.evaluation)
-    if spec.problem in (pb.PROBLEM, pb.BALANCE_PROBLEM):
-        groups = subspaces.loc[subspaces["subspace_id"] == chosen["subspace_id"], "groups_json"]
-        if groups.empty:
-            raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
-        settings["catalog"] = str(pb.catalog_path(settings))
-        pools = json.loads(groups.iloc[0])      # {pool: group} (the run's space.describe())
-        group = pools.get(pb.SUBSPACE_POOL, "") if isinstance(pools, dict) else pools[0]
-        try:
-            design = pb.decode(group, values, pb.get_catalog(settings))
-        except ValueError as exc:
-            raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
-    elif spec.problem in ("human_gait", "anthropomorphic_baseline"):   # a baseline's model: its settings
-        design = Design(values)
-    else:
+    problem = get_problem(spec.problem)
+    if problem.walking is None:
+        walking = [name for name in problem_names() if get_problem(name).walking is not None]
         raise UserError(f"--run {run}: problem {spec.problem!r}; expected a walking problem "
-                        f"(exo_codesign, exo_codesign_balance, human_gait or anthropomorphic_baseline)")
+                        f"({', '.join(walking)})")
+    groups = subspaces.loc[subspaces["subspace_id"] == chosen["subspace_id"], "groups_json"]
+    if groups.empty:
+        raise UserError(f"--run {run}: subspace {chosen['subspace_id']} not in the run's subspaces")
+    pools = json.loads(groups.iloc[0])      # {pool: group} (the run's space.describe())
+    try:
+        settings = problem.parse_settings(inline_run_reference(spec.evaluation, problem.run_reference))
+        design = problem.walking.decode(tuple(pools.values() if isinstance(pools, dict) else pools),
+                                        values, settings)
+    except ValueError as exc:
+        raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
+    except UserError as exc:
+        raise UserError(f"--run {run}: its stored [evaluation] table: {exc}") from None
     objectives = spec.objectives or get_problem(spec.problem).objectives
     stored = (describe_fitness(int(chosen['stage']), float(chosen['stage_value']), objectives)
               if chosen["status"] == "ok" else chosen["status"])
     print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} (stored: {stored})")
-    return StoredDesign(design, settings, spec.problem, tuple(objectives))
+    return StoredDesign(design, dict(spec.evaluation), spec.problem, tuple(objectives))
 
 
-def inline_run_reference(settings: Mapping[str, Any], reference: tuple[str, str] | None) -> dict:
-    """``settings`` with the run its key ``reference[0]`` names replaced by that run's
+def inline_run_reference(table: Mapping[str, Any], reference: tuple[str, str] | None) -> dict:
+    """The ``[evaluation]`` table with the run its key ``reference[0]`` names replaced by that run's
     design, as a table {design, source, evaluation} (the run's best, or evaluation
-    ``settings[reference[1]]`` = "ITERATION:PARTICLE"); unchanged when the key is absent or
+    ``table[reference[1]]`` = "ITERATION:PARTICLE"); unchanged when the key is absent or
     names a design .json file. A run still being written is refused unless the evaluation
     is pinned (its best may change, and every worker must use the same design). UserError
     (one line, naming the spec's keys) for a run that cannot be read."""
-    out = dict(settings)
+    out = dict(table)
     if reference is None:
         return out
     key, eval_key = reference
@@ -130,6 +130,6 @@ def inline_run_reference(settings: Mapping[str, Any], reference: tuple[str, str]
             raise UserError(f"evaluation.{eval_key}" + text.removeprefix("--eval")) from None
         raise UserError(f"evaluation.{key}: {text.removeprefix('--run ')}") from None
     out.pop(eval_key, None)
-    out[key] = {"design": stored.design.to_json(), "evaluation": stored.settings,
+    out[key] = {"design": stored.design.to_json(), "evaluation": stored.table,
                 "source": said.getvalue().strip().removeprefix("replaying ") or of}
     return out

@@ -317,3 +317,32 @@ def load_catalog(path: str | os.PathLike) -> Catalog:
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected a catalog.json") from None
     return catalog_from_dict(doc, where=str(path))
+
+
+# --------------------------------------------------------------------------- the default catalog
+DEFAULT_CATALOG = Path("topologies/catalog.json")
+# the repository's copy, used when the working directory has no topologies/ (e.g. a worker
+# started elsewhere); the package is installed editable from the repository
+REPOSITORY_CATALOG = Path(__file__).resolve().parents[2] / DEFAULT_CATALOG
+_CACHED: dict[str, Catalog] = {}
+
+
+def catalog_path(path: str | os.PathLike | None = None) -> Path:
+    """The catalog a setting or option names: ``path`` when given, else
+    ``topologies/catalog.json`` of the working directory, else the repository's copy --
+    the one rule every stage resolves a catalog by."""
+    if path:
+        return Path(path)
+    return DEFAULT_CATALOG if DEFAULT_CATALOG.exists() else REPOSITORY_CATALOG
+
+
+def cached_catalog(path: str | os.PathLike | None = None) -> Catalog:
+    """:func:`load_catalog` of :func:`catalog_path` (``path``), read once per process and
+    path (UserError, one line, when it is missing or bad)."""
+    chosen = catalog_path(path)
+    key = str(chosen)
+    if key not in _CACHED:
+        if not chosen.exists():
+            raise UserError(f"{chosen}: no topology catalog; expected one written by `codesign topologies`")
+        _CACHED[key] = load_catalog(chosen)
+    return _CACHED[key]

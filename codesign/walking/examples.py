@@ -16,7 +16,8 @@ from codesign.screening.examples import params_from_positions, parallelogram_pos
 from codesign.walking.design import Design
 from codesign.walking.initial_state import close_wr_loops, gait_configuration
 from codesign.walking.settings import WalkSettings
-from codesign.walking.setup import _catalog, _human_rows, _wr_rows, human_control_layout, wr_control_layout
+from codesign.topology.catalog import cached_catalog
+from codesign.walking.setup import _human_rows, _wr_rows, human_control_layout, wr_control_layout
 
 
 def nominal_control_params(layout: ControlLayout, angle_of, stiffness: float = 2000.0,
@@ -79,7 +80,7 @@ def typical_codesign_design(settings: WalkSettings | None = None, actuators=(1, 
     settings = settings or WalkSettings()
     human = human_geometry()
     gait = nominal_gait()
-    topology = _catalog(settings.catalog).topology(1)
+    topology = cached_catalog(settings.catalog).topology(1)
     morph_params = params_from_positions(topology, human, parallelogram_positions(human))
     aug = assemble(build_morphology(topology, actuators, morph_params, human))
     model = aug.model

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
@@ -13,9 +12,9 @@ from codesign.errors import UserError, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
+from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
 
-DEFAULT_CATALOG = Path("topologies/catalog.json")
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s"}
@@ -28,7 +27,10 @@ class WalkSettings:
     rollout: :class:`~codesign.walking.rollout.RolloutSettings` fields (``max_time``,
     ``phase0``, ``contact_model``, ``mu``, ``rtol`` ...); human_control:
     ``constant`` | ``step`` | ``ppoly`` (chapter-4 K/D kind); optimize_frequency: bool;
-    catalog: path of the topology catalog; actuators: the WR's actuated joints'
+    catalog: path of the topology catalog ("": ``topologies/catalog.json`` of the working
+    directory, else the repository's copy; :func:`~codesign.topology.catalog.catalog_path`;
+    ``from_dict`` makes it absolute, so that a worker started elsewhere reads the same
+    file); actuators: the WR's actuated joints'
     :class:`~codesign.model.actuators.Actuator` (``actuator_model = "bounded"`` (default)
     | ``"thesis"`` and the table ``[evaluation.actuators]`` with its number fields:
     peak_torque, max_speed, rated_power, gear_ratio, torque_constant,
@@ -41,9 +43,13 @@ class WalkSettings:
     rollout: ro.RolloutSettings = ro.RolloutSettings()
     human_control: str = "step"
     optimize_frequency: bool = False
-    catalog: str = str(DEFAULT_CATALOG)
+    catalog: str = ""
     actuators: Actuator = Actuator()
     human_actuated: tuple[str, ...] = ()
+
+    def with_rollout(self, **changes: Any) -> "WalkSettings":
+        """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
+        return dataclasses.replace(self, rollout=dataclasses.replace(self.rollout, **changes))
 
     @staticmethod
     def from_dict(d: Mapping[str, Any] | None) -> "WalkSettings":
@@ -79,6 +85,10 @@ class WalkSettings:
         for key, ok in (("max_time", rollout.max_time > 0), ("h", 0 < rollout.h <= 0.01)):
             if not ok:
                 raise UserError(f"evaluation.{key}: got {shown(getattr(rollout, key))}; expected {EXPECTED[key]}")
+        catalog = d.get("catalog")
+        if catalog is not None and not (isinstance(catalog, str) and catalog.strip()):
+            raise UserError(f"evaluation.catalog: got {shown(catalog)}; expected the path of a topology "
+                            "catalog (a string)")
         human_control = d.get("human_control", "step")
         if human_control not in sg.KIND_NAMES:
             raise UserError(f"evaluation.human_control: got {shown(human_control)}; expected one of "
@@ -90,7 +100,8 @@ class WalkSettings:
             raise UserError(f"evaluation.human_actuated: got {shown(human_actuated)}; expected a list of "
                             f"distinct human joints from {', '.join(HUMAN_JOINTS)}")
         return WalkSettings(rollout, human_control,
-                            bool(d.get("optimize_frequency", False)), str(d.get("catalog", DEFAULT_CATALOG)),
+                            bool(d.get("optimize_frequency", False)),
+                            str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
                             tuple(human_actuated))
 

@@ -22,7 +22,7 @@ from codesign.model.gait import nominal_gait
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
 from codesign.screening.screen import screen
-from codesign.topology.catalog import load_catalog
+from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
 from codesign.walking.rollout_base import place_on_ground
@@ -175,9 +175,6 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
             None, screen_s)
 
 
-_CATALOGS: dict[str, Any] = {}
-
-
 def check_design(design: Design, settings: WalkSettings, where: str = "design") -> None:
     """UserError (one line, prefixed ``where``) unless ``design`` names a topology of the
     settings' catalog and gives exactly the parameters its morphology and controller
@@ -200,7 +197,7 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
 
 def design_topology(design: Design, settings: WalkSettings, where: str = "design"):
     """The catalog topology a design names (UserError when the catalog has none)."""
-    catalog = _catalog(settings.catalog)
+    catalog = cached_catalog(settings.catalog)
     ids = [t.id for t in catalog.topologies]
     if design.topology not in ids:
         raise UserError(f"{where}: topology: {design.topology}; expected a topology id of the catalog "
@@ -208,11 +205,6 @@ def design_topology(design: Design, settings: WalkSettings, where: str = "design
     return catalog.topology(design.topology)
 
 
-def _catalog(path: str):
-
-    if path not in _CATALOGS:
-        _CATALOGS[path] = load_catalog(path)
-    return _CATALOGS[path]
 
 
 def morphology_params(topology, params: Mapping[str, float]) -> dict[str, float]:

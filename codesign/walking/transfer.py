@@ -42,7 +42,8 @@ from codesign.model.morphology import build_morphology
 from codesign.walking.design import Design
 from codesign.walking.initial_state import HUMAN_JOINT_BODY, close_wr_loops
 from codesign.walking.settings import WalkSettings
-from codesign.walking.setup import (_catalog, _wr_rows, human_control_layout, wr_control_layout,
+from codesign.topology.catalog import cached_catalog
+from codesign.walking.setup import (_wr_rows, human_control_layout, wr_control_layout,
                                     wr_joint_name)
 
 SAMPLES = 100              # phases per gait cycle
@@ -146,7 +147,7 @@ def transfer_human_control(human: Design, topology_id: int, actuators: tuple[int
     settings = settings or WalkSettings()
     controller = human_control_layout(settings).decode(human.params)
     law = {j.name: j for j in controller.active}
-    topology = _catalog(settings.catalog).topology(topology_id)
+    topology = cached_catalog(settings.catalog).topology(topology_id)
     aug = assemble(build_morphology(topology, actuators, morphology, human_geometry(),
                                     settings.actuators.mass()))
     model = aug.model

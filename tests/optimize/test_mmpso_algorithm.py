@@ -24,7 +24,7 @@ def run(optimizer: MMPSO, problem, objectives=None, each=None):
     objectives = problem.objectives if objectives is None else objectives
     while not optimizer.done:
         candidates = optimizer.ask()
-        records = evaluate_batch(problem.name, candidates, {}, objectives)
+        records = evaluate_batch(problem.name, candidates, None, objectives)
         optimizer.tell(records)
         if each is not None:
             each(optimizer, candidates, records)
@@ -171,7 +171,7 @@ def overlapping_space(**kwargs) -> Space:
 
 
 def sphere_records(candidates):
-    return evaluate_batch("sphere", candidates, {}, (Objective("f"),))
+    return evaluate_batch("sphere", candidates, None, (Objective("f"),))
 
 
 def test_space_ids_exclusion_and_migration_respect_validity():

@@ -38,7 +38,7 @@ global = 0.2
 """
 
 TOY_SPEC = parse_spec(TOY, source="toy")
-TOY_EXECUTOR = SerialExecutor("mmpso_toy", {}, get_problem("mmpso_toy").objectives)
+TOY_EXECUTOR = SerialExecutor("mmpso_toy", None, get_problem("mmpso_toy").objectives)
 
 
 def toy_optimizer() -> PipelinedMMPSO:
@@ -96,7 +96,7 @@ def test_a_move_reads_its_own_evaluations_and_the_swarms_through_the_iteration_b
     other particle's candidate at k+1 does not (it sees (j, k) only through S_k, from
     k+2 on)."""
     space = single_group_space(get_problem("sphere").parameters)
-    sphere = SerialExecutor("sphere", {}, (Objective("f"),))
+    sphere = SerialExecutor("sphere", None, (Objective("f"),))
 
     def run(changed=None):
         optimizer = PipelinedMMPSO(space, PSOSettings(6, 5, pipeline=True), Migration(), seed=2)
@@ -139,7 +139,7 @@ class ShuffledStream(SerialStream):
 
 class ShuffledExecutor(SerialExecutor):
     def __init__(self, seed):
-        super().__init__("mmpso_toy", {}, get_problem("mmpso_toy").objectives)
+        super().__init__("mmpso_toy", None, get_problem("mmpso_toy").objectives)
         self.seed = seed
 
     def stream(self):

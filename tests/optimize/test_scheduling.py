@@ -14,6 +14,7 @@ import numpy as np
 
 import pytest
 
+from codesign.problems.test_functions import SPHERE
 from codesign.optimize.mmpso import MMPSO
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import Migration
@@ -112,12 +113,12 @@ def client():
 
 
 def test_dask_executor_returns_records_in_candidate_order_and_predicts_from_the_last_wall_time(client):
-    executor = DaskExecutor("sphere", {"sleep_s": 0.002}, (Objective("f"),), client)
+    executor = DaskExecutor("sphere", SPHERE.parse_settings({"sleep_s": 0.002}), (Objective("f"),), client)
     first = candidates(0, 7)
     assert executor.predicted_costs(first) == [1.0] * 7                  # nothing known: equal
     assert executor.batches(first) == [[p] for p in range(7)]             # one per task
     records = executor.evaluate(first)
-    serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(first)
+    serial = SerialExecutor("sphere", None, (Objective("f"),)).evaluate(first)
     assert [r.metrics for r in records] == [r.metrics for r in serial]
     assert executor.predicted_costs(candidates(1, 7)) == [r.wall_s for r in records]
     # tasks are submitted longest predicted first, in one message; the records still come
@@ -135,7 +136,7 @@ def test_the_executor_predicts_the_mean_cost_that_followed_costs_like_the_last(c
     (codesign.run.cost_model)."""
     from codesign.types import EvalRecord
 
-    executor = DaskExecutor("sphere", {}, (Objective("f"),), client)
+    executor = DaskExecutor("sphere", None, (Objective("f"),), client)
     costs = [0.05 if k % 4 == 0 else 0.002 for k in range(42)]          # particle 0, iterations 0-41
     for k, cost in enumerate(costs):
         executor.observe([(candidates(k, 1)[0], EvalRecord("ok", wall_s=cost))])
@@ -148,7 +149,7 @@ def test_the_executor_predicts_the_mean_cost_that_followed_costs_like_the_last(c
 
 class RecordingExecutor(SerialExecutor):
     def __init__(self, log):
-        super().__init__("sphere", {}, (Objective("f"),))
+        super().__init__("sphere", None, (Objective("f"),))
         self.log = log
 
     def submit(self, candidates):
@@ -195,7 +196,7 @@ def test_the_driver_writes_iteration_k_while_k_plus_1_is_evaluated_and_stores_th
                    ("submit", 2), ("write", 1), ("gather", 2), ("write", 2)]
     assert store.status == "finished"
     # the state written for k is the one right after k's tell, as without the overlap
-    reference, executor = optimizer(3), SerialExecutor("sphere", {}, (Objective("f"),))
+    reference, executor = optimizer(3), SerialExecutor("sphere", None, (Objective("f"),))
     for k in range(3):
         reference.tell(executor.evaluate(reference.ask()))
         state = reference.state()
@@ -224,7 +225,7 @@ def test_a_task_that_keeps_killing_its_workers_stops_the_run_resumably(client, m
         raise KilledWorker("evaluate_batch-123", types.SimpleNamespace(address="tcp://127.0.0.1:4242"),
                            allowed_failures=3)
 
-    executor = DaskExecutor("sphere", {}, (Objective("f"),), client)
+    executor = DaskExecutor("sphere", None, (Objective("f"),), client)
     monkeypatch.setattr(executors, "evaluate_batch", dying)
     said = f"the workers of one evaluation task died 4 times on {client.scheduler.address} "
     with pytest.raises(ClusterLost, match=said) as info:
@@ -251,7 +252,7 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
 
     cands = candidates(0, 14)
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-        executor = DaskExecutor("sphere", {"sleep_s": 0.05}, (Objective("f"),), client)
+        executor = DaskExecutor("sphere", SPHERE.parse_settings({"sleep_s": 0.05}), (Objective("f"),), client)
         executor._cost_s = {p: 0.5 if p < 2 else 0.02 for p in range(14)}
         stream = executor.stream()
         assert stream.workers == 2
@@ -272,7 +273,7 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
         stream.add(cands[13:])                                  # nothing in flight: at once
         assert len(stream.running) == 1
         done += stream.next()
-    serial = SerialExecutor("sphere", {}, (Objective("f"),)).evaluate(cands)
+    serial = SerialExecutor("sphere", None, (Objective("f"),)).evaluate(cands)
     assert sorted((c.particle, r.metrics["f"]) for c, r in done) == [(p, r.metrics["f"]) for p, r in enumerate(serial)]
 
 
@@ -283,7 +284,7 @@ def test_the_schedulers_recovered_gather_error_does_not_print_over_the_driver(cl
     the executor drops that line, and only that one."""
     import logging
 
-    DaskExecutor("sphere", {}, (Objective("f"),), client)
+    DaskExecutor("sphere", None, (Objective("f"),), client)
     log = logging.getLogger("distributed.scheduler")
     seen: list[str] = []
     handler = logging.Handler(logging.ERROR)

@@ -21,13 +21,15 @@ from codesign.run.spec import build_space, load_spec
 from codesign.types import Candidate, EvalContext
 from codesign.problems import exo_codesign as pr
 from codesign.problems import get_problem, human_gait
+from codesign.errors import UserError
+from codesign.topology.catalog import REPOSITORY_CATALOG, cached_catalog
 
-ROOT = pr._REPOSITORY_CATALOG.parents[1]
+ROOT = REPOSITORY_CATALOG.parents[1]
 
 
 @pytest.fixture(scope="module")
 def catalog():
-    return pr.get_catalog()
+    return cached_catalog()
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +109,7 @@ def test_decode_round_trips(problem, bounds, catalog):
     rng = np.random.default_rng(7)
     for group in problem.pools[0].groups[::5]:
         x = sample(group, problem, bounds, rng)
-        design = pr.decode(group.name, x, catalog)
+        design = pr.decode_group(group.name, x, catalog)
         assert (design.topology, design.actuators) == pr.parse_group_name(group.name)
         assert pr.encode(design) == (group.name, x)
         morph_names = {p.name for p in parameter_space(catalog.topology(design.topology))}
@@ -122,7 +124,7 @@ def test_every_subspace_builds_and_screens(problem, bounds, catalog):
     verdicts = []
     for group in problem.pools[0].groups:
         x = sample(group, problem, bounds, rng)
-        design = pr.decode(group.name, x, catalog)
+        design = pr.decode_group(group.name, x, catalog)
         topology = catalog.topology(design.topology)
         prefix = pr.topology_prefix(design.topology)
         direct = {p.name: x[prefix + p.name] for p in parameter_space(topology)}
@@ -156,17 +158,13 @@ def test_bad_groups_and_settings_are_failed_records(problem, bounds):
     for subspace in [(), ("t99_a1-2", "common"), ("nonsense", "common"), ("t01_a5-6", "common")]:
         record = problem.evaluate(x, EvalContext(subspace=subspace))
         assert record.status == "failed", subspace
-    record = problem.evaluate(x, EvalContext(subspace=(group.name, "common"),
-                                             settings={"max_tme": 1.0}))
-    assert record.status == "failed" and "max_tme" in record.message
-    record = problem.evaluate(x, EvalContext(subspace=(group.name, "common"),
-                                             settings={"optimize_frequency": True}))
-    assert record.status == "failed" and "optimize_frequency" in record.message
+    for bad, parse in (({"max_tme": 1.0}, problem.parse_settings),
+                       ({"optimize_frequency": True}, problem.parse_settings),
+                       ({"human_control": "ppoly"}, get_problem("human_gait").parse_settings)):
+        with pytest.raises(UserError, match=next(iter(bad))):     # one line, before any evaluation
+            parse(bad)
     record = get_problem("human_gait").evaluate({"hip.ref.y0": 0.1}, EvalContext())
     assert record.status == "failed" and "hip.ref.dx0" in record.message
-    mid = {p.name: 0.5 * (p.low + p.high) for p in get_problem("human_gait").parameters}
-    record = get_problem("human_gait").evaluate(mid, EvalContext(settings={"human_control": "ppoly"}))
-    assert record.status == "failed" and "human_control" in record.message
 
 
 def test_human_gait_space_is_table_4_3_step():
@@ -201,12 +199,12 @@ def test_real_evaluation_end_to_end(problem, bounds, catalog):
     """Through OPT's worker path: a design that passes screening is simulated; one that
     does not is recorded with time 0 and singularity 1 (not simulated)."""
     rng = np.random.default_rng(2)
-    settings = {"max_time": 0.3}
+    settings = problem.parse_settings({"max_time": 0.3})
     seen = set()
     for _ in range(400):
         group = problem.pools[0].groups[int(rng.integers(126))]
         x = sample(group, problem, bounds, rng)
-        design = pr.decode(group.name, x, catalog)
+        design = pr.decode_group(group.name, x, catalog)
         ok = screen(build_morphology(catalog.topology(design.topology), design.actuators,
                                      {k: v for k, v in design.params.items() if "." not in k})).ok
         if ok in seen:
@@ -235,7 +233,8 @@ def test_real_evaluation_end_to_end(problem, bounds, catalog):
 def test_human_gait_evaluation_end_to_end():
     mid = {p.name: 0.5 * (p.low + p.high) for p in get_problem("human_gait").parameters}
     cand = Candidate(0, 0, 1, ("all",), mid, 0)
-    record = evaluate_candidate("human_gait", cand, {"max_time": 0.3}, get_problem("human_gait").objectives,
+    settings = get_problem("human_gait").parse_settings({"max_time": 0.3})
+    record = evaluate_candidate("human_gait", cand, settings, get_problem("human_gait").objectives,
                                 worker="test")
     assert record.status == "ok", record.message
     assert 0.0 < record.metrics["time"] <= 0.3
@@ -256,11 +255,11 @@ def test_balance_problem_adds_the_pairs_torso_terms_and_decodes_by_them(problem,
     bounds = {p.name: p for p in balance.parameters}
     group = balance.pools[0].groups[7]
     params = sample(group, balance, bounds, rng)
-    design = pr.decode(group.name, params, catalog)
+    design = pr.decode_group(group.name, params, catalog)
     torso = {k for k in design.params if ".torso." in k}
     assert len(torso) == 12
-    plain = pr.decode(group.name, {k: v for k, v in params.items() if ".torso." not in k}, catalog)
+    plain = pr.decode_group(group.name, {k: v for k, v in params.items() if ".torso." not in k}, catalog)
     assert not any(".torso." in k for k in plain.params)
     one_missing = next(k for k in params if k.endswith("torso.K.v2"))
     with pytest.raises(ValueError, match=one_missing.replace(".", r"\.")):
-        pr.decode(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog)
+        pr.decode_group(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog)

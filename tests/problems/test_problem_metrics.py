@@ -43,19 +43,19 @@ def test_the_walking_problems_records_use_only_declared_names(codesign_walk):
     design = load_design(DESIGNS / "codesign-walking.json")
     group, params = exo_codesign.encode(design)
     problem = get_problem("exo_codesign")
-    record = problem.evaluate(params, EvalContext(subspace=(group,), settings=SHORT))
+    record = problem.evaluate(params, EvalContext(subspace=(group,), settings=problem.parse_settings(SHORT)))
     assert record.ok and set(record.metrics) <= set(problem.metrics)
     assert {"time_fraction", "speed_assist_score", "power_electrical"} <= set(record.metrics)
 
     human = get_problem("human_gait")
     params = load_design(DESIGNS / "human-walking.json").params
-    record = human.evaluate(params, EvalContext(settings=SHORT))
+    record = human.evaluate(params, EvalContext(settings=human.parse_settings(SHORT)))
     assert record.ok and set(record.metrics) <= set(human.metrics)
     assert "power_electrical" not in record.metrics            # the human has no motors
 
     baseline = get_problem("anthropomorphic_baseline")
     lumped = Baseline.from_loads(())
-    record = evaluate_lumped(params, lumped, SHORT)
+    record = evaluate_lumped(params, lumped, WalkSettings.from_dict(SHORT))
     assert record.ok and set(record.metrics) <= set(baseline.metrics)
     assert {"added_mass_torso", "added_mass_thigh", "added_mass_shank"} <= set(record.metrics)
 

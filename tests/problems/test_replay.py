@@ -48,8 +48,8 @@ def test_a_gz_profile_is_gzipped_reproducibly_and_reads_back_like_the_plain_one(
 
 def test_evaluation_sleeps_the_recorded_cost_of_its_iteration_and_particle(tmp_path):
     costs = [[0.001, 0.002], [0.060, 0.004]]
-    settings = {"profile": str(profile_file(tmp_path, costs))}
     problem = get_problem("replay")
+    settings = problem.parse_settings({"profile": str(profile_file(tmp_path, costs))})
     params = {"t00.j1_s": 0.5, "ankle.K.v1": 2.0}
     start = time.perf_counter()
     record = problem.evaluate(params, EvalContext(iteration=1, particle=0, settings=settings))
@@ -75,7 +75,7 @@ def test_space_is_the_codesign_problems(tmp_path):
 ])
 def test_bad_settings_are_one_line(settings, message):
     with pytest.raises(UserError, match=message.replace(".", r"\.")) as error:
-        get_problem("replay").check(settings)
+        get_problem("replay").parse_settings(settings)
     assert "\n" not in str(error.value)
 
 

@@ -9,6 +9,7 @@ import pytest
 from codesign.problems.walking import walk
 from codesign.report import robustness as rb
 from codesign.run.stored import stored_candidate
+from codesign.walking import WalkSettings
 
 
 @pytest.mark.slow
@@ -26,10 +27,12 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     table = pd.read_csv(out / "top_solutions.csv")
     best = str(table["eval"].iloc[0])
     stored = stored_candidate(str(run), False, best)
+    settings = WalkSettings.from_dict({"max_time": 0.2})
+    variants = {"h/2": {"max_time": 0.2, "h": 5e-4}, "soft": {"max_time": 0.2, "contact_model": "soft"}}
     for name, change in rb.VARIANTS:
-        direct = walk(stored.design, rb.variant_settings(stored.settings, change)).metrics
+        assert change(settings) == WalkSettings.from_dict(variants[name])    # the variant, spelled out
+        direct = walk(stored.design, WalkSettings.from_dict(variants[name])).metrics
         assert table[f"{name} walked [s]"].iloc[0] == direct["time"]
         speed = table[f"{name} speed [m/s]"].iloc[0]
         assert (math.isnan(speed) and "speed" not in direct) or speed == direct["speed"]
-    assert rb.variant_settings({"max_time": 2.0}, {"h_scale": 0.5}) == {"max_time": 2.0, "h": 5e-4}
-    assert rb.variant_settings({"h": 2e-3}, {"h_scale": 0.5})["h"] == 1e-3
+    assert rb.VARIANTS[0][1](WalkSettings.from_dict({"h": 2e-3})).rollout.h == 1e-3

@@ -210,8 +210,9 @@ def test_report_of_a_run_in_progress(tmp_path):
     run_id = store.create_run("live", spec.text, spec.hash, "", spec.pso.iterations,
                               optimizer.space.describe())
     try:
-        with make_executor(spec.problem, spec.evaluation,
-                           resolve_problem(spec).objectives, spec.execution) as executor:
+        problem = resolve_problem(spec)
+        with make_executor(spec.problem, problem.parse_settings(spec.evaluation),
+                           problem.objectives, spec.execution) as executor:
             for _ in range(3):
                 candidates = optimizer.ask()
                 records = executor.evaluate(candidates)
