@@ -57,11 +57,10 @@ from typing import Any, Mapping
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
-from codesign import walking
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, parse_walk_settings,
-                                       replay, walk, warmup_settings)
+from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design,
+                                       parse_walk_settings, replay_design, walk, warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
 from codesign.types import EvalContext, EvalRecord
@@ -211,17 +210,8 @@ def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
 
 
 def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:
-    """UserError unless ``design`` is a co-design design of the settings' catalog with the
-    parameters its morphology and controller read."""
-    if design.topology is None:
-        raise UserError(f"{where}: topology null (the unaugmented human); expected a co-design "
-                        "design (a topology and actuator pair)")
-    walking.check_design(design, settings.walk, where)
-
-
-def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
-    """One design's evaluation with its trajectory (``codesign simulate``)."""
-    return replay(design, settings.walk, record_times)
+    """``WalkingHooks.check_design``: :func:`~codesign.problems.walking.check_walking_design`."""
+    check_walking_design(design, settings.walk, where, augmented=True)
 
 
 def warmup(settings: WalkingProblemSettings) -> None:

@@ -10,11 +10,9 @@ from typing import Mapping
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
 from codesign.types import Parameter
-from codesign import walking
 from codesign.problems.base import Problem, WalkingHooks
-from codesign.errors import UserError
-from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, parse_human_settings,
-                                       replay, walk, warmup_settings)
+from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design,
+                                       parse_human_settings, replay_design, walk, warmup_settings)
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
 from codesign.problems import objectives as ob
@@ -56,16 +54,8 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings) -> De
 
 
 def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:
-    """UserError unless ``design`` is an unaugmented human with this problem's parameters."""
-    if design.topology is not None:
-        raise UserError(f"{where}: topology {design.topology}; expected the unaugmented human "
-                        "(topology null) for problem human_gait")
-    walking.check_design(design, settings.walk, where)
-
-
-def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
-    """One design's evaluation with its trajectory (``codesign simulate``)."""
-    return replay(design, settings.walk, record_times)
+    """``WalkingHooks.check_design``: :func:`~codesign.problems.walking.check_walking_design`."""
+    check_walking_design(design, settings.walk, where, augmented=False)
 
 
 def warmup(settings: WalkingProblemSettings) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from codesign.errors import UserError
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
-from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, evaluate_detailed
+from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
 
 
 # the metrics of a walking problem's records: WALK's and the two added here
@@ -97,6 +97,23 @@ def replay(design: Design, settings: WalkSettings, record_times: np.ndarray | No
     record, timings, rollout, setup = evaluate_detailed(design, settings, record_times,
                                                         human_model=human_model)
     return Replay(with_problem_metrics(record, settings), timings, rollout, setup)
+
+
+def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
+    """The ``WalkingHooks.replay`` of the co-design and human-gait problems."""
+    return replay(design, settings.walk, record_times)
+
+
+def check_walking_design(design: Design, settings: WalkSettings, where: str, augmented: bool) -> None:
+    """UserError (one line, prefixed ``where``) unless ``design`` is a co-design design
+    (``augmented``) or the unaugmented human, with exactly the parameters its morphology and
+    controller read (:func:`codesign.walking.check_design`)."""
+    if (design.topology is not None) != augmented:
+        expected = ("a co-design design (a topology and actuator pair)" if augmented else
+                    "the unaugmented human (topology null)")
+        raise UserError(f"{where}: topology {'null' if design.topology is None else design.topology}; "
+                        f"expected {expected} for this problem")
+    check_design(design, settings, where)
 
 
 def warmup_settings(settings: WalkSettings) -> WalkSettings:

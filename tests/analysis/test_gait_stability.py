@@ -313,7 +313,7 @@ def test_cli_gait_bad_input_one_line_exit_2(tmp_path, capsys):
         (["--human", "--periodic-tol", "-1"], "--periodic-tol: -1; expected a tolerance > 0"),
         (["--human", "--stiffness", "nan"], "--stiffness: nan; expected"),
         (["--human", "--damping", "-5"], "--damping: -5; expected"),
-        ([str(tmp_path / "d.json"), "--stiffness", "100"], "--stiffness/--damping: they set --human's joints"),
+        ([str(tmp_path / "d.json"), "--stiffness", "100"], "--stiffness: applies to --human only"),
         (["--human", "--max-time", "0"], "--max-time"),
         # 0.5 s holds no gait period (0.9 Hz): 1 settling + the map's 1 need 2 T = 2.22 s
         (["--human", "--max-time", "0.5"], "--max-time: 0.5 s; it holds 0 whole gait period(s) of "

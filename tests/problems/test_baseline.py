@@ -23,7 +23,6 @@ from codesign.types import EvalContext
 from codesign.model import lumping as lp
 from codesign.problems import baseline as bl
 from codesign.run.stored import inline_run_reference
-from codesign.problems import exo_codesign as pr
 from codesign.problems import get_problem, human_gait
 from codesign.problems.walking import WalkingProblemSettings
 from codesign.topology.catalog import cached_catalog

@@ -20,7 +20,7 @@ from codesign.screening.screen import screen
 from codesign.run.spec import build_space, load_spec
 from codesign.types import Candidate, EvalContext
 from codesign.problems import exo_codesign as pr
-from codesign.problems import get_problem, human_gait
+from codesign.problems import get_problem
 from codesign.errors import UserError
 from codesign.topology.catalog import REPOSITORY_CATALOG, cached_catalog
 
