@@ -5,8 +5,10 @@ looks complete: everything is written to a temporary file in the target's folder
 renamed over the target (``os.replace`` is atomic on POSIX within one file system).
 Where output goes is checked before the work that produces it (:func:`writable_folder`,
 :func:`creatable_folder`: a new folder is made only when its files are written,
-:func:`made_folder`), and input files that cannot be read as JSON are one :class:`UserError` line
-(:func:`read_json`).
+:func:`made_folder`). Every file a user names (a job spec, a design, a catalog) is read by
+:func:`read_user_file`: a file that is missing, a folder, unreadable, not UTF-8 text or not
+valid JSON / TOML is one :class:`UserError` line naming the file (and the line and column
+where the parser gives them) and what was expected.
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -90,19 +94,70 @@ def json_text(document: Any) -> str:
     return json.dumps(strict(document), indent=1, sort_keys=True, allow_nan=False)
 
 
-def read_json(path: str | os.PathLike, expected: str) -> Any:
-    """The JSON document in ``path``; a UserError (one line) naming the file and ``expected``
-    for a file that cannot be read, is not UTF-8 text or is not JSON."""
+USER_FORMATS = ("json", "toml")
+
+
+def _one_line(name: str) -> str:
+    """A file name for a one-line message (its line breaks spelled out)."""
+    return name.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def read_user_text(path: str | os.PathLike, expected: str) -> str:
+    """The text of a file a user named; a UserError (one line) naming the file and
+    ``expected`` for a missing file, a folder, a file that cannot be read or bytes that are
+    not UTF-8 text (the line and byte of the first bad one). A leading byte-order mark is
+    dropped."""
+    path = Path(path)
+    name = _one_line(str(path))
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise UserError(f"{name}: cannot read (a folder); expected {expected}") from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or type(exc).__name__}); expected "
+        raise UserError(f"{name}: cannot read ({exc.strerror or type(exc).__name__}); expected "
                         f"{expected}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start}); expected {expected}") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected "
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UserError(f"{name}: not UTF-8 text (line {line}, byte {exc.start}); expected "
                         f"{expected}") from None
+    return text.removeprefix("\ufeff")
+
+
+def parse_user_text(text: str, source: str, expected: str, format: str) -> Any:
+    """The document in ``text`` (``format``: "json" or "toml") read from ``source`` (a
+    file's name); a UserError (one line) naming ``source``, where the parser stopped and
+    ``expected`` for text that is not valid JSON / TOML."""
+    source = _one_line(source)
+    if format == "json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}); expected {expected}") from None
+        except RecursionError:
+            raise UserError(f"{source}: not valid JSON (nested too deeply); expected {expected}") from None
+    if format == "toml":
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            reason = " ".join(str(exc).split())
+            where = re.fullmatch(r"(.*) \(at (line \d+, column \d+)\)", reason)   # tomllib's wording
+            reason = f"{where[2]}: {where[1]}" if where else reason
+            raise UserError(f"{source}: not valid TOML ({reason}); expected {expected}") from None
+        except RecursionError:
+            raise UserError(f"{source}: not valid TOML (nested too deeply); expected {expected}") from None
+    raise ValueError(f"format {format!r}; expected one of {', '.join(USER_FORMATS)}")
+
+
+def read_user_file(path: str | os.PathLike, expected: str, format: str = "json") -> Any:
+    """The JSON or TOML document (``format``) in a file a user named: the one reader of
+    job specs, designs and catalogs. Anything that keeps it from being read -- a missing
+    file, a folder, unreadable or non-UTF-8 bytes, a syntax error -- is a UserError of one
+    line naming the file and ``expected`` (:func:`read_user_text`,
+    :func:`parse_user_text`); what the document holds is the caller's to check."""
+    return parse_user_text(read_user_text(path, expected), str(path), expected, format)
 
 
 def _umask() -> int:

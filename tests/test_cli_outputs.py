@@ -112,7 +112,7 @@ def test_a_binary_design_file_is_one_line(tmp_path, command):
     out = tmp_path / "out"
     args = [a.format(design=design, out=out) for a in command]
     done = codesign(*args)
-    one_line(done, 2, rf"codesign {command[0]}: error: {re.escape(str(design))}: not UTF-8 text \(byte 0\); "
+    one_line(done, 2, rf"codesign {command[0]}: error: {re.escape(str(design))}: not UTF-8 text \(line 1, byte 0\); "
                       rf"expected a design JSON file")
     assert sorted(files(tmp_path)) == ["design.json"]
 
@@ -128,3 +128,65 @@ def test_a_catalog_given_that_cannot_be_read_is_one_line(tmp_path, small_run):
         one_line(codesign("freeze", small_run, "--keep", "param:x", "-o", tmp_path / "f.toml",
                           "--catalog", catalog), 2, rf"codesign freeze: error: {re.escape(str(catalog))}: {reason} .*")
     assert sorted(files(tmp_path)) == [] and files(small_run) == before
+
+
+
+def user_file(path: Path, content: bytes | str | None) -> Path:
+    """``path`` holding ``content`` (bytes), made a folder ("folder"), or left missing (None)."""
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    return path
+
+
+NOT_UTF8 = b'{"topology": null,\n "params": {"hip": "\xe9"}}\n'      # Latin-1: line 2, byte 39
+
+
+@pytest.mark.parametrize("content, reason", [
+    (NOT_UTF8, r": not UTF-8 text \(line 2, byte 39\); expected a design JSON file"),
+    (b'{"topology": null,\n "params": {"a": 1,}}', r": not valid JSON \(line 2, column 20: .*\); expected a design JSON file"),
+    (b'{"topology": null, "actuators": null, "params": {}, "colour": 1}', r': unknown key "colour"; expected only .*'),
+    (b'{"topology": "one", "actuators": null, "params": {}}', r"\.topology: 'one'; expected a topology id or null"),
+    ("folder", r": cannot read \(a folder\); expected a design JSON file"),
+    (None, r": cannot read \(No such file or directory\); expected a design JSON file"),
+])
+def test_a_design_file_that_is_not_a_design_is_one_line_naming_it(tmp_path, content, reason):
+    """Issue 28: every file a user names is read by one reader (codesign.io.read_user_file);
+    whatever keeps it from being a design is one line naming the file, exit 2, no traceback."""
+    design = user_file(tmp_path / "design.json", content)
+    one_line(codesign("simulate", design, "--out", tmp_path / "out"), 2,
+             rf"codesign simulate: error: {re.escape(str(design))}{reason}")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b'name = "caf\xe9"\n', r"not UTF-8 text \(line 1, byte 11\)"),
+    (b'name = "x"\n[problem\n', r"not valid TOML \(line 2, column 9: Expected ']' .*\)"),
+    ("folder", r"cannot read \(a folder\)"),
+    (None, r"cannot read \(No such file or directory\)"),
+])
+def test_a_spec_that_cannot_be_read_is_one_line_naming_it(tmp_path, content, reason):
+    spec = user_file(tmp_path / "spec.toml", content)
+    one_line(codesign("optimize", spec, "--results", tmp_path / "results", "--quiet"), 2,
+             rf"codesign optimize: error: {re.escape(str(spec))}: {reason}; expected a TOML job spec .*")
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_catalog_that_is_not_utf8_or_not_a_catalog_is_one_line_in_every_command(tmp_path, small_run):
+    """The held-back input of issue 28: a non-UTF-8 file given as a catalog was a traceback."""
+    catalog = tmp_path / "catalog.json"
+    catalog.write_bytes((REPO / "topologies" / "catalog.json").read_bytes() + b"\xff")
+    lines = (REPO / "topologies" / "catalog.json").read_bytes().count(b"\n") + 1
+    said = rf"{re.escape(str(catalog))}: not UTF-8 text \(line {lines}, byte \d+\); expected a topology catalog .*"
+    human = REPO / "docs" / "designs" / "human-walking.json"
+    before = files(small_run)
+    for command in (("screen", "--catalog", catalog),
+                    ("report", small_run, "-o", tmp_path / "report", "--no-gait", "--catalog", catalog),
+                    ("freeze", small_run, "--keep", "param:x", "-o", tmp_path / "f.toml", "--catalog", catalog),
+                    ("transfer", human, "--out", tmp_path / "t.json", "--catalog", catalog)):
+        one_line(codesign(*command), 2, rf"codesign {command[0]}: error: {said}")
+    catalog.write_text('{"settings": {}, "human": {}, "topologies": [], "notes": "mine"}')
+    one_line(codesign("screen", "--catalog", catalog), 2,
+             rf'codesign screen: error: {re.escape(str(catalog))}: unknown key "notes"; expected only .*')
+    assert sorted(files(tmp_path)) == ["catalog.json"] and files(small_run) == before

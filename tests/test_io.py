@@ -1,11 +1,14 @@
-"""codesign.io: atomic writes leave either the old file or the new one, never a part."""
+"""codesign.io: atomic writes leave either the old file or the new one, never a part; a file
+a user names that cannot be read is one UserError line naming it."""
 
 import os
+import re
 import stat
 
 import pytest
 
-from codesign.io import write_csv_atomic, write_text_atomic
+from codesign.errors import UserError
+from codesign.io import parse_user_text, read_user_file, write_csv_atomic, write_text_atomic
 
 
 def test_write_replaces_whole_and_uses_umask_permissions(tmp_path):
@@ -36,3 +39,32 @@ def test_csv_header_from_the_first_row(tmp_path):
     path = tmp_path / "t.csv"
     write_csv_atomic(path, [{"n": 1, "x": 0.5}, {"n": 2, "x": 1.5}])
     assert path.read_text().splitlines() == ["n,x", "1,0.5", "2,1.5"]
+
+
+@pytest.mark.parametrize("content, reason", [
+    (None, r"cannot read \(No such file or directory\)"),
+    ("folder", r"cannot read \(a folder\)"),
+    (b'{"a": 1,\n "b": "\xff"}', r"not UTF-8 text \(line 2, byte 16\)"),
+    (b'{"a": 1,\n "b": }', r"not valid JSON \(line 2, column 7: Expecting value\)"),
+])
+def test_a_user_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, content, reason):
+    path = tmp_path / "user.json"
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(UserError) as caught:
+        read_user_file(path, "a test document", "json")
+    assert re.fullmatch(rf"{re.escape(str(path))}: {reason}; expected a test document", str(caught.value))
+
+
+def test_toml_errors_give_line_and_column_and_a_bom_is_dropped(tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_bytes(b'name = "x"\n[problem\n')
+    with pytest.raises(UserError, match=r"spec.toml: not valid TOML \(line 2, column 9: Expected ']' .*\); "
+                                        r"expected a spec$"):
+        read_user_file(path, "a spec", "toml")
+    path.write_bytes(b'\xef\xbb\xbfname = "x"\n')
+    assert read_user_file(path, "a spec", "toml") == {"name": "x"}
+    with pytest.raises(ValueError, match="format 'yaml'"):
+        parse_user_text("", "x", "a spec", "yaml")

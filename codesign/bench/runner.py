@@ -107,7 +107,8 @@ def driver_cost(iterations: int) -> dict:
     import numpy as np
 
     from codesign.optimize.schedule import thesis_migration
-    from codesign.run.store import SQLiteRunStore, state_to_bytes
+    from codesign.run.state_archive import state_to_bytes
+    from codesign.run.store import SQLiteRunStore
     from codesign.types import EvalRecord
 
     space = codesign_sized_space()

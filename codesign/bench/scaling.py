@@ -12,7 +12,7 @@ Per worker count W it prints the achieved and the ideal time per iteration and t
 ratio, the efficiency. ideal = max(sum of the iteration's costs / W, its slowest
 evaluation): the shortest any schedule of that synchronous iteration could take (the
 peer, computed from the same costs). Beside it, *planned*: the executor's own tasks
-(:func:`~codesign.run.executors.plan_iteration` on the costs it predicts from each
+(:func:`~codesign.run.planning.plan_iteration` on the costs it predicts from each
 particle's previous one) listed on W workers with no scheduling, transfer or driver cost
 -- what the plan could achieve; ideal / planned is the part of the efficiency lost to
 mispredicted costs, planned / achieved the part lost to overheads. *known*: the same
@@ -171,7 +171,7 @@ def planned_per_iteration(costs: np.ndarray, workers: int) -> np.ndarray:
     :func:`~codesign.run.cost_model.predicted_table`) is listed on ``workers`` workers
     that take the next task the moment they are free, at no cost."""
     from codesign.run.cost_model import predicted_table
-    from codesign.run.executors import plan_iteration
+    from codesign.run.planning import plan_iteration
 
     return np.asarray([_list_schedule([[float(actual[i]) for i in task.indices]
                                        for task in plan_iteration(list(predicted), workers)], workers)
@@ -213,7 +213,7 @@ def pipelined_makespan(costs: np.ndarray, workers: int, known: bool = False) -> 
     worker takes the ready evaluation of the oldest iteration, longest predicted first
     (the executor's prediction from its particle's previous cost,
     :func:`~codesign.run.cost_model.predicted_table`; 1 s for the first iteration), as
-    the executor's priorities ask (:func:`codesign.run.executors.stream_priority`);
+    the executor's priorities ask (:func:`codesign.run.planning.stream_priority`);
     ``known``: longest first by the evaluations' own costs (a perfect prediction)."""
     import heapq
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from codesign.errors import UserError
-from codesign.run.store import driver_alive, open_run
+from codesign.run.lock import driver_alive
+from codesign.run.store import open_run
 
 HELP = "list optimization runs (status, iterations, best stage/value, parent run)"
 

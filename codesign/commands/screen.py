@@ -131,9 +131,9 @@ def run(args: argparse.Namespace) -> int:
 
 def load_design(path: Path, catalog: Catalog) -> Morphology:
     """Read a design JSON (format in the module docstring) -> Morphology (UserError if bad)."""
-    from codesign.io import read_json
+    from codesign.io import read_user_file
 
-    return load_design_dict(read_json(path, "a design JSON file"), catalog, str(path))
+    return load_design_dict(read_user_file(path, "a design JSON file", "json"), catalog, str(path))
 
 
 def load_design_dict(doc: Any, catalog: Catalog, path: str) -> Morphology:

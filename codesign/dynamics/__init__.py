@@ -45,7 +45,8 @@ Hybrid systems and contacts (separate modules, not re-exported here):
   mu, restitution, ...), mode codes, loop and contact constraint rows
 - contact_event: event-driven hard (impulsive, Coulomb) contact: dynamics in a mode,
   guards, impact, exact active-set mode search; contact_soft: soft (penalty) contact
-- timestep: hard contacts by time stepping, step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp)
+- timestep: hard contacts by time stepping, step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp);
+  contact_solvers: its contact problem (exact active set, projected Gauss-Seidel)
 
 Tests and benchmarks only (not the production path): :mod:`codesign.dynamics.testing`
 (standard example models, a passive multibody flow, fixed-step rollouts, contact and

@@ -71,7 +71,7 @@ block Gauss-Seidel (one 2 x 2 Coulomb problem per point, solved exactly: stick, 
 slip - or free) from the last impulses gives new modes for another exact solve (up to
 three rounds); the statistics count the steps where only Gauss-Seidel's approximate
 impulses remained (STAT_APPROX; STAT_UNCONVERGED of them also hit the sweep limit;
-:func:`solve_contacts`).
+:func:`codesign.dynamics.contact_solvers.solve_contacts`).
 
 Forces for the caller: contact forces P_c / h (N, normal and tangent), loop forces
 P_l / h (N, force on point a; -lambda on b), the acceleration (v+ - v) / h.
@@ -97,12 +97,12 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import contact_rows as ct
+from codesign.dynamics.contact_solvers import solve_contacts
 from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
-from codesign.dynamics.linalg import (cholesky, cholesky_backward, fill_pattern, lu_solve,
-                                      sparse_l_solve, sparse_lt_solve, sparse_lt_solve2,
-                                      sparse_ltl)
+from codesign.dynamics.linalg import (cholesky, cholesky_backward, fill_pattern, sparse_l_solve,
+                                      sparse_lt_solve, sparse_lt_solve2, sparse_ltl)
 from codesign.dynamics.passive import add_passive_forces
 from codesign.dynamics.rnea import bias_forces
 
@@ -227,182 +227,6 @@ def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepW
         fac_ptr=fac_ptr, fac_idx=fac_idx, fac_mask=fac_mask, full_ptr=full_ptr, full_idx=full_idx,
         stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
         friction_work=z(c), cycles=np.zeros(cy.N_PHASES, dtype=np.int64))
-
-
-# --------------------------------------------------------------------------- contact problem
-@njit(cache=True, _nrt=False)
-def _point_impulse(a, b, d, un0, ut0, mu):
-    """Exact 2 x 2 Coulomb problem of one point: impulses (Pn, Pt) with
-    u_n = un0 + a Pn + b Pt >= 0, Pn >= 0, Pn u_n = 0, |Pt| <= mu Pn, stick or maximal
-    dissipation, for the positive definite block [[a, b], [b, d]]."""
-    if un0 >= 0.0:
-        return 0.0, 0.0          # separating without an impulse
-    det = a * d - b * b
-    if det > 1e-300 * (a * d + 1.0):
-        pn = (-un0 * d + ut0 * b) / det
-        pt = (-ut0 * a + un0 * b) / det
-        if pn >= 0.0 and abs(pt) <= mu * pn:
-            return pn, pt
-    for s in (1.0, -1.0):        # slipping with u_t of sign s: Pt = -s mu Pn
-        den = a - s * mu * b
-        if den > 0.0:
-            pn = -un0 / den
-            if pn >= 0.0 and s * (ut0 + b * pn - d * s * mu * pn) >= 0.0:
-                return pn, -s * mu * pn
-    pn = -un0 / a                # frictionless fallback (not reached for det > 0)
-    return pn, 0.0
-
-
-@njit(cache=True, _nrt=False)
-def gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps):
-    """Projected block Gauss-Seidel on u = r + W P (contacts' normals 0..c-1, tangents
-    c..2c-1) with u_n >= lower; P is the warm start and the result. Returns the number of
-    sweeps (max_sweeps + 1 if it did not converge)."""
-    for sweep in range(max_sweeps):
-        change = 0.0
-        scale = 1e-300
-        for i in range(c):
-            ni = i
-            ti = c + i
-            un = r[ni] - lower[i]
-            ut = r[ti]
-            for j in range(2 * c):
-                un += W[ni, j] * P[j]
-                ut += W[ti, j] * P[j]
-            a = W[ni, ni]
-            b = W[ni, ti]
-            d = W[ti, ti]
-            un0 = un - a * P[ni] - b * P[ti]
-            ut0 = ut - b * P[ni] - d * P[ti]
-            pn, pt = _point_impulse(a, b, d, un0, ut0, mu)
-            change = max(change, abs(pn - P[ni]), abs(pt - P[ti]))
-            P[ni] = pn
-            P[ti] = pt
-            scale = max(scale, abs(pn), abs(pt))
-        if change <= tol * scale:
-            return sweep + 1
-    return max_sweeps + 1
-
-
-@njit(cache=True, _nrt=False)
-def _slip_sign(mode_i):
-    """+1 for a point slipping forward (u_t > 0, P_t = -mu P_n), -1 backward."""
-    return 1.0 if mode_i == SLIP_POS else -1.0
-
-
-@njit(cache=True, _nrt=False)
-def solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-    """Exact solution of the contact problem for the contact modes ``mode`` (INACTIVE:
-    P = 0; STICK: u_n = lower, u_t = 0; SLIP_POS / SLIP_NEG: u_n = lower and
-    P_t = -/+ mu P_n): one dense linear solve. Writes P; returns True if the solution
-    satisfies every condition of the modes (P_n >= 0, the friction cone, slip directions,
-    u_n >= lower at inactive points), i.e. solves the complementarity problem."""
-    k = 0
-    for i in range(c):            # equations and unknowns: normals of loaded points, tangents of stuck ones
-        if mode[i] != INACTIVE:
-            cols[k] = i
-            k += 1
-    for i in range(c):
-        if mode[i] == STICK:
-            cols[k] = c + i
-            k += 1
-    for e in range(k):
-        re = cols[e]
-        for u in range(k):
-            ru = cols[u]
-            a = W[re, ru]
-            if ru < c and mode[ru] != STICK:      # slipping: P_t folded into P_n
-                a -= _slip_sign(mode[ru]) * mu * W[re, c + ru]
-            A[e, u] = a
-        b[e] = (lower[re] if re < c else 0.0) - r[re]
-    if not lu_solve(A, b, k):
-        return False
-    for j in range(2 * c):
-        P[j] = 0.0
-    for u in range(k):
-        P[cols[u]] = b[u]
-    for i in range(c):
-        if mode[i] == SLIP_POS or mode[i] == SLIP_NEG:
-            P[c + i] = -_slip_sign(mode[i]) * mu * P[i]
-    # check the conditions (velocities with the tolerance of the solve)
-    pscale = 1e-12
-    for j in range(2 * c):
-        pscale = max(pscale, abs(P[j]))
-    for i in range(c):
-        if mode[i] == INACTIVE:
-            un = r[i]
-            for j in range(2 * c):
-                un += W[i, j] * P[j]
-            if un < lower[i] - 1e-9 * (1.0 + abs(lower[i])):
-                return False
-            continue
-        if P[i] < -1e-12 * pscale:
-            return False
-        if mode[i] == STICK:
-            if abs(P[c + i]) > mu * P[i] + 1e-12 * pscale:
-                return False
-        else:
-            ut = r[c + i]
-            for j in range(2 * c):
-                ut += W[c + i, j] * P[j]
-            if _slip_sign(mode[i]) * ut < -1e-9:
-                return False
-    return True
-
-
-@njit(cache=True, _nrt=False)
-def modes_of(P, mu, c, mode):
-    """Contact modes of impulses P: INACTIVE without normal impulse, STICK inside the
-    friction cone, SLIP_POS / SLIP_NEG on it (P_t = -mu P_n: slipping forward)."""
-    for i in range(c):
-        pn = P[i]
-        pt = P[c + i]
-        if pn <= 0.0:
-            mode[i] = INACTIVE
-        elif abs(pt) < mu * pn * (1.0 - 1e-9):
-            mode[i] = STICK
-        else:
-            mode[i] = SLIP_POS if pt < 0.0 else SLIP_NEG
-
-
-@njit(cache=True, _nrt=False)
-def _copy(src, dst, k):
-    """dst[:k] = src[:k] (no temporary: the stepping kernels run without numba's runtime)."""
-    for j in range(k):
-        dst[j] = src[j]
-
-
-@njit(cache=True, _nrt=False)
-def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_last):
-    """The contact problem u = r + W P (module docstring). Guess the modes (the last
-    step's; a free point that would sink sticks) and solve exactly; if a condition fails,
-    run Gauss-Seidel from the last impulses, take its modes and solve exactly again (up
-    to three rounds); if no exact solve succeeds, keep Gauss-Seidel's impulses.
-    mode: int64[c], in: last step's modes, out: the modes of P. Returns (sweeps, exact):
-    the Gauss-Seidel sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a
-    problem that Gauss-Seidel did not converge on and no exact solve fixed) and whether P
-    is an exact active-set solution (False: Gauss-Seidel's approximate impulses were kept,
-    also when Gauss-Seidel converged but the exact solve with its modes failed).
-    A, b, cols, P_last: scratch of 2c rows (P_last holds the impulses to fall back on)."""
-    for i in range(c):
-        if mode[i] == INACTIVE and r[i] < lower[i]:
-            mode[i] = STICK
-    _copy(P, P_last, 2 * c)
-    if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-        return 0, True
-    sweeps = 0
-    _copy(P_last, P, 2 * c)
-    for _ in range(3):
-        used = gauss_seidel(W, r, lower, mu, P, c, tol, max_sweeps)
-        sweeps += min(used, max_sweeps)
-        modes_of(P, mu, c, mode)
-        _copy(P, P_last, 2 * c)
-        if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-            return sweeps, True
-        _copy(P_last, P, 2 * c)
-        if used <= max_sweeps:
-            return sweeps, False
-    return max_sweeps + 1, False
 
 
 # --------------------------------------------------------------------------- the step

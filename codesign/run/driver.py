@@ -25,11 +25,12 @@ from codesign.objectives import describe_fitness
 from codesign.optimize.mmpso import MMPSO
 from codesign.optimize.pipeline import PipelinedMMPSO
 from codesign.problems import get_problem, problem_names
-from codesign.run.executors import JOBS_FOLDER, Executor, make_executor
+from codesign.run.clusters import JOBS_FOLDER
+from codesign.run.executors import Executor, make_executor
 from codesign.run.spec import ExecutionSpec, Spec, build_space, check_run_name, parse_spec
 from codesign.run.stored import inline_run_reference
-from codesign.run.store import (RUN_FILE, DriverLock, SQLiteRunStore, driver_alive, find_run_database,
-                                open_run)
+from codesign.run.lock import DriverLock, driver_alive
+from codesign.run.store import RUN_FILE, SQLiteRunStore, find_run_database, open_run
 
 
 def resolve_problem(spec: Spec):

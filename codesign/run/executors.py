@@ -12,7 +12,7 @@ at any time, (candidate, record) pairs back as they finish.
 - :class:`DaskExecutor`: cost-aware tasks. Each candidate's cost is predicted from its
   particle's previous evaluation (``wall_s``, through :mod:`codesign.run.cost_model`;
   the first iteration: equal costs);
-  :func:`plan_iteration` gives each evaluation a task of its own, except that where
+  :func:`~codesign.run.planning.plan_iteration` gives each evaluation a task of its own, except that where
   one task per evaluation would cost more than it risks (the scheduler could not start
   them as fast as the workers finish them, or they would cost the workers more than 2 %
   of a work-bound iteration), evaluations shorter than MIN_TASK_S share tasks of about
@@ -30,7 +30,8 @@ default), ``scheduler`` (an existing ``dask scheduler`` at tcp://HOST:PORT), ``s
 ``pbs`` (dask-jobqueue: ``jobs`` batch jobs of ``cores`` single-threaded workers each,
 with ``memory``, ``walltime``; a job that ends (its walltime, or workers retiring after
 ``lifetime``) is replaced by the adaptive cluster; the job scripts' logs go to the run's
-``jobs/`` folder).
+``jobs/`` folder). The task plans are :mod:`codesign.run.planning`'s, the batch clusters
+:mod:`codesign.run.clusters`'.
 
 Faults of the cluster itself (docs/optimization.md, "When the cluster fails"):
 
@@ -49,21 +50,19 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import heapq
 import logging
 import os
-import shutil
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from codesign.errors import ClusterLost, UserError
-from codesign.interrupts import sigint_blocked
+from codesign.run.clusters import check_batch_system, children_ignore_sigint, jobqueue_cluster
 from codesign.run.cost_model import CostPredictor
 from codesign.run.evaluation import evaluate_batch, warmup
+from codesign.run.planning import (MIN_TASK_S, TASK_OVERHEAD_S, TASKS_PER_WORKER, plan_iteration, plan_tasks,
+                                   stream_priority)
 from codesign.objectives import Objective
 from codesign.run.spec import ExecutionSpec
 from codesign.types import Candidate, EvalRecord
@@ -503,12 +502,6 @@ def _take_finished(finished) -> list[tuple]:
     return batch
 
 
-def stream_priority(iteration: int, cost_s: float) -> int:
-    """Dask priority (higher first) of a pipelined evaluation: older iterations first,
-    then the longer predicted cost (in 0.1 ms, capped at ~28 h)."""
-    return -iteration * 10**9 + min(int(cost_s * 1e4), 10**9 - 1)
-
-
 class DaskTasks(NamedTuple):
     """An iteration's tasks on Dask: their futures (in submission order) and the
     ``as_completed`` that fetches their records as they finish."""
@@ -525,86 +518,6 @@ class Pending(NamedTuple):
     candidates: list[Candidate]
     handle: "DaskTasks | list"
     order: list[int]
-
-
-class Task(NamedTuple):
-    """Candidates evaluated in one task: their positions in the iteration's candidate
-    list, and the task's predicted cost (s)."""
-
-    indices: tuple[int, ...]
-    cost_s: float
-
-
-# A task holds at least this much predicted work (s): each task costs the scheduler and a
-# worker ~1-4 ms of round trip on the 2-core reference machine (`codesign bench scaling`:
-# a task waited 190 ms for its start at 64 workers and 2000 one-evaluation tasks, the
-# scheduler sharing 2 loaded cores with the workers).
-MIN_TASK_S = 0.01
-
-
-def plan_tasks(costs: Sequence[float], min_task_s: float = MIN_TASK_S) -> list[Task]:
-    """Cut evaluations of predicted ``costs`` (s) into tasks, the longest task first.
-
-    An evaluation predicted to take at least ``min_task_s`` gets a task of its own, so
-    that a worker never waits behind a misprediction in its own task; the shorter ones
-    share B = (their sum) / min_task_s tasks (at least 1, at most one each), balanced by
-    LPT (the evaluations longest first, each into the task with the least predicted
-    work), so that no task costs the scheduler more than its work. The workers pull the
-    tasks in the order returned, longest first (list scheduling: within 4/3 of the best
-    assignment for exact predictions, Graham 1969). Ties are broken by position: the plan
-    is a pure function of its input."""
-    n = len(costs)
-    alone = [i for i in range(n) if costs[i] >= min_task_s]
-    short = sorted((i for i in range(n) if costs[i] < min_task_s), key=lambda i: (-costs[i], i))
-    tasks = [Task((i,), float(costs[i])) for i in alone]
-    if short:
-        bins = max(1, min(len(short), int(float(sum(costs[i] for i in short)) // min_task_s)))
-        heap = [(0.0, 0, b) for b in range(bins)]       # (predicted work, evaluations, task)
-        members: list[list[int]] = [[] for _ in range(bins)]
-        for i in short:
-            work, count, b = heapq.heappop(heap)            # equal work: the emptier task
-            members[b].append(i)
-            heapq.heappush(heap, (work + float(costs[i]), count + 1, b))
-        tasks += [Task(tuple(sorted(m)), float(sum(costs[i] for i in m))) for m in members]
-    return sorted(tasks, key=lambda t: (-t.cost_s, t.indices))
-
-
-# The scheduler's cost of one task (s): starting 200 tasks submitted in one message took
-# 150-190 ms at 64 workers on the 2-core reference machine (`codesign bench scaling`);
-# a worker pays about as much per task (its records sent back, the next one started).
-TASK_OVERHEAD_S = 0.001
-PACK_ABOVE = 0.02
-# Tasks per worker and iteration in a pipelined run (:class:`DaskStream`): enough that the
-# oldest iteration's tasks keep every worker busy while the next is asked, few enough
-# that their round trips stay a few per cent of the work.
-TASKS_PER_WORKER = 4
-
-
-def plan_iteration(costs: Sequence[float], workers: int) -> list[Task]:
-    """The tasks of a synchronous iteration on ``workers`` workers: :func:`plan_tasks`,
-    letting short evaluations share tasks where one task per evaluation (TASK_OVERHEAD_S
-    each) would cost more than it risks. With W = ``workers`` and the iteration's
-    predicted work per worker S = sum / W, shared tasks pay
-
-    - where the scheduler could not start the tasks as fast as the workers finish them:
-      n TASK_OVERHEAD_S > S (many short evaluations on many workers: the thesis-scale
-      spec on 64 workers, 200 per iteration, most 1-3 ms), or
-    - where the tasks would cost each worker more than PACK_ABOVE of its work,
-      n TASK_OVERHEAD_S / W > PACK_ABOVE S, in an iteration bound by its work, S > 2 x
-      the longest evaluation (the thesis-scale spec on 2 workers), where a short
-      prediction that turns out long cannot stretch the iteration much.
-
-    Not where the longest evaluations bound the iteration and the workers are busy while
-    the scheduler starts the rest (the thesis-scale spec on 16 workers once some designs
-    walk: two surprise-long evaluations in one shared task would cost more than the
-    dispatch saves), nor for 40 long evaluations on 2 workers (the demo)."""
-    if not costs:
-        return []
-    per_worker = float(sum(costs)) / max(1, workers)
-    tasks_s = len(costs) * TASK_OVERHEAD_S
-    pays = tasks_s > per_worker or (tasks_s / max(1, workers) > PACK_ABOVE * per_worker
-                                     and per_worker > 2.0 * float(max(costs)))
-    return plan_tasks(costs, MIN_TASK_S if pays else 0.0)
 
 
 def make_executor(problem: str, settings: Any, objectives: Sequence[Objective],
@@ -653,7 +566,7 @@ def local_executor(problem: str, settings: Any, objectives: Sequence[Objective],
 
     executor = None
     try:
-        with _children_ignore_sigint():
+        with children_ignore_sigint():
             # without a dashboard the scheduler's small HTTP server still takes a free port
             # (its default 8787 warns when taken); worker logs only when critical: a failed
             # evaluation is a record, and a worker losing its scheduler at a Ctrl-C must not
@@ -670,84 +583,3 @@ def local_executor(problem: str, settings: Any, objectives: Sequence[Objective],
             executor.close()
         raise
     return executor
-
-
-@contextlib.contextmanager
-def _children_ignore_sigint():
-    """Worker processes started in here ignore SIGINT (an ignored signal stays ignored
-    across exec): Ctrl-C at a terminal reaches the whole process group, and only the
-    driver should act on it -- it stops the run and closes the cluster, whose workers
-    would otherwise each print a KeyboardInterrupt traceback.
-
-    A SIGINT in these seconds is held back and raised as the block is left
-    (:func:`~codesign.interrupts.sigint_blocked`) -- unless a thread that does not block
-    it takes it (and ignores it). The ``codesign`` command starts its libraries' native
-    threads (OpenBLAS's) with SIGINT blocked (:func:`codesign.cli.main`), and threads
-    started in here (Dask's event loop) inherit the block, so there it is never lost; a
-    program that calls this with such threads of its own may still lose one (press again)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()      # its start unblocks SIGINT in the thread starting it
-    with sigint_blocked():
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-
-JOBS_FOLDER = "jobs"     # in the run's folder: the batch jobs' logs
-
-
-def jobqueue_cluster(execution: ExecutionSpec, folder: Path | None = None):
-    """A SLURM or PBS cluster of ``jobs`` jobs x ``cores`` single-threaded worker processes;
-    the jobs' logs in ``folder/jobs`` (else the working directory)."""
-    try:
-        import dask_jobqueue
-    except ImportError:
-        raise UserError("--cluster: dask-jobqueue is not installed; expected `pip install "
-                        "codesign[cluster]`") from None
-    c = execution.cluster
-    kwargs = dict(cores=c.cores, processes=c.cores, memory=c.memory, walltime=c.walltime,
-                  scheduler_options={"dashboard_address": ":0" if execution.dashboard else None})
-    if folder is not None:
-        kwargs["log_directory"] = str(Path(folder).resolve() / JOBS_FOLDER)
-    if c.queue:
-        kwargs["queue"] = c.queue
-    if c.account:
-        kwargs["account"] = c.account
-    if c.interface:
-        kwargs["interface"] = c.interface
-    if c.lifetime:
-        kwargs["worker_extra_args"] = ["--lifetime", c.lifetime, "--lifetime-stagger", "2m"]
-    kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[execution.mode]
-    return kind(**kwargs)
-
-
-def check_batch_system(cluster, mode: str) -> None:
-    """The batch system would run the cluster's worker job: its submit command exists and,
-    on SLURM, ``sbatch --test-only`` accepts the job script. Otherwise every submission
-    would fail in the background (tracebacks) while the driver waits for workers: close
-    the cluster, UserError with the batch system's reason."""
-    import subprocess
-    import tempfile
-
-    submit = cluster.job_cls.submit_command
-    reason = None
-    if shutil.which(submit) is None:
-        reason = f"`{submit}` not found on this machine; expected to run where {mode.upper()} jobs are submitted"
-    elif mode == "slurm":
-        with tempfile.NamedTemporaryFile("w", suffix=".sh") as script:
-            script.write(cluster.job_script())
-            script.flush()
-            done = subprocess.run([submit, "--test-only", script.name], capture_output=True, text=True,
-                                  timeout=60)
-        if done.returncode != 0:
-            said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
-            reason = f"sbatch refuses the worker job ({said}); expected [execution.cluster] settings it accepts"
-    if reason is not None:
-        cluster.close()
-        raise UserError(f"--cluster {mode}: {reason}")

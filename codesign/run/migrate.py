@@ -20,8 +20,8 @@ from typing import NamedTuple
 from codesign.errors import UserError
 from codesign.run.schema1 import SQLiteRunStoreV1
 from codesign.run.schema1 import VERSION as OLD_VERSION
-from codesign.run.store import (SCHEMA_VERSION, DriverLock, _transaction, create_schema, driver_alive,
-                                find_run_database, insert_evaluations)
+from codesign.run.lock import DriverLock, driver_alive
+from codesign.run.store import SCHEMA_VERSION, _transaction, create_schema, find_run_database, insert_evaluations
 
 
 class Migration(NamedTuple):

@@ -15,9 +15,9 @@ import math
 
 import pandas as pd
 
+from codesign.run.state_archive import state_to_bytes
 from codesign.run.store import (EVALUATION_COLUMNS, SCHEMA_EVALUATION_COLUMNS, SCHEMA_ITERATIONS, SCHEMA_RUNS,
-                                EvaluationRow, SQLiteRunStore, _real, _transaction, insert_iteration,
-                                state_to_bytes)
+                                EvaluationRow, SQLiteRunStore, _real, _transaction, insert_iteration)
 
 VERSION = "1"
 

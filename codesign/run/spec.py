@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from codesign.errors import UserError, listed, shown
+from codesign.io import parse_user_text, read_user_text
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
@@ -45,6 +45,7 @@ from codesign.types import Group, Parameter, Pool
 from codesign.optimize.space import Space
 
 ALGORITHMS = ("pso", "mmpso")
+SPEC_EXPECTED = "a TOML job spec (docs/optimization.md)"
 MODES = ("serial", "local", "scheduler", "slurm", "pbs")
 
 
@@ -111,20 +112,14 @@ class Spec:
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _error(f"{path}: cannot read the spec ({exc.__class__.__name__}); expected a UTF-8 TOML file") from None
+    text = read_user_text(path, SPEC_EXPECTED)
     spec = parse_spec(text, source=str(path))
     return spec if spec.name else replace(spec, name=path.stem)
 
 
 def parse_spec(text: str, source: str = "<spec>") -> Spec:
     """Validate spec TOML text; raises UserError (one line) for every mistake."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _error(f"{source}: not valid TOML ({exc}); expected a TOML job spec") from None
+    data = parse_user_text(text, source, SPEC_EXPECTED, "toml")
     try:
         return _spec(data, text, source)
     except _Invalid as exc:

@@ -24,7 +24,7 @@ converts). The readers unpack them into the long (or wide) DataFrames schema 1 g
 ``state_npz`` is a zip of ``.npy`` arrays (numpy's .npz layout, no pickle, fixed zip
 timestamps so equal states give equal bytes) holding the optimizer and RNG state after
 that iteration; arrays that are mostly zeros are stored as their nonzero values and
-positions (:func:`state_to_bytes`). Only the latest iteration keeps its state (older ones are set to NULL in
+positions (:mod:`codesign.run.state_archive`). Only the latest iteration keeps its state (older ones are set to NULL in
 the same transaction): the evaluations already record the whole history, and a
 200-particle co-design state would otherwise grow the file by megabytes per iteration.
 A NaN (failed stage value, non-finite metric or parameter) is stored as NULL in a column
@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import io
 import json
 import math
 import os
-import socket
 import sqlite3
 import zipfile
 from datetime import datetime, timezone
@@ -50,6 +48,8 @@ import numpy as np
 import pandas as pd
 
 from codesign.errors import UserError
+from codesign.run.lock import this_driver
+from codesign.run.state_archive import state_from_bytes, state_to_bytes
 from codesign.types import Candidate, EvalRecord
 
 APPLICATION = "codesign-run"
@@ -239,65 +239,6 @@ def insert_iteration(c: sqlite3.Connection, run_id: int, iteration: int, records
 def read_name_sets(c: sqlite3.Connection) -> dict[int, tuple[str, ...]]:
     """set_id -> its names, from the ``name_sets`` table."""
     return {int(i): tuple(json.loads(text)) for i, text in c.execute("SELECT set_id, names_json FROM name_sets")}
-
-
-SPARSE = "@"          # state member "NAME@index": the flat positions of NAME's nonzero values
-
-
-def state_to_bytes(state: dict[str, np.ndarray]) -> bytes:
-    """An .npz archive (no pickle) with fixed timestamps: equal states -> equal bytes.
-
-    An array that is mostly zeros (MMPSO's positions and bests hold every subspace's
-    dimensions, 95 % of them inactive, zero, in a co-design run: 11 MB a state) is
-    stored as NAME@index (its nonzero positions, flat, uint32), NAME (their values) and
-    NAME@shape -- compared bit by bit, so -0.0 and NaN are kept exactly -- and nothing
-    is deflated (the values left barely compress): ~2 ms and 0.8 MB for the thesis-scale
-    spec's state, where deflating its dense arrays took 20-45 ms of the driver's time in
-    every iteration for the same size."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
-        for name in sorted(state):
-            for member, array in _state_members(name, np.asarray(state[name])):
-                info = zipfile.ZipInfo(f"{member}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-                array_bytes = io.BytesIO()
-                np.lib.format.write_array(array_bytes, array, allow_pickle=False)
-                archive.writestr(info, array_bytes.getvalue())
-    return buffer.getvalue()
-
-
-def _state_members(name: str, array: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """(member name, array) pairs storing one state array (sparse if mostly zero bits)."""
-    if SPARSE in name:
-        raise ValueError(f"state array {name!r}: names may not contain {SPARSE!r}")
-    if array.dtype.kind != "f" or array.size < 64 or array.size >= 2**32:
-        return [(name, array)]
-    flat = np.ascontiguousarray(array).reshape(-1)
-    index = np.flatnonzero(flat.view(f"u{flat.dtype.itemsize}"))       # nonzero bits, -0.0 included
-    if 2 * index.size > flat.size:
-        return [(name, array)]
-    return [(name, flat[index]), (f"{name}{SPARSE}index", index.astype(np.uint32)),
-            (f"{name}{SPARSE}shape", np.asarray(array.shape, dtype=np.int64))]
-
-
-def state_from_bytes(data: bytes) -> dict[str, np.ndarray]:
-    """The state :func:`state_to_bytes` stored (dense or sparse members alike)."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-        members = {name: archive[name] for name in archive.files}
-    state = {}
-    for name, values in members.items():
-        if SPARSE in name:
-            continue
-        if f"{name}{SPARSE}index" in members:
-            array = np.zeros(int(np.prod(members[f"{name}{SPARSE}shape"])), dtype=values.dtype)
-            array[members[f"{name}{SPARSE}index"]] = values
-            values = array.reshape(tuple(int(n) for n in members[f"{name}{SPARSE}shape"]))
-        state[name] = values
-    return state
-
-
-def this_driver() -> str:
-    """HOST:PID of this process, as run databases and driver locks record a driver."""
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _insert_run(c: sqlite3.Connection, name, spec_toml, spec_hash, parent, iterations_total,
@@ -612,108 +553,6 @@ class SQLiteRunStore(RunStore):
 
 
 RUN_FILE = "run.sqlite"
-
-
-def driver_alive(driver: str | None, other_host: bool = True) -> bool:
-    """Whether the driver process recorded as host:pid still runs (another host: cannot
-    tell, ``other_host`` is returned)."""
-    host, _, pid = (driver or "").rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return other_host
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def lock_path(database: Path) -> Path:
-    """The driver lock of a run database: ``results/<name>/run.sqlite.lock``."""
-    return database.with_name(database.name + ".lock")
-
-
-class DriverLock:
-    """One driver per run database, for as long as the driver lives.
-
-    The lock is ``flock`` on ``run.sqlite.lock`` beside the database, which holds the
-    HOST:PID of its driver. The kernel releases an flock when its process dies however it
-    dies (SIGKILL, a crash), so a lock left by a dead driver is stale by construction: the
-    next driver takes it and writes its own HOST:PID. A live holder's HOST:PID is what the
-    refusal names. On a file system without flock the HOST:PID in the file decides, as
-    :func:`driver_alive` judges it (another host: assumed alive; delete the file when
-    that driver is known to be gone). Released (the file removed) on :meth:`release`.
-    """
-
-    def __init__(self, database: str | Path):
-        self.database = Path(database)
-        self.path = lock_path(self.database)
-        self._fd: int | None = None
-
-    def _refuse(self, holder: str, note: str = "") -> UserError:
-        host, _, pid = holder.rpartition(":")
-        how = (f"wait for it or stop it (kill -INT {pid} on {host})" if holder else
-               "wait for it")
-        return UserError(f"{self.database.parent}: already being run by {holder or 'another driver'}"
-                         f"{note}; expected one driver per run: {how}, then `codesign resume "
-                         f"{self.database.parent}`")
-
-    def acquire(self) -> "DriverLock":
-        import fcntl
-
-        me = this_driver()
-        for _ in range(20):
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-            except OSError as exc:
-                raise UserError(f"{self.path}: cannot create the driver lock ({exc.strerror}); "
-                                f"expected a writable run folder") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = _read_holder(fd)
-                os.close(fd)
-                raise self._refuse(holder) from None
-            except OSError:          # no flock here: the recorded HOST:PID decides
-                holder = _read_holder(fd)
-                if holder and holder != me and driver_alive(holder, other_host=True):
-                    os.close(fd)
-                    raise self._refuse(holder, f" (no file locks here; if it is gone, delete "
-                                               f"{self.path})") from None
-            try:                     # a releasing driver removes the file: lock the one at path
-                same = os.path.samestat(os.stat(self.path), os.fstat(fd))
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, me.encode(), 0)
-            self._fd = fd
-            return self
-        raise UserError(f"{self.path}: the driver lock keeps changing hands; expected one driver per run")
-
-    def release(self) -> None:
-        if self._fd is not None:
-            try:
-                self.path.unlink(missing_ok=True)    # while still holding it (see acquire)
-            finally:
-                os.close(self._fd)
-                self._fd = None
-
-    def __enter__(self) -> "DriverLock":
-        return self.acquire()
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
-
-def _read_holder(fd: int) -> str:
-    try:
-        return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
 
 
 def find_run_database(run: str | Path) -> Path:

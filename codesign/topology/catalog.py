@@ -32,11 +32,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from codesign.errors import UserError, shown
-from codesign.io import write_text_atomic
+from codesign.io import read_user_file, write_text_atomic
 
 HUMAN_LINKS: tuple[str, ...] = ("torso", "thigh", "shank")
 HUMAN_JOINT_NAMES: tuple[str, ...] = ("hip", "knee")
@@ -150,6 +149,9 @@ class Catalog:
 
 
 # --------------------------------------------------------------------------- writing
+
+
+CATALOG_KEYS = ("settings", "human", "topologies", "subspaces")     # a catalog document's keys, all of them
 
 
 def catalog_to_dict(catalog: Catalog) -> dict[str, Any]:
@@ -285,6 +287,11 @@ def _topology_from_dict(doc: Any, index: int, settings: CatalogSettings, where: 
 def catalog_from_dict(doc: Any, where: str = "catalog") -> Catalog:
     """Validate a catalog JSON document and build the :class:`Catalog` (UserError naming
     the first bad key otherwise)."""
+    if not isinstance(doc, dict):
+        raise UserError(f"{where}: got {shown(doc)}; expected a JSON object with {', '.join(CATALOG_KEYS)}")
+    unknown = [str(k) for k in doc if k not in CATALOG_KEYS]
+    if unknown:
+        raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only {', '.join(CATALOG_KEYS)}")
     sd = _get(doc, "settings", dict, where)
     settings = CatalogSettings(
         wr_links=_get(sd, "wr_links", int, f"{where}.settings"),
@@ -306,16 +313,9 @@ def catalog_from_dict(doc: Any, where: str = "catalog") -> Catalog:
 
 
 def load_catalog(path: str | os.PathLike) -> Catalog:
-    """Read and validate a ``catalog.json`` written by :func:`save_catalog`."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror}); expected a catalog from `codesign topologies`") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}); expected a catalog.json") from None
+    """Read and validate a ``catalog.json`` written by :func:`save_catalog` (UserError, one
+    line naming the file, for one that cannot be read or is not a catalog)."""
+    doc = read_user_file(path, "a topology catalog (catalog.json from `codesign topologies`)", "json")
     return catalog_from_dict(doc, where=str(path))
 
 

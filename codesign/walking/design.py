@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.errors import UserError
-from codesign.io import read_json
+from codesign.io import read_user_file
+
+DESIGN_KEYS = ("topology", "actuators", "params")    # a design document's keys, all of them
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class Design:
         if not isinstance(doc, Mapping) or not isinstance(doc.get("params"), Mapping):
             raise UserError(f"{where}: expected an object with \"params\" (name -> number), "
                             "\"topology\" and \"actuators\" (null for the human)")
+        unknown = [str(k) for k in doc if k not in DESIGN_KEYS]
+        if unknown:
+            raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only \"topology\", "
+                            "\"actuators\" and \"params\"")
         params = {}
         for k, v in doc["params"].items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -53,5 +59,5 @@ class Design:
 
 def load_design(path: str | Path) -> Design:
     """A design JSON file ({"topology", "actuators", "params"})."""
-    doc = read_json(path, "a design JSON file")
+    doc = read_user_file(path, "a design JSON file", "json")
     return Design.from_json(doc, str(path))

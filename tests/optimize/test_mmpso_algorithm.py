@@ -224,8 +224,8 @@ def test_state_round_trip_is_bit_exact():
     resumed = MMPSO(space, PSOSettings(9, 30), migration, seed=4)
     for _ in range(12):
         resumed.tell(sphere_records(resumed.ask()))
-    import codesign.run.store as store
-    state = store.state_from_bytes(store.state_to_bytes(resumed.state()))
+    from codesign.run.state_archive import state_from_bytes, state_to_bytes
+    state = state_from_bytes(state_to_bytes(resumed.state()))
     resumed = MMPSO.from_state(space, PSOSettings(9, 30), migration, state)
     while not resumed.done:
         resumed.tell(sphere_records(resumed.ask()))

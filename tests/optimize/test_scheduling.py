@@ -21,7 +21,8 @@ from codesign.optimize.schedule import Migration
 from codesign.optimize.space import single_group_space
 from codesign.problems import get_problem
 from codesign.run import driver
-from codesign.run.executors import DaskExecutor, Pending, SerialExecutor, plan_iteration, plan_tasks
+from codesign.run.executors import DaskExecutor, Pending, SerialExecutor
+from codesign.run.planning import plan_iteration, plan_tasks
 from codesign.types import Candidate
 from codesign.objectives import Objective
 
@@ -248,7 +249,7 @@ def test_the_stream_holds_short_evaluations_until_they_fill_a_task_or_a_worker_w
     to the serial executor's."""
     from distributed import Client
 
-    from codesign.run.executors import TASK_OVERHEAD_S, TASKS_PER_WORKER
+    from codesign.run.planning import TASK_OVERHEAD_S, TASKS_PER_WORKER
 
     cands = candidates(0, 14)
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:

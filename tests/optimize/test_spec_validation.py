@@ -192,7 +192,7 @@ def test_fuzz_arbitrary_text(text):
 
 @pytest.mark.parametrize("mode, directive", [("slurm", "#SBATCH"), ("pbs", "#PBS")])
 def test_cluster_settings_reach_the_job_script(mode, directive):
-    from codesign.run.executors import jobqueue_cluster
+    from codesign.run.clusters import jobqueue_cluster
     spec = parse_spec(f"""[problem]\nname = "sphere"\n[execution]\nmode = "{mode}"
 [execution.cluster]\ncores = 4\nmemory = "8GB"\nwalltime = "02:00:00"\nlifetime = "110m"\nqueue = "long"\n""")
     cluster = jobqueue_cluster(spec.execution)

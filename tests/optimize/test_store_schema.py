@@ -25,7 +25,8 @@ from codesign.run.driver import start_run
 from codesign.run.migrate import migrate_run
 from codesign.run.schema1 import SQLiteRunStoreV1
 from codesign.run.spec import parse_spec
-from codesign.run.store import DriverLock, SQLiteRunStore, open_run
+from codesign.run.lock import DriverLock
+from codesign.run.store import SQLiteRunStore, open_run
 from codesign.types import Candidate, EvalRecord
 
 # two subspaces of different parameter names; metric NaN and failures injected by the sphere

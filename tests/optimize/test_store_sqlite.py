@@ -15,7 +15,8 @@ import pytest
 from codesign.errors import UserError
 from codesign.run.driver import start_run
 from codesign.run.spec import parse_spec
-from codesign.run.store import SQLiteRunStore, open_run, state_from_bytes, state_to_bytes
+from codesign.run.state_archive import state_from_bytes, state_to_bytes
+from codesign.run.store import SQLiteRunStore, open_run
 
 SPHERE = """
 name = "faults"
