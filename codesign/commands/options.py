@@ -30,9 +30,9 @@ def add_design_arguments(parser, max_time_help: str = "seconds (default 10)") ->
     parser.add_argument("--human", action="store_true",
                         help="the unaugmented human tracking the nominal gait (no design file)")
     parser.add_argument("--stiffness", type=float, default=None,
-                        help=f"--human: joint stiffness, N m/rad (default {HUMAN_STIFFNESS:g})")
+                        help=f"--human: joint stiffness in N m/rad (default {HUMAN_STIFFNESS:g})")
     parser.add_argument("--damping", type=float, default=None,
-                        help=f"--human: joint damping, N m s/rad (default {HUMAN_DAMPING:g})")
+                        help=f"--human: joint damping in N m s/rad (default {HUMAN_DAMPING:g})")
     parser.add_argument("--run", default=None,
                         help="run folder (results/<name>) or run.sqlite to take a candidate from")
     parser.add_argument("--best", action="store_true", help="--run: the run's best evaluation")
@@ -44,7 +44,8 @@ def add_design_arguments(parser, max_time_help: str = "seconds (default 10)") ->
                              "null, else exo_codesign; e.g. anthropomorphic_baseline with "
                              "'{\"baseline_of\": ...}')")
     parser.add_argument("--settings", default="{}",
-                        help="JSON object of evaluation settings (e.g. '{\"phase0\": 0.2}'), over the run's")
+                        help="JSON object of evaluation settings over the run's, e.g. '{\"phase0\": 0.2}' "
+                             "(default %(default)s)")
     parser.add_argument("--max-time", type=float, default=None, help=max_time_help)
 
 

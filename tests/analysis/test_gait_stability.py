@@ -338,7 +338,7 @@ def test_cli_gait_help_states_the_defaults(capsys):
         main(["analyze", "gait", "--help"])
     assert info.value.code == 0
     text = " ".join(capsys.readouterr().out.split())      # argparse wraps lines
-    from codesign.commands.simulate import HUMAN_DAMPING, HUMAN_STIFFNESS    # the values used
+    from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS    # the values used
 
     for shown in (f"joint stiffness in N m/rad (default {HUMAN_STIFFNESS:g})",
                   f"damping in N m s/rad (default {HUMAN_DAMPING:g})",

@@ -34,7 +34,7 @@ from codesign.run.spec import parse_spec  # noqa: E402
 from codesign.topology.catalog import save_catalog  # noqa: E402
 from codesign.topology.enumerate import build_catalog  # noqa: E402
 from codesign.types import EvalRecord  # noqa: E402
-from codesign.problems.exo_codesign import (codesign_space, group_name,  # noqa: E402
+from codesign.problems.exo_codesign import (codesign_space, group_name, parse_codesign_settings,  # noqa: E402
                                       parse_group_name, topology_prefix)
 
 CODESIGN_PROBLEM = CODESIGN_PROBLEMS[0]        # exo_codesign
@@ -64,7 +64,7 @@ def _evaluate(params, context):
 
 def _fake_problem() -> problems.Problem:
     return problems.Problem(CODESIGN_PROBLEM, _evaluate, "synthetic co-design stand-in",
-                            parameters=PARAMETERS, pools=POOLS,
+                            parameters=PARAMETERS, pools=POOLS, parse_settings=parse_codesign_settings,
                             objectives=(Objective("longest_link_m", until=0.7),
                                         Objective("power")))
 
