@@ -116,11 +116,16 @@ def metric_names(site_names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: its | escaped."""
+    return text.replace("|", "\\|")
+
+
 def metric_table() -> str:
     """The metric table of docs/walking.md (Markdown), generated from :data:`REGISTRY`."""
     rows = ["| metric | unit | definition | accumulated by | finalized by |",
             "| --- | --- | --- | --- | --- |"]
-    rows += [f"| `{m.name}` | {m.unit} | {m.definition} | `{m.accumulator}` | `{m.finalizer}` |"
+    rows += [f"| `{m.name}` | {m.unit} | {_cell(m.definition)} | `{m.accumulator}` | `{m.finalizer}` |"
              for m in REGISTRY]
     return "\n".join(rows) + "\n"
 
