@@ -46,7 +46,8 @@ class Metric(NamedTuple):
 
 
 SITE = "<site>"
-_SAMPLE, _GAIT, _ACT, _TD = "accumulate_sample", "accumulate_gait", "accumulate_actuators", "accumulate_touchdown"
+_SAMPLE, _GAIT = "accumulate_sample", "accumulate_gait"
+_ACT, _TD = "accumulate_actuators", "accumulate_touchdown"
 _DESIGN = "setup.design_metrics (walking/setup.py)"
 
 REGISTRY: tuple[Metric, ...] = (
@@ -58,9 +59,11 @@ REGISTRY: tuple[Metric, ...] = (
            "penalised symmetrically", _SAMPLE, "finalize"),
     Metric("speed_std", "m/s", "standard deviation of the CoM's forward velocity over the window",
            _SAMPLE, "finalize"),
-    Metric("assist_fraction", "-", "fraction of the window with the pitch assist active", _SAMPLE, "finalize"),
+    Metric("assist_fraction", "-", "fraction of the window with the pitch assist active",
+           _SAMPLE, "finalize"),
     Metric("assist_free", "-", "1 - assist_fraction", _SAMPLE, "finalize"),
-    Metric("non_contact_time", "s", "time in the window with neither foot on the ground", _SAMPLE, "finalize"),
+    Metric("non_contact_time", "s", "time in the window with neither foot on the ground",
+           _SAMPLE, "finalize"),
     Metric("power", "W", "mean of sum_j |tau_j qd_j| over the actuated joints (eq. 4.5 with |.|)",
            _SAMPLE, "finalize"),
     Metric("torque_rms", "N m", "sqrt(mean over time of sum_j tau_j^2 / n_joints)", _SAMPLE, "finalize"),
@@ -98,7 +101,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("singularity", "-", "1 if the screening found the design singular along the gait, else 0",
            _DESIGN, "build_setup"),
     Metric("added_mass", "kg", "the device's mass", _DESIGN, "build_setup"),
-    Metric("com_shift", "m", "shift of the whole body's centre of mass by the device", _DESIGN, "build_setup"),
+    Metric("com_shift", "m", "shift of the whole body's centre of mass by the device",
+           _DESIGN, "build_setup"),
     Metric("actuator_mass", "kg", "the motors' mass (co-designs only)", _DESIGN, "build_setup"),
 )
 
