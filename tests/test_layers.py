@@ -157,12 +157,6 @@ def test_the_compiled_code_key_covers_what_compiled_code_reaches(graph):
 
 
 MAX_LINES = 600
-# Files still over MAX_LINES whose split is another engineer's, on another branch (issue 28,
-# step 5). The integrator removes this list once those splits land: then no exceptions.
-OVER_THE_LIMIT_FOR_NOW = {
-    "walking/metrics.py",             # split on its own branch
-    "analysis/gait_stability.py",     # split on its own branch
-}
 
 
 def test_no_source_file_is_over_600_lines():
@@ -170,8 +164,5 @@ def test_no_source_file_is_over_600_lines():
     MAX_LINES lines (generated code excluded), so a long one is split by responsibility."""
     lengths = {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
                for path in sorted(ROOT.rglob("*.py")) if "_specialized" not in path.parts}
-    over = sorted(f"{name}: {n} lines" for name, n in lengths.items()
-                  if n > MAX_LINES and name not in OVER_THE_LIMIT_FOR_NOW)
+    over = sorted(f"{name}: {n} lines" for name, n in lengths.items() if n > MAX_LINES)
     assert not over, f"files over {MAX_LINES} lines (split them by responsibility):\n" + "\n".join(over)
-    done = sorted(name for name in OVER_THE_LIMIT_FOR_NOW if lengths.get(name, 0) <= MAX_LINES)
-    assert not done, f"split (or gone) now, take them off OVER_THE_LIMIT_FOR_NOW: {done}"

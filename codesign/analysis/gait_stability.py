@@ -20,8 +20,9 @@ change of the step, well inside the stepping's own O(h) error). Everything below
 about that discrete system: x = (q, qd) after a step, P = m N steps from t0 = K N h'
 (:func:`codesign.walking.rollout.walk` with its start time). The contact solver's warm
 start (the last step's impulses sw.P and contact modes sw.mode,
-:mod:`codesign.dynamics.timestep`) is part of what a step reads, so it is copied from the
-settled run before every evaluation of P: every run starts from the same solver state
+:mod:`codesign.dynamics.timestep`) is part of what a step reads, so the rollout's data
+record (:class:`codesign.walking.stepping.StepData`) is copied from the settled run
+before every evaluation of P: every run starts from the same solver state
 and P is a deterministic function of x, bit for bit.
 
 Settling. From the design's initial state the rollout runs K periods (default: as many
@@ -105,12 +106,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import scipy.linalg
 
-from codesign.analysis.returnmap import sort_eigenvalues, verdict as multiplier_verdict
+from codesign.analysis.jacobians import central_jacobian, modulus_change, multipliers
+from codesign.analysis.returnmap import verdict as multiplier_verdict
 from codesign.errors import UserError
 from codesign.walking import stepping
 from codesign.walking.rollout_base import OK, STATUS
@@ -118,37 +119,6 @@ from codesign.walking.rollout_base import OK, STATUS
 EPS = 1e-6            # central-difference step in the reduced coordinates (SI units)
 PERIODIC_TOL = 1e-3   # residual max |z(P(x*)) - z(x*)| (SI units) of a periodic gait
 ACCURACY_TOL = 1e-2   # largest step_change (multiplier moduli) of a resolved Jacobian
-
-
-# ----------------------------------------------------------------------------- generic pieces
-def central_jacobian(F: Callable[[np.ndarray], np.ndarray], z0, eps: float) -> np.ndarray:
-    """Central finite-difference Jacobian (k, d) of F: R^d -> R^k at z0 with step eps in
-    every coordinate: J[:, j] = (F(z0 + eps e_j) - F(z0 - eps e_j)) / (2 eps); error
-    O(eps^2 |F'''|) + O(accuracy of F / eps)."""
-    z0 = np.asarray(z0, dtype=float)
-    cols = []
-    for j in range(z0.shape[0]):
-        zp, zm = z0.copy(), z0.copy()
-        zp[j] += eps
-        zm[j] -= eps
-        cols.append((np.asarray(F(zp), dtype=float) - np.asarray(F(zm), dtype=float)) / (2.0 * eps))
-    return np.array(cols).T
-
-
-def multipliers(J) -> np.ndarray:
-    """Eigenvalues of J sorted by decreasing modulus (then real, imaginary part)."""
-    J = np.asarray(J, dtype=float)
-    if J.size == 0:
-        return np.zeros(0, dtype=complex)
-    return sort_eigenvalues(scipy.linalg.eigvals(J))
-
-
-def modulus_change(lam_a, lam_b) -> float:
-    """Largest change between two spectra compared by sorted moduli (robust to the order
-    of conjugate pairs and of near ties)."""
-    a = np.sort(np.abs(np.asarray(lam_a)))
-    b = np.sort(np.abs(np.asarray(lam_b)))
-    return float(np.abs(a - b).max()) if a.size else 0.0
 
 
 class PerturbationFailed(Exception):
@@ -161,7 +131,7 @@ class StroboscopicMap:
     time t0, every run from the same contact-solver warm start (module docstring).
 
     setup: a :class:`codesign.walking.Setup` (or anything with .model, .p, .x0,
-    .ctrl) whose step p.step_settings[H] is T / N for an integer N; ``settle_periods`` K: x* = x(K T)
+    .ctrl) whose step p.model.step_settings[H] is T / N for an integer N; ``settle_periods`` K: x* = x(K T)
     of the rollout from setup.x0 (run at construction: check ``settle_status``).
     """
 
@@ -175,7 +145,7 @@ class StroboscopicMap:
             raise ValueError("the stroboscopic map needs the stepping rollout (contact_model 'hard')")
         self.frequency = float(setup.ctrl.timing[0])
         self.period = 1.0 / self.frequency
-        self.h = float(self.p.step_settings[ts.H])
+        self.h = float(self.p.model.step_settings[ts.H])
         self.steps_per_period = int(round(self.period / self.h))
         if abs(self.steps_per_period * self.h - self.period) > 1e-9 * self.period:
             raise ValueError(f"step {self.h} s does not divide the period {self.period} s; "
@@ -200,10 +170,7 @@ class StroboscopicMap:
         code, t, _ = stepping.walk(x, self.t0, self.p, *self._empty, 0.0)
         self.settle_code, self.settle_time = int(code), float(t)
         self.x_star = x
-        sw, cp = self.p.step_work, self.p.walk
-        self.warm_P = sw.P.copy()
-        self.warm_mode = sw.mode.copy()
-        self.warm_feet = cp.feet.copy()
+        self.warm = stepping.clone_data(self.p.data)   # the settled run's data record
         self._chart()
 
     @property
@@ -217,11 +184,8 @@ class StroboscopicMap:
     # ------------------------------------------------------------------ the map itself
     def run(self, x) -> tuple[int, float, np.ndarray]:
         """(code, time reached s, state at t_end) of one map evaluation from the full state
-        x (float64[2n]) at t0, from the stored warm start."""
-        sw, cp = self.p.step_work, self.p.walk
-        sw.P[:] = self.warm_P
-        sw.mode[:] = self.warm_mode
-        cp.feet[:] = self.warm_feet
+        x (float64[2n]) at t0, from the settled run's data record (its warm start)."""
+        stepping.copy_data(self.warm, self.p.data)
         xx = np.array(x, dtype=np.float64)
         code, t, _ = stepping.walk(xx, self.t_end, self.p, *self._empty, self.t0)
         return int(code), float(t), xx
@@ -250,7 +214,7 @@ class StroboscopicMap:
         nl = loop_constraints(m, w, 0.0, 0.0)
         L, phi = w.rows[:nl].copy(), w.phi[:nl].copy()
         K, bias, vel, pos = np.zeros((2 * c, n)), np.zeros(2 * c), np.zeros(2 * c), np.zeros(2 * c)
-        ct.contact_rows(m, w, self.p.contact_settings, K, bias, vel, pos, 0)
+        ct.contact_rows(m, w, self.p.model.contact_settings, K, bias, vel, pos, 0)
         self._gaps = pos[:c].copy()
         Cq = np.vstack([L, K[self.loaded]])
         gq = np.concatenate([phi, pos[self.loaded]])
@@ -276,8 +240,8 @@ class StroboscopicMap:
 
         n, ix, model = self.n, self.ix, self.model
         self._w = make_workspace(model)
-        self.loaded = np.flatnonzero(self.warm_mode != ts.INACTIVE)
-        self.sticking = np.flatnonzero(self.warm_mode == ts.STICK)
+        self.loaded = np.flatnonzero(self.warm.step_work.mode != ts.INACTIVE)
+        self.sticking = np.flatnonzero(self.warm.step_work.mode == ts.STICK)
         q, qd = self.x_star[:n], self.x_star[n:]
         Cq, self.gq_star, Cv, self.cv_star = self.constraint_rows(q, qd)
         free = np.setdiff1d(np.arange(model.n_contacts), self.loaded)
@@ -559,7 +523,7 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
     status, message = smap.settle_status
     if status != "ok":
         return result("fell", message)
-    stats = smap.p.step_work.stats
+    stats = smap.p.data.step_work.stats
     before = int(stats[ts.STAT_APPROX])
     code, t, x1 = smap.run(smap.x_star)
     unconverged = int(stats[ts.STAT_APPROX]) - before

@@ -99,7 +99,7 @@ def phase_cycles(setup, rollout) -> dict[str, int]:
     counters, :mod:`codesign.dynamics.cycles`); empty for the peers and early failures."""
     from codesign.dynamics import cycles as cy
 
-    work = getattr(getattr(setup, "p", None), "step_work", None)
+    work = getattr(getattr(getattr(setup, "p", None), "data", None), "step_work", None)
     if work is None or rollout is None or rollout.n_steps == 0:
         return {}
     per_step = work.cycles / rollout.n_steps

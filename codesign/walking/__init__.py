@@ -9,8 +9,9 @@ The public entry points (what benchmarks, scripts and the problems use)::
 Modules, in the order an evaluation passes through them: ``design`` (what is evaluated),
 ``settings`` (the ``[evaluation]`` table), ``setup`` (model, controller, screening,
 initial state via ``initial_state``), ``rollout`` (the compiled time-stepping rollout; the
-event-driven and soft-contact peers in ``rollout_event``), ``metrics`` (accumulators ->
-named numbers), ``evaluation`` (the whole path, never raising for a bad design),
+event-driven and soft-contact peers in ``rollout_event``), ``metrics`` (the metric
+registry, the accumulator's slots, finalize), ``accumulators`` (the compiled per-sample
+accumulators), ``gait_agreement`` (a recorded gait against Winter's), ``evaluation`` (the whole path, never raising for a bad design),
 ``trajectory`` (recorded samples as a table), ``examples`` (typical designs for tests and
 benchmarks). Nothing here knows about optimizers, job specs, run stores or reports.
 """

@@ -39,16 +39,9 @@ from codesign.walking.setup import SITE_NAMES, Setup, build_setup
 # those not measured (not finite: the actuators' of the unaugmented human, a speed after
 # an early fall). The problems declare these names (a spec's objectives are checked
 # against them); tests/walking checks them against real rollouts.
-GAIT_METRICS = ("time", "speed", "speed_ratio", "speed_match", "speed_std", "assist_fraction",
-                "assist_free", "non_contact_time", "power", "torque_rms", "cost_of_transport",
-                "step_length", "stance_fraction")
-SITE_METRICS = tuple(f"{site}_force_{kind}" for site in SITE_NAMES for kind in ("peak", "rms"))
-PHYSICS_METRICS = ("foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg",
-                   "joint_range_violation_deg", "torso_pitch_rms_deg", "knee_flexion_stance_mean_deg",
-                   "cuff_force_peak", "interaction_force_peak_bw")
-ACTUATOR_METRICS = ("power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak")
-DESIGN_METRICS = ("longest_segment", "singularity", "added_mass", "com_shift", "actuator_mass")
-METRICS = GAIT_METRICS + SITE_METRICS + PHYSICS_METRICS + ACTUATOR_METRICS + DESIGN_METRICS
+# They follow from the registry (:data:`codesign.walking.metrics.REGISTRY`), one entry
+# per interaction site for its "<site>" entries.
+METRICS = mt.metric_names(SITE_NAMES)
 
 
 # --------------------------------------------------------------------------- evaluation

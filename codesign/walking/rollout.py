@@ -12,6 +12,10 @@ same fall / drift / airborne checks, and return the same
     p = make_params(model, ctrl, settings, standing_hip_height, sites)
     mode0, code = initial_modes(x0, p, lowest_point)
     rollout = run(x0, mode0, p, settings, record_times)
+
+``p`` is a pair (``p.model``: the fixed numbers of the set-up; ``p.data``: what a run
+writes), as MuJoCo's MjModel and MjData: :func:`run` resets the data first, so running
+a set-up again replays it, and each :class:`Rollout` owns copies of its arrays.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def initial_modes(x0: np.ndarray, p: Params, strike: int) -> tuple[np.ndarray, i
     settles the contacts); the event-driven models' plastic impact of the point ``strike``
     and mode search otherwise (x0 is updated in place). code 0: consistent modes."""
     if isinstance(p, stepping.StepParams):
-        return np.zeros(p.model.contact_body.shape[0], dtype=np.int64), 0
+        return np.zeros(p.model.arrays.contact_body.shape[0], dtype=np.int64), 0
     return rollout_event.initial_modes(x0, p, strike)
 
 
@@ -55,7 +59,9 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: Params, settings: RolloutSettings,
     """Simulate from (x0, mode0) to settings.max_time (compiled); never raises for a
     failing design (the status says what happened). record_times: float64[k] (s) at which
     the state, contact modes and forces are recorded. ``t0`` (s, stepping model only): the
-    time of x0 on the controller's clock; max_time stays the end time. A Ctrl-C or SIGTERM
+    time of x0 on the controller's clock; max_time stays the end time. The run starts from
+    a reset data record (``stepping.reset_data``, ``rollout_event.reset_data``); the
+    result owns its arrays. A Ctrl-C or SIGTERM
     during the (uninterruptible) compiled rollout acts once it has returned
     (:func:`~codesign.interrupts.deferred_signals`)."""
     if not isinstance(p, stepping.StepParams) and t0 != 0.0:

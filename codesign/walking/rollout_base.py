@@ -10,9 +10,10 @@ definite, non-finite state), and for the event-driven models also ``chattering``
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections import namedtuple
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -91,7 +92,9 @@ class Rollout:
     states [k, 2n], contact modes [k, c], contact forces [k, c, 2] (normal, tangent; N:
     the stepping rollout's are each point's mean force since the previous record, impacts
     counted by their impulse; the event-driven and soft models' the force at the record
-    time, their forces being finite between events)."""
+    time, their forces being finite between events). It owns its arrays: copies, taken
+    here, so that a later run of the same set-up (which writes the set-up's data record)
+    leaves a result as it was."""
 
     status: str
     message: str
@@ -105,6 +108,12 @@ class Rollout:
     records: np.ndarray
     record_modes: np.ndarray
     record_forces: np.ndarray
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, f.name, value.copy())
 
 
 def status_of(code: int, t: float) -> tuple[str, str]:
@@ -160,27 +169,28 @@ def check_airborne(t, feet, last_contact, ws):
 
 
 @njit(cache=True, _nrt=False)
-def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, cp):
-    """cp.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
+def site_forces(m, w, loop_force, normal, tangent, loaded, slope, qdd, wm, wd):
+    """wd.site_force[k] = |force (N)| across the joint of each site body (thesis 5.3.3):
     RNEA's inward pass (after forward kinematics of the state) with accelerations qdd[n]
     and, as external forces, the loop forces loop_force[2m] (N, on point a, world axes)
     and the ground forces normal[c], tangent[c] (N) of the points with loaded[i] != 0 on a
-    ground of the given slope (rad). Shared by the stepping and event-driven rollouts."""
+    ground of the given slope (rad); wm, wd: the walk's model and data. Shared by the
+    stepping and event-driven rollouts."""
     sa = np.sin(slope)
     ca = np.cos(slope)
-    fext = cp.fext
+    fext = wd.fext
     fext[:, :] = 0.0
-    add_loop_forces(m, w, loop_force, cp.no_loop_torque, fext)
+    add_loop_forces(m, w, loop_force, wm.no_loop_torque, fext)
     for i in range(m.contact_body.shape[0]):
         if loaded[i] == 0:
             continue
-        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)
-        add_point_force(fext, m.contact_body[i], cp.point[0], cp.point[1],
+        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], wd.point)
+        add_point_force(fext, m.contact_body[i], wd.point[0], wd.point[1],
                         -sa * normal[i] + ca * tangent[i], ca * normal[i] + sa * tangent[i])
-    joint_wrenches(m, w, qdd, fext, cp.tau_check)
-    for k in range(cp.site_body.shape[0]):
-        b = cp.site_body[k]
-        cp.site_force[k] = math.hypot(w.joint_wrench[b, 1], w.joint_wrench[b, 2])
+    joint_wrenches(m, w, qdd, fext, wd.tau_check)
+    for k in range(wm.site_body.shape[0]):
+        b = wm.site_body[k]
+        wd.site_force[k] = math.hypot(w.joint_wrench[b, 1], w.joint_wrench[b, 2])
 
 
 def walk_settings(settings: RolloutSettings, standing_hip_height: float,
@@ -202,37 +212,42 @@ def walk_indices(model: Model) -> np.ndarray:
                     dtype=np.int64)
 
 
-WalkParams = namedtuple(
-    "WalkParams",
-    [
-        "ctrl",          # ControllerArrays
-        "tau",           # float64[n] scratch: generalized control forces
-        "Kimp",          # float64[n, n] scratch: control stiffness (implicit; stepping)
-        "Dimp",          # float64[n, n] scratch: control damping (implicit; stepping)
-        "joint_tau",     # float64[na] scratch: active joint torques
-        "joint_rate",    # float64[na] scratch: active joint rates
-        "joint_gain",    # float64[na, 2] scratch: active joint stiffness and damping
-        "acc",           # float64[...] metric accumulator (metrics.new_accumulator)
-        "ws",            # float64[6]: the checks' bounds, see WS_*
-        "wi",            # int64[3]: base x, base z, pitch coordinates (WI_*)
-        "contact_foot",  # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
-        "site_body",     # int64[k]: bodies whose joint force magnitude is an interaction site
-        "fext",          # float64[n, 3] scratch
-        "no_loop_torque",  # float64[m] zeros: the loop joints' torques in the interaction forces
-        "prev_mode",     # int64[c] scratch: the contact modes before a step (mode changes)
-        "tau_check",     # float64[n] scratch
-        "site_force",    # float64[k] scratch
-        "com",           # float64[4] scratch
-        "point",         # float64[2] scratch
-        "feet",          # float64[2]: foot in contact after the last step (0/1; stepping)
-        "last_contact",  # float64[1]: last time (s) a foot touched the ground
-        "counts",        # int64[1]: contact-mode changes (stepping)
-        # --- gait physics (issue 15)
-        "gait_q",        # int64[6]: hip, knee, ankle coordinates, right then left leg (-1: absent)
-        "cuff",          # int64[k, 3]: attachments (ATTACH_TREE body | ATTACH_LOOP loop, index, sign)
-        "cuff_force",    # float64[k, 2]: force on the device at each attachment (N, world x, z)
-    ],
-)
+class WalkModel(NamedTuple):
+    """The walking part of a rollout's model: fixed numbers of one set-up, never written
+    by a run (:func:`make_walk`)."""
+
+    ctrl: Any                  # ControllerArrays
+    ws: np.ndarray             # float64[6]: the checks' bounds, see WS_*
+    wi: np.ndarray             # int64[3]: base x, base z, pitch coordinates (WI_*)
+    contact_foot: np.ndarray   # int64[c]: 0 right foot, 1 left foot (toe contacts count for their foot)
+    site_body: np.ndarray      # int64[k]: bodies whose joint force magnitude is an interaction site
+    no_loop_torque: np.ndarray  # float64[m] zeros: the loop joints' torques in the interaction forces
+    gait_q: np.ndarray         # int64[6]: hip, knee, ankle coordinates, right then left leg (-1: absent)
+    cuff: np.ndarray           # int64[a, 3]: attachments (ATTACH_TREE body | ATTACH_LOOP loop, index, sign)
+    acc0: np.ndarray           # float64[...]: the metric accumulator at a run's start (metrics.new_accumulator)
+
+
+class WalkData(NamedTuple):
+    """The walking part of a rollout's data: what one run writes (:func:`make_walk_data`,
+    :func:`reset_walk_data`)."""
+
+    tau: np.ndarray            # float64[n] scratch: generalized control forces
+    Kimp: np.ndarray           # float64[n, n] scratch: control stiffness (implicit; stepping)
+    Dimp: np.ndarray           # float64[n, n] scratch: control damping (implicit; stepping)
+    joint_tau: np.ndarray      # float64[na] scratch: active joint torques
+    joint_rate: np.ndarray     # float64[na] scratch: active joint rates
+    joint_gain: np.ndarray     # float64[na, 2] scratch: active joint stiffness and damping
+    acc: np.ndarray            # float64[...]: the metric accumulator (starts as WalkModel.acc0)
+    fext: np.ndarray           # float64[n, 3] scratch
+    prev_mode: np.ndarray      # int64[c] scratch: the contact modes before a step (mode changes)
+    tau_check: np.ndarray      # float64[n] scratch
+    site_force: np.ndarray     # float64[k] scratch: force magnitude (N) at each site
+    com: np.ndarray            # float64[4] scratch
+    point: np.ndarray          # float64[2] scratch
+    feet: np.ndarray           # float64[2]: foot in contact after the last step (0/1; stepping)
+    last_contact: np.ndarray   # float64[1]: last time (s) a foot touched the ground
+    counts: np.ndarray         # int64[1]: contact-mode changes (stepping)
+    cuff_force: np.ndarray     # float64[a, 2]: force on the device at each attachment (N, world x, z)
 
 
 # --- gait physics (issue 15)
@@ -272,43 +287,79 @@ def attachment_joints(model: Model) -> np.ndarray:
 
 
 @njit(cache=True, _nrt=False)
-def cuff_forces(w, loop_force, cp):
-    """cp.cuff_force[k] = force (N, world x, z) on the device at attachment k: a tree
+def cuff_forces(w, loop_force, wm, wd):
+    """wd.cuff_force[k] = force (N, world x, z) on the device at attachment k: a tree
     joint's constraint force (w.joint_wrench of the last :func:`site_forces`, what the
     human parent exerts on the device body) or a loop closure's force (loop_force[2m]: on
     point a, its opposite on b)."""
-    for k in range(cp.cuff.shape[0]):
-        kind, i, sign = cp.cuff[k, 0], cp.cuff[k, 1], cp.cuff[k, 2]
+    for k in range(wm.cuff.shape[0]):
+        kind, i, sign = wm.cuff[k, 0], wm.cuff[k, 1], wm.cuff[k, 2]
         if kind == ATTACH_TREE:
-            cp.cuff_force[k, 0] = w.joint_wrench[i, 1]
-            cp.cuff_force[k, 1] = w.joint_wrench[i, 2]
+            wd.cuff_force[k, 0] = w.joint_wrench[i, 1]
+            wd.cuff_force[k, 1] = w.joint_wrench[i, 2]
         else:
-            cp.cuff_force[k, 0] = sign * loop_force[2 * i]
-            cp.cuff_force[k, 1] = sign * loop_force[2 * i + 1]
+            wd.cuff_force[k, 0] = sign * loop_force[2 * i]
+            wd.cuff_force[k, 1] = sign * loop_force[2 * i + 1]
 
 
 def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height: float,
-              site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkParams:
-    """The walking part of a rollout's parameters: the compiled controller ``ctrl``
-    (ControllerArrays), the checks' bounds, the metric accumulator (window from
-    max_time / 2; the stepping and soft models' also hold the ground-reaction window) and
-    scratch, for ``model`` with interaction sites ``site_bodies``."""
-    n = model.n
-    na = ctrl.act_rows.shape[0]
+              site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkModel:
+    """The walking part of a rollout's model: the compiled controller ``ctrl``
+    (ControllerArrays), the checks' bounds, the coordinates, sites and attachments of
+    ``model`` with interaction sites ``site_bodies``, and the metric accumulator's start
+    (window from max_time / 2; the stepping and soft models' also hold the ground-reaction
+    window)."""
     grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model in ("hard", "soft") else 0
-    cuff = attachment_joints(model)
-    return WalkParams(
-        ctrl=ctrl, tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
-        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
-        acc=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h),
-        ws=walk_settings(settings, standing_hip_height, upright_pitch), wi=walk_indices(model),
-        contact_foot=contact_feet(model),
+    return WalkModel(
+        ctrl=ctrl, ws=walk_settings(settings, standing_hip_height, upright_pitch),
+        wi=walk_indices(model), contact_foot=contact_feet(model),
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
-        fext=np.zeros((n, 3)), no_loop_torque=np.zeros(model.n_loops),
-        prev_mode=np.zeros(model.n_contacts, dtype=np.int64), tau_check=np.zeros(n), site_force=np.zeros(len(site_bodies)),
-        com=np.zeros(4), point=np.zeros(2), feet=np.zeros(2), last_contact=np.zeros(1),
-        counts=np.zeros(1, dtype=np.int64),
-        gait_q=gait_coordinates(model), cuff=cuff, cuff_force=np.zeros((cuff.shape[0], 2)))
+        no_loop_torque=np.zeros(model.n_loops), gait_q=gait_coordinates(model),
+        cuff=attachment_joints(model),
+        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h))
+
+
+def make_walk_data(wm: WalkModel, n: int, n_contacts: int) -> WalkData:
+    """A fresh walking data record for ``wm`` (n coordinates, n_contacts contact points),
+    as :func:`reset_walk_data` leaves it."""
+    na = wm.ctrl.act_rows.shape[0]
+    k = wm.site_body.shape[0]
+    return WalkData(
+        tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
+        joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
+        acc=wm.acc0.copy(), fext=np.zeros((n, 3)), prev_mode=np.zeros(n_contacts, dtype=np.int64),
+        tau_check=np.zeros(n), site_force=np.zeros(k), com=np.zeros(4), point=np.zeros(2),
+        feet=np.zeros(2), last_contact=np.zeros(1), counts=np.zeros(1, dtype=np.int64),
+        cuff_force=np.zeros((wm.cuff.shape[0], 2)))
+
+
+def zero_arrays(record: tuple, keep: tuple[str, ...] = ()) -> None:
+    """Set every array of a NamedTuple of arrays to 0 in place, but the fields ``keep``."""
+    for name, value in zip(record._fields, record):
+        if name not in keep:
+            value[...] = 0
+
+
+def copy_arrays(src: tuple, dst: tuple) -> None:
+    """Copy every array of the NamedTuple ``src`` into the same field of ``dst`` (same
+    shapes) in place; nested NamedTuples field by field."""
+    for a, b in zip(src, dst):
+        if isinstance(a, tuple):
+            copy_arrays(a, b)
+        else:
+            b[...] = a
+
+
+def clone_arrays(record: tuple) -> tuple:
+    """A copy of a NamedTuple of arrays (nested NamedTuples copied field by field)."""
+    return type(record)(*(clone_arrays(v) if isinstance(v, tuple) else v.copy() for v in record))
+
+
+def reset_walk_data(wm: WalkModel, wd: WalkData) -> None:
+    """Put ``wd`` back as :func:`make_walk_data` made it: scratch, clocks and counts 0, the
+    accumulator at ``wm.acc0``."""
+    zero_arrays(wd)
+    wd.acc[:] = wm.acc0
 
 
 def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:

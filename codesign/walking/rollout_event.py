@@ -15,7 +15,10 @@ guards, jump) integrated by HYBRID's compiled integrator, with
   active contact beyond ``max_drift``, or any contact point deeper than ``max_drift``
   under the ground -- e.g. a released point whose touch-down guard stayed disarmed) or a
   non-finite state; otherwise accumulate the
-  metrics (:mod:`codesign.walking.metrics`) from the state and the constrained dynamics.
+  metrics (:mod:`codesign.walking.accumulators`) from the state and the constrained dynamics.
+
+The parameters ``p`` are an :class:`EventModel` (fixed numbers) and an :class:`EventData`
+(what a run writes), as in :mod:`codesign.walking.stepping`.
 
 Everything between the initial state and the final accumulator runs in compiled code
 (:func:`codesign.dynamics.hybrid.integrate`); Python builds inputs and reads outputs.
@@ -50,23 +53,39 @@ from codesign.dynamics import hybrid as hy
 from codesign.dynamics.kinematics import body_point_world, center_of_mass, point_kinematics
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
+from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
-                                           RolloutSettings, WalkParams, check_airborne, check_body,
-                                           check_drift, cuff_forces, make_walk, site_forces,
-                                           status_of)
+                                           RolloutSettings, WalkData, WalkModel, check_airborne,
+                                           check_body, check_drift, cuff_forces, make_walk,
+                                           make_walk_data, reset_walk_data, site_forces, status_of)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
 # vectors are the stepping rollout's (codesign.walking.rollout_base)
 
-class EventParams(NamedTuple):
-    """The event-driven rollout's parameters (the compiled hooks' ``p``)."""
+class EventModel(NamedTuple):
+    """The event-driven rollout's model: the fixed numbers of one set-up, never written by
+    a run (as MuJoCo's MjModel)."""
 
-    model: Any              # ModelArrays (Model.arrays)
-    work: Any               # engine Workspace (make_workspace)
-    contact_work: Any       # contact.make_contact_workspace: multipliers, rows, cache
-    contact_settings: np.ndarray   # contact.make_settings (hard or soft)
-    walk: WalkParams        # controller, checks, metric accumulator, scratch
+    arrays: Any                    # ModelArrays (Model.arrays)
+    contact_settings: np.ndarray   # contact_rows.make_settings (hard or soft)
+    walk: WalkModel                # controller, checks' bounds, sites, the accumulator's start
+
+
+class EventData(NamedTuple):
+    """The event-driven rollout's data: what one run writes (as MuJoCo's MjData); put back
+    as made by :func:`reset_data`."""
+
+    work: Any               # engine Workspace (make_workspace): scratch
+    contact_work: Any       # contact_event.make_contact_workspace: multipliers, rows, cache
+    walk: WalkData          # metric accumulator, clocks, scratch
+
+
+class EventParams(NamedTuple):
+    """The event-driven rollout's parameters (the compiled hooks' ``p``): model and data."""
+
+    model: EventModel
+    data: EventData
 
 
 # --------------------------------------------------------------------------- compiled hooks
@@ -79,12 +98,13 @@ class EventParams(NamedTuple):
 def evaluate(t, x, mode, p):
     """Constrained dynamics at (t, x) in ``mode`` with the walking controller's forces
     (cached on (t, x, mode), as contact.evaluate). False if M is not positive definite."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     if ct.cached(cw, t, x, mode):
         return True
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate,
-                    cp.joint_gain)
+    control_torques(t, x[:n], x[n:], wm.ctrl, cw.tau, wd.joint_tau, wd.joint_rate,
+                    wd.joint_gain)
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return soft_dynamics(m, w, cw, s, t, x, mode)
     return ct.hard_dynamics(m, w, cw, s, t, x, mode)
@@ -93,7 +113,7 @@ def evaluate(t, x, mode, p):
 @njit(cache=True)
 def walk_flow(t, x, mode, p, xdot):
     """x = [q, qd] -> [qd, qdd] (contact.flow with the walking controller)."""
-    cw = p.contact_work
+    cw = p.data.contact_work
     n = cw.qdd.shape[0]
     if not evaluate(t, x, mode, p):
         xdot[:] = np.nan
@@ -105,11 +125,11 @@ def walk_flow(t, x, mode, p, xdot):
 @njit(cache=True)
 def walk_guards(t, x, mode, p, g):
     """CONTACT's guards (two per contact point; never firing with soft contact)."""
-    if p.contact_settings[cr.CONTACT_MODEL] == cr.SOFT:
+    if p.model.contact_settings[cr.CONTACT_MODEL] == cr.SOFT:
         g[:] = 1.0
         return
     evaluate(t, x, mode, p)
-    ct.write_guards(p.model, p.contact_work, p.contact_settings, mode, g)
+    ct.write_guards(p.model.arrays, p.data.contact_work, p.model.contact_settings, mode, g)
 
 
 @njit(cache=True)
@@ -146,10 +166,11 @@ def _soft_normal_force(m, cw, contact_foot):
 
 @njit(cache=True)
 def _control_into_workspace(t, x, p):
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], cp.ctrl, cw.tau, cp.joint_tau, cp.joint_rate,
-                    cp.joint_gain)
+    control_torques(t, x[:n], x[n:], wm.ctrl, cw.tau, wd.joint_tau, wd.joint_rate,
+                    wd.joint_gain)
 
 
 @njit(cache=True)
@@ -159,7 +180,8 @@ def _settle_approaching(t, x, mode, p):
     event, so it got no impact of its own) receives its plastic impact now, and the
     modes are resolved again; otherwise the acceleration-level constraint would hold its
     approach speed and the point would sink into the ground. Returns 0 or a code."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     nl = 2 * m.loop_body_a.shape[0]
     for _ in range(mode.shape[0]):
         strike = -1
@@ -185,12 +207,13 @@ def walk_jump(t, x, mode, p, k):
     no active contact and now has one touched down (its striking point's x goes to the
     step-length accumulator; one after less than ``MIN_SWING_S`` in the air does not), and a
     foot whose last contact ended lifted off."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
     i = k // 2
     before = np.zeros(2)
-    _foot_contacts(mode, cp.contact_foot, before)
+    _foot_contacts(mode, wm.contact_foot, before)
     code, forced = ct.jump_impact(m, w, cw, s, x, mode, k)
     if code != 0 or forced == -2:
         return code
@@ -202,14 +225,14 @@ def walk_jump(t, x, mode, p, k):
     if code != 0:
         return code
     after = np.zeros(2)
-    _foot_contacts(mode, cp.contact_foot, after)
+    _foot_contacts(mode, wm.contact_foot, after)
     for f in range(2):
         if before[f] == 1.0 and after[f] == 0.0:
-            mt.accumulate_liftoff(cp.acc, t, f)
-    foot = cp.contact_foot[i]
+            ac.accumulate_liftoff(wd.acc, t, f)
+    foot = wm.contact_foot[i]
     if before[foot] == 0.0 and after[foot] == 1.0:
-        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], cp.point)
-        mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
+        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], wd.point)
+        ac.accumulate_touchdown(wd.acc, t, foot, wd.point[0])
     return 0
 
 
@@ -218,7 +241,8 @@ def start_modes(x, mode, p, strike):
     """Plastic impact of the points touching with ``strike`` (the lowest point), then
     the mode search of every touching point (as contact.initial_modes). Writes x (qd) and
     mode; returns 0 or a contact termination code."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     mode[:] = cr.INACTIVE
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
@@ -235,16 +259,18 @@ def start_modes(x, mode, p, strike):
 @njit(cache=True)
 def contact_forces(t, x, mode, p, out):
     """out[c, 2] = (normal, tangential) ground force (N) on every contact point."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     evaluate(t, x, mode, p)
     ct.read_forces(m, cw, mode.shape[0], out)
 
 
 @njit(cache=True)
 def interaction_forces(t, x, mode, p):
-    """cp.site_force (:func:`codesign.walking.rollout.site_forces`) from the loop-closure
+    """wd.site_force (:func:`codesign.walking.rollout_base.site_forces`) from the loop-closure
     and contact multipliers of contact.evaluate at (t, x, mode)."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     nl = 2 * m.loop_body_a.shape[0]
     c = mode.shape[0]
     # Hard contact's loop rows are point_b - point_a: its multiplier acts +lam on b and
@@ -259,20 +285,20 @@ def interaction_forces(t, x, mode, p):
     for i in range(c):
         loaded[i] = 1 if soft else mode[i]
     site_forces(m, w, lam_loop, cw.lam[nl:nl + c], cw.lam[nl + c:nl + 2 * c], loaded,
-                s[cr.SLOPE], cw.qdd, cp)
-    cuff_forces(w, lam_loop, cp)      # --- gait physics (issue 15)
+                s[cr.SLOPE], cw.qdd, wm, wd)
+    cuff_forces(w, lam_loop, wm, wd)      # --- gait physics (issue 15)
 
 
 @njit(cache=True)
-def foot_slip_now(m, w, cw, s, mode, cp):
-    """(feet loaded, feet sliding) (:func:`codesign.walking.metrics.foot_slip`) at the
+def foot_slip_now(m, w, cw, s, mode, wm):
+    """(feet loaded, feet sliding) (:func:`codesign.walking.accumulators.foot_slip`) at the
     state of the last evaluate (w holds its kinematics): hard contact loads its active
     points (tangential velocities from its contact rows), soft contact the points with a
     normal force (velocities from the points' kinematics, along the ground)."""
     nl = 2 * m.loop_body_a.shape[0]
     c = mode.shape[0]
     if s[cr.CONTACT_MODEL] != cr.SOFT:
-        return mt.foot_slip(mode, cw.vel[nl + c:nl + 2 * c], cp.contact_foot, mt.SLIP_SPEED)
+        return ac.foot_slip(mode, cw.vel[nl + c:nl + 2 * c], wm.contact_foot, mt.SLIP_SPEED)
     loaded = np.zeros(c, dtype=np.int64)
     ut = np.zeros(c)
     buf = np.empty(6)
@@ -283,49 +309,50 @@ def foot_slip_now(m, w, cw, s, mode, cp):
             loaded[i] = 1
             point_kinematics(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
             ut[i] = ca * buf[2] + sa * buf[3]
-    return mt.foot_slip(loaded, ut, cp.contact_foot, mt.SLIP_SPEED)
+    return ac.foot_slip(loaded, ut, wm.contact_foot, mt.SLIP_SPEED)
 
 
 @njit(cache=True)
 def walk_observe(t, x, mode, p):
     """Fall / drift checks, then one metric sample (module docstring)."""
-    m, w, cw, s, cp = p
+    m, s, wm = p.model
+    w, cw, wd = p.data
     n = cw.qdd.shape[0]
-    code = check_body(x, cp.wi, cp.ws)
+    code = check_body(x, wm.wi, wm.ws)
     if code != OK:
         return code
     if not evaluate(t, x, mode, p):
         return NOT_FINITE
-    code = check_drift(cw.pos, 2 * m.loop_body_a.shape[0], mode, cp.ws[WS_MAX_DRIFT], True)
+    code = check_drift(cw.pos, 2 * m.loop_body_a.shape[0], mode, wm.ws[WS_MAX_DRIFT], True)
     if code != OK:
         return code
-    center_of_mass(m, w, cp.com)
+    center_of_mass(m, w, wd.com)
     feet = np.zeros(2)
     if s[cr.CONTACT_MODEL] == cr.SOFT:
-        _soft_foot_contacts(m, cw, cp.contact_foot, feet)
+        _soft_foot_contacts(m, cw, wm.contact_foot, feet)
     else:
-        _foot_contacts(mode, cp.contact_foot, feet)
-    code = check_airborne(t, feet, cp.last_contact, cp.ws)
+        _foot_contacts(mode, wm.contact_foot, feet)
+    code = check_airborne(t, feet, wd.last_contact, wm.ws)
     if code != OK:
         return code
-    ta, active = control_torques(t, x[:n], x[n:], cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
-                    cp.joint_gain)
-    if cp.site_body.shape[0] > 0:
+    ta, active = control_torques(t, x[:n], x[n:], wm.ctrl, wd.tau, wd.joint_tau, wd.joint_rate,
+                    wd.joint_gain)
+    if wm.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
     # --- gait physics (issue 15): the soft contact's normal forces (vertical on flat
     # ground) are binned into the ground-reaction window; the event-driven hard contact's
     # impacts are jumps without a force, so it has none (grf_peak_bw NaN)
     grf = np.nan
     if s[cr.CONTACT_MODEL] == cr.SOFT:
-        grf = mt.accumulate_ground_force(cp.acc, t, _soft_normal_force(m, cw, cp.contact_foot))
-    if t >= cp.acc[mt.T_START]:
-        loaded, sliding = foot_slip_now(m, w, cw, s, mode, cp)
-        mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force, feet,
-                           torso_pitch(x, cp.ctrl))
-    mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if active else 0.0, feet[0],
-                         feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
-    mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,
-                            cp.ctrl.act_limit, cp.ctrl.act_motor)
+        grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
+    if t >= wd.acc[mt.T_START]:
+        loaded, sliding = foot_slip_now(m, w, cw, s, mode, wm)
+        ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet,
+                           torso_pitch(x, wm.ctrl))
+    ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if active else 0.0, feet[0],
+                         feet[1], wd.joint_tau, wd.joint_rate, wd.site_force)
+    ac.accumulate_actuators(wd.acc, t, wd.joint_tau, wd.joint_rate, wm.ctrl.act_kind,
+                            wm.ctrl.act_limit, wm.ctrl.act_motor)
     return 0
 
 
@@ -344,25 +371,38 @@ def integrate(x0, mode0, t_end, p, record_times, settings):
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
                 upright_pitch: float = 0.0) -> EventParams:
-    """The integrator's parameter record for ``model`` under ``ctrl``."""
+    """The integrator's parameter record for ``model`` under ``ctrl``: its model and a
+    fresh data record."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
-    return EventParams(model.arrays, make_workspace(model), ct.make_contact_workspace(model), s,
-                       make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch)
+    data = EventData(make_workspace(model), ct.make_contact_workspace(model),
+                     make_walk_data(wm, model.n, model.n_contacts))
+    return EventParams(EventModel(model.arrays, s, wm), data)
+
+
+def reset_data(p: EventParams) -> None:
+    """Put the walking part of the data record back as :func:`make_params` made it (in
+    place): the metric accumulator, clocks and scratch. The engine and contact workspaces
+    are the integrator's scratch and its cache on (t, x, mode), which :func:`start_modes`
+    leaves invalid; they keep what :func:`initial_modes` wrote."""
+    reset_walk_data(p.model.walk, p.data.walk)
 
 
 def initial_modes(x0: np.ndarray, p: EventParams, strike: int) -> tuple[np.ndarray, int]:
     """(mode int64[c], code) from :func:`start_modes`; x0 is updated in place."""
-    mode = np.zeros(p.model.contact_body.shape[0], dtype=np.int64)
+    mode = np.zeros(p.model.arrays.contact_body.shape[0], dtype=np.int64)
     code = start_modes(x0, mode, p, strike)
     return mode, int(code)
 
 
 def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSettings,
         record_times: np.ndarray | None = None) -> Rollout:
-    """Integrate from (x0, mode0) to settings.max_time (compiled); never raises for a
-    failing design (the status says what happened)."""
+    """Integrate from (x0, mode0) to settings.max_time (compiled) from a reset walking data
+    record (:func:`reset_data`), so a set-up replays the same; never raises for a failing
+    design (the status says what happened). The result owns its arrays."""
+    reset_data(p)
     walk_observe(0.0, x0, mode0, p)   # the first metric sample (no-op before the window)
     rt = np.zeros(0) if record_times is None else np.ascontiguousarray(record_times, dtype=np.float64)
     s = hy.settings("dopri5", rtol=settings.rtol, atol=settings.atol, h_max=settings.h_max,
@@ -381,7 +421,7 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSett
         if not np.isnan(rec_x[k, 0]):
             contact_forces(rt[k], rec_x[k].copy(), rec_mode[k].copy(), p, buf)
             forces[k] = buf
-    return Rollout(name, message, time, p.walk.acc, x, mode, int(n_steps), int(n_events), rt,
+    return Rollout(name, message, time, p.data.walk.acc, x, mode, int(n_steps), int(n_events), rt,
                    rec_x, rec_mode, forces)
 
 

@@ -15,7 +15,7 @@ whole rollout is one compiled loop of
    ``max_hip_rise`` above its standing height -- walking has no flight phase), on
    constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
    deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
-   metric sample (:mod:`codesign.walking.metrics`) at the step's start with the step's
+   metric sample (:mod:`codesign.walking.accumulators`) at the step's start with the step's
    mean forces (interaction forces at the human joints and the device's attachments:
    those of the continuous phases, :func:`impact_step` holds the last value through a
    touch-down impact), the feet's slip (sw.ut of the loaded points), the vertical ground
@@ -33,6 +33,11 @@ thousands of events per simulated second, which is why stepping is the default.
 Initial state inside the gait: built by :mod:`codesign.walking.setup`; here
 :func:`place_on_ground` puts the lowest contact point on the ground with zero velocity.
 The first steps settle the other points (plastic impacts come out of the step).
+
+The parameters ``p`` are a :class:`StepModel` (the fixed numbers of one set-up) and a
+:class:`StepData` (what a run writes: scratch, the contact solver's warm start, the
+metric accumulator, clocks), as MuJoCo's MjModel and MjData; :func:`run` resets the data
+first (:func:`reset_data`), so a set-up replays the same, and its result owns copies.
 
 Status codes, settings and the result record: :mod:`codesign.walking.rollout_base`.
 """
@@ -52,21 +57,45 @@ from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
+from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
-                                           RolloutSettings, WalkParams, check_airborne, check_body,
-                                           check_drift, cuff_forces, make_walk, site_forces,
-                                           status_of)
+                                           RolloutSettings, WalkData, WalkModel, check_airborne,
+                                           check_body, check_drift, clone_arrays, copy_arrays,
+                                           cuff_forces, make_walk, make_walk_data,
+                                           reset_walk_data, site_forces, status_of, zero_arrays)
+
+
+class StepModel(NamedTuple):
+    """The stepping rollout's model: the fixed numbers of one set-up, never written by a
+    run (as MuJoCo's MjModel)."""
+
+    arrays: Any                    # ModelArrays (Model.arrays)
+    contact_settings: np.ndarray   # contact_rows.make_settings
+    step_settings: np.ndarray      # timestep.step_settings
+    walk: WalkModel                # controller, checks' bounds, sites, the accumulator's start
+
+
+class StepData(NamedTuple):
+    """The stepping rollout's data: what one run writes (as MuJoCo's MjData); put back as
+    made by :func:`reset_data`."""
+
+    work: Any               # engine Workspace (make_workspace): scratch
+    step_work: Any          # time-step workspace (timestep.make_step_workspace): the contact
+                            # solver's warm start (modes, impulses), counters, scratch
+    walk: WalkData          # metric accumulator, clocks, counts, scratch
+
 
 class StepParams(NamedTuple):
-    """The stepping rollout's parameters (the compiled functions' ``p``)."""
+    """The stepping rollout's parameters (the compiled functions' ``p``): model and data."""
 
-    model: Any              # ModelArrays (Model.arrays)
-    work: Any               # engine Workspace (make_workspace)
-    step_work: Any          # time-step workspace (timestep.make_step_workspace): modes, impulses
-    contact_settings: np.ndarray   # contact.make_settings
-    step_settings: np.ndarray      # timestep.step_settings
-    walk: WalkParams        # controller, checks, metric accumulator, scratch
+    model: StepModel
+    data: StepData
+
+
+# the fields of the time-step workspace that are the sparsity pattern of M~'s factor
+# (fixed numbers of the model, timestep.make_step_workspace): a reset keeps them
+STEP_PATTERN_FIELDS = ("fac_ptr", "fac_idx", "fac_mask", "full_ptr", "full_idx")
 
 
 # --------------------------------------------------------------------------- compiled loop
@@ -99,53 +128,54 @@ def vertical_impulse(sw, c, h, slope):
 def observe(t, x, p, assist_active):
     """Checks and one metric sample after the step from time t (module docstring).
     Returns OK or a termination code."""
-    m, w, sw, cs, ss, cp = p
-    code = check_body(x, cp.wi, cp.ws)
+    m, cs, ss, wm = p.model
+    w, sw, wd = p.data
+    code = check_body(x, wm.wi, wm.ws)
     if code != OK:
         return code
     nl = 2 * m.loop_body_a.shape[0]
     c = m.contact_body.shape[0]
-    code = check_drift(sw.pos, nl, sw.mode, cp.ws[WS_MAX_DRIFT], False)
+    code = check_drift(sw.pos, nl, sw.mode, wm.ws[WS_MAX_DRIFT], False)
     if code != OK:
         return code
-    feet_before0 = cp.feet[0]
-    feet_before1 = cp.feet[1]
-    cp.feet[0] = 0.0
-    cp.feet[1] = 0.0
+    feet_before0 = wd.feet[0]
+    feet_before1 = wd.feet[1]
+    wd.feet[0] = 0.0
+    wd.feet[1] = 0.0
     for i in range(c):
         if sw.mode[i] != ts.INACTIVE:
-            cp.feet[cp.contact_foot[i]] = 1.0
-    code = check_airborne(t + ss[ts.H], cp.feet, cp.last_contact, cp.ws)
+            wd.feet[wm.contact_foot[i]] = 1.0
+    code = check_airborne(t + ss[ts.H], wd.feet, wd.last_contact, wm.ws)
     if code != OK:
         return code
     for foot in range(2):
         before = feet_before0 if foot == 0 else feet_before1
-        if before == 1.0 and cp.feet[foot] == 0.0:
-            mt.accumulate_liftoff(cp.acc, t, foot)
-        if before == 0.0 and cp.feet[foot] == 1.0:
+        if before == 1.0 and wd.feet[foot] == 0.0:
+            ac.accumulate_liftoff(wd.acc, t, foot)
+        if before == 0.0 and wd.feet[foot] == 1.0:
             for i in range(c):   # the foot's first loaded point
-                if cp.contact_foot[i] == foot and sw.mode[i] != ts.INACTIVE:
+                if wm.contact_foot[i] == foot and sw.mode[i] != ts.INACTIVE:
                     body_point_world(w, m.contact_body[i], m.contact_xz[i, 0],
-                                     m.contact_xz[i, 1], cp.point)
-                    mt.accumulate_touchdown(cp.acc, t, foot, cp.point[0])
+                                     m.contact_xz[i, 1], wd.point)
+                    ac.accumulate_touchdown(wd.acc, t, foot, wd.point[0])
                     break
     # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
-    grf = mt.push_ground_impulse(cp.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
-    if t < cp.acc[mt.T_START]:
+    grf = ac.push_ground_impulse(wd.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
+    if t < wd.acc[mt.T_START]:
         return OK                              # before the metrics' window
-    center_of_mass(m, w, cp.com)
-    if cp.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
+    center_of_mass(m, w, wd.com)
+    if wm.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
         # the step's mean forces and accelerations; an impact step holds the last value
         site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
-                    cs[ct.SLOPE], sw.qdd, cp)
-        cuff_forces(w, sw.loop_force, cp)
-    loaded, sliding = mt.foot_slip(sw.mode, sw.ut, cp.contact_foot, mt.SLIP_SPEED)
-    mt.accumulate_gait(cp.acc, t, loaded, sliding, grf, x, cp.gait_q, cp.cuff_force, cp.feet,
-                       torso_pitch(x, cp.ctrl))
-    mt.accumulate_sample(cp.acc, t, cp.com[0], cp.com[2], 1.0 if assist_active else 0.0,
-                         cp.feet[0], cp.feet[1], cp.joint_tau, cp.joint_rate, cp.site_force)
-    mt.accumulate_actuators(cp.acc, t, cp.joint_tau, cp.joint_rate, cp.ctrl.act_kind,
-                            cp.ctrl.act_limit, cp.ctrl.act_motor)
+                    cs[ct.SLOPE], sw.qdd, wm, wd)
+        cuff_forces(w, sw.loop_force, wm, wd)
+    loaded, sliding = ac.foot_slip(sw.mode, sw.ut, wm.contact_foot, mt.SLIP_SPEED)
+    ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, wd.feet,
+                       torso_pitch(x, wm.ctrl))
+    ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if assist_active else 0.0,
+                         wd.feet[0], wd.feet[1], wd.joint_tau, wd.joint_rate, wd.site_force)
+    ac.accumulate_actuators(wd.acc, t, wd.joint_tau, wd.joint_rate, wm.ctrl.act_kind,
+                            wm.ctrl.act_limit, wm.ctrl.act_motor)
     return OK
 
 
@@ -184,44 +214,46 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
 
     Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
     t0 continues a gait from a state taken at that time, e.g. a stride map); the airborne
-    clock restarts at t0 (cp.last_contact[0] = t0) and the contact solver's warm start (sw.P,
-    sw.mode) is used as found, so a caller replaying from a state sets both. Metric
-    samples accumulate into cp.acc as usual (its window starts at max_time / 2).
+    clock restarts at t0 (wd.last_contact[0] = t0) and the data record p.data (the contact
+    solver's warm start sw.P, sw.mode; the feet in contact; the accumulator) is used as
+    found, so a caller replaying from a state sets it (:func:`copy_data`). Metric
+    samples accumulate into wd.acc as usual (its window starts at max_time / 2).
     Records x and the contact modes at the first step start at or after each of
     record_times (sorted), with the contact forces' mean since the previous record
     (:func:`record`). Returns (code, time reached s, steps)."""
-    m, w, sw, cs, ss, cp = p
+    m, cs, ss, wm = p.model
+    w, sw, wd = p.data
     n = m.parent.shape[0]
     c = m.contact_body.shape[0]
     q = x[:n]
     v = x[n:]
     h = ss[ts.H]
     n_steps = int(math.floor((t_end - t0) / h + 0.5))
-    cp.last_contact[0] = t0
+    wd.last_contact[0] = t0
     k_rec = 0
     t_rec = t0                      # time of the last record (the forces' mean starts there)
     if record_times.shape[0] > 0:
         rec_force[0, :, :] = 0.0    # impulses summed until the first record
-    prev_mode = cp.prev_mode
+    prev_mode = wd.prev_mode
     for i in range(c):
         prev_mode[i] = sw.mode[i]
-    passive_row_gains(cp.ctrl, cp.Kimp, cp.Dimp)   # constant; the steps update the rest
+    passive_row_gains(wm.ctrl, wd.Kimp, wd.Dimp)   # constant; the steps update the rest
     for k in range(n_steps):
         t = t0 + k * h
         k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
         c0 = cy.cycles()
-        _, active = control_torques(t, q, v, cp.ctrl, cp.tau, cp.joint_tau, cp.joint_rate,
-                                    cp.joint_gain)
-        update_gains(cp.ctrl, cp.joint_gain, active, cp.Kimp, cp.Dimp)
+        _, active = control_torques(t, q, v, wm.ctrl, wd.tau, wd.joint_tau, wd.joint_rate,
+                                    wd.joint_gain)
+        update_gains(wm.ctrl, wd.joint_gain, active, wd.Kimp, wd.Dimp)
         cy.add(sw.cycles, cy.CONTROL, c0)
-        code = ts.step(m, w, sw, cs, ss, q, v, cp.tau, cp.Kimp, cp.Dimp)
+        code = ts.step(m, w, sw, cs, ss, q, v, wd.tau, wd.Kimp, wd.Dimp)
         if code == ts.STEP_MASS_NOT_PD:
             return MASS_NOT_PD, t, k
         if code != ts.STEP_OK:
             return NOT_FINITE, t, k
         for i in range(c):
             if sw.mode[i] != prev_mode[i]:
-                cp.counts[0] += 1
+                wd.counts[0] += 1
                 prev_mode[i] = sw.mode[i]
         if k_rec < record_times.shape[0]:       # the step's impulses, for the next record
             for i in range(c):
@@ -241,23 +273,47 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
                 upright_pitch: float = 0.0) -> StepParams:
-    """The compiled rollout's parameter record for ``model`` under ``ctrl``."""
+    """The compiled rollout's parameter record for ``model`` under ``ctrl``: its model and
+    a fresh data record."""
     cs = ct.make_settings("hard", mu=settings.mu)
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
                           pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
-    return StepParams(model.arrays, make_workspace(model), ts.make_step_workspace(model, implicit_rows),
-                      cs, ss,
-                      make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch))
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch)
+    data = StepData(make_workspace(model), ts.make_step_workspace(model, implicit_rows),
+                    make_walk_data(wm, model.n, model.n_contacts))
+    return StepParams(StepModel(model.arrays, cs, ss, wm), data)
+
+
+def reset_data(p: StepParams) -> None:
+    """Put the data record p.data back as :func:`make_params` made it (in place): scratch,
+    the contact solver's warm start (all points inactive, no impulses), its counters, the
+    metric accumulator, clocks and counts."""
+    zero_arrays(p.data.work)
+    zero_arrays(p.data.step_work, keep=STEP_PATTERN_FIELDS)
+    reset_walk_data(p.model.walk, p.data.walk)
+
+
+def copy_data(src: StepData, dst: StepData) -> None:
+    """Copy the data record ``src`` (e.g. a :func:`clone_data` of a settled run) into
+    ``dst`` in place: a run from dst then starts from the same solver state, bit for bit."""
+    copy_arrays(src, dst)
+
+
+def clone_data(data: StepData) -> StepData:
+    """A copy of the data record ``data`` (its arrays copied)."""
+    return clone_arrays(data)
 
 
 def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
         record_times: np.ndarray | None = None, t0: float = 0.0) -> Rollout:
-    """Simulate from x0 to settings.max_time (compiled; the contact modes start as found
-    in p.step_work); never raises for a failing design (the status says what happened).
-    ``t0`` (s): the time of x0 on the controller's clock (:func:`walk`); max_time stays
-    the end time."""
-    m = p.model
+    """Simulate from x0 to settings.max_time (compiled) from a reset data record
+    (:func:`reset_data`: all contacts inactive), so a set-up replays the same; never raises
+    for a failing design (the status says what happened). ``t0`` (s): the time of x0 on the
+    controller's clock (:func:`walk`); max_time stays the end time. The result owns its
+    arrays (a later run leaves it as it is)."""
+    reset_data(p)
+    m = p.model.arrays
     c = m.contact_body.shape[0]
     rt = np.zeros(0) if record_times is None else np.ascontiguousarray(record_times, dtype=np.float64)
     rec_x = np.full((rt.shape[0], x0.shape[0]), np.nan)
@@ -267,18 +323,18 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, float(t0))
     code, t = int(code), float(t)
     rec_force[np.isnan(rec_x[:, 0])] = np.nan     # records never reached: the impulses summed for them
-    sw, cp = p.step_work, p.walk
+    sw, wd = p.data.step_work, p.data.walk
     status, message = status_of(code, t)
     time = settings.max_time if code == OK else t
-    return Rollout(status, message, time, cp.acc, x, sw.mode.copy(), int(steps),
-                   int(cp.counts[0]), rt, rec_x, rec_mode, rec_force)
+    return Rollout(status, message, time, wd.acc, x, sw.mode, int(steps),
+                   int(wd.counts[0]), rt, rec_x, rec_mode, rec_force)
 
 
 def step_statistics(p: StepParams) -> dict[str, float]:
     """Steps, Gauss-Seidel sweeps, unconverged contact problems and steps that kept
     approximate impulses of a stepping rollout; the contact points' summed slip path (m)
     and friction dissipation (J)."""
-    sw = p.step_work
+    sw = p.data.step_work
     s = sw.stats
     return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
             "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),

@@ -10,8 +10,8 @@ import numpy as np
 
 from codesign.dynamics.model import REVOLUTE
 from codesign.model.gait import nominal_gait
-from codesign.walking.metrics import (GRF_WINDOW, heel_strikes, nominal_gait_agreement,
-                                      stride_gait_agreement)
+from codesign.walking.gait_agreement import heel_strikes, nominal_gait_agreement, stride_gait_agreement
+from codesign.walking.metrics import GRF_WINDOW
 
 
 def trajectory_table(rollout, setup):
@@ -61,8 +61,8 @@ def gait_agreement(table, setup, t_end: float) -> dict[str, dict[str, float]]:
     """A trajectory table's agreement with the nominal gait over the second half of the
     rollout (the metrics' window): ``{"controller_phase": ..., "strides": ...}``, the
     simulated angles against Winter's at the controller's phase
-    (:func:`~codesign.walking.metrics.nominal_gait_agreement`) and over strides from heel
-    strike to heel strike (:func:`~codesign.walking.metrics.stride_gait_agreement`; a
+    (:func:`~codesign.walking.gait_agreement.nominal_gait_agreement`) and over strides from heel
+    strike to heel strike (:func:`~codesign.walking.gait_agreement.stride_gait_agreement`; a
     foot is on the ground while one of its contact points carries a normal force)."""
     bodies = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
     angles = {f"{j}_{s}": table[f"q_{b}_{s}_rad"].to_numpy() for j, b in bodies.items() for s in "rl"}

@@ -16,6 +16,7 @@ from codesign.dynamics import timestep as ts
 from codesign.dynamics.testing.examples import serial_chain
 from codesign.dynamics.model import make_workspace
 from codesign.model import actuators as act
+from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 
 ACT = act.Actuator()                      # 120 N m, 8 rad/s, 240 W (corner at 2 rad/s)
@@ -159,8 +160,8 @@ def test_electrical_energy_of_a_driven_pendulum_matches_quad(regeneration):
         q, v = np.array([A * math.sin(W * t)]), np.array([A * W * math.cos(W * t)])
         _, jt, jr, gain = _torques(ctrl, q, v, t)
         saturated += gain[0, 0] == 0.0
-        mt.accumulate_actuators(acc, t, jt, jr, ctrl.act_kind, ctrl.act_limit, ctrl.act_motor)
-        mt.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 1.0, jt, jr, np.zeros(0))
+        ac.accumulate_actuators(acc, t, jt, jr, ctrl.act_kind, ctrl.act_limit, ctrl.act_motor)
+        ac.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 1.0, jt, jr, np.zeros(0))
     assert 0 < saturated < t_end / dt                  # both regimes visited
 
     def power(t):

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from codesign.model import actuators as act
+from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
+from metric_oracles import actuator_metrics_reference
 
 
 # the designs the studies found under the thesis's rules (2 kg, unbounded actuators), before
@@ -35,10 +37,10 @@ def test_compiled_actuator_metrics_equal_the_reference():
     t, tau, rate, kind, limit, motor = synthetic()
     acc = mt.new_accumulator(0, 1.0)
     for i in range(len(t)):
-        mt.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
-        mt.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
+        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
     got = mt.finalize(acc, time=4.0, n_joints=3)
-    ref = mt.actuator_metrics_reference(t, tau, rate, kind, limit, motor, t_start=1.0)
+    ref = actuator_metrics_reference(t, tau, rate, kind, limit, motor, t_start=1.0)
     assert set(ref) == {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"}
     for k in ref:
         assert got[k] == pytest.approx(ref[k], rel=1e-12), k
@@ -51,8 +53,8 @@ def test_without_motors_the_actuator_metrics_are_left_out():
     kind = np.full(3, act.NO_MOTOR)
     acc = mt.new_accumulator(0, 1.0)
     for i in range(len(t)):
-        mt.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
-        mt.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
+        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
     m = mt.finalize(acc, time=4.0, n_joints=3)
     assert not {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"} & set(m)
     assert m["power"] > 0                                 # `power` keeps all active joints

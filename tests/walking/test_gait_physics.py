@@ -16,6 +16,7 @@ from codesign.dynamics import contact_rows as ct
 from codesign.dynamics.testing import examples
 from codesign.dynamics import timestep as ts
 from codesign.dynamics.model import make_workspace
+from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 
 G = 9.81
@@ -41,10 +42,10 @@ def block_run(q, v, steps, h, mu):
         t = k * h
         assert ts.step(m, w, sw, cs, ss, q, v, tau, K, D) == ts.STEP_OK
         impulse = h * sw.force[:, 0].sum()                  # flat ground: normal = vertical
-        grf = mt.push_ground_impulse(acc, impulse)
-        loaded, sliding = mt.foot_slip(sw.mode, sw.ut, foot, mt.SLIP_SPEED)
-        mt.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS, ONE_FOOT, np.nan)
-        mt.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 0.0, EMPTY, EMPTY, EMPTY)
+        grf = ac.push_ground_impulse(acc, impulse)
+        loaded, sliding = ac.foot_slip(sw.mode, sw.ut, foot, mt.SLIP_SPEED)
+        ac.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS, ONE_FOOT, np.nan)
+        ac.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 0.0, EMPTY, EMPTY, EMPTY)
     return acc, model
 
 
@@ -100,7 +101,7 @@ def test_binned_continuous_ground_force_is_the_windowed_impulse(seed):
     t = t[t < 0.12]
     pulse = np.where((t >= t_hit) & (t < t_hit + tau), P * np.sin(np.pi * (t - t_hit) / tau), 0.0)
     acc = mt.new_accumulator(0, 0.0, mt.grf_window_steps(h), h)
-    out = np.array([mt.accumulate_ground_force(acc, ti, W + fi) for ti, fi in zip(t, pulse)])
+    out = np.array([ac.accumulate_ground_force(acc, ti, W + fi) for ti, fi in zip(t, pulse)])
     done = out[np.isfinite(out)]
     assert len(done) == int((t[-1] - t[0]) / h)        # one value per completed bin
     n = mt.grf_window_steps(h)                          # the ring fills from zero first
@@ -108,7 +109,7 @@ def test_binned_continuous_ground_force_is_the_windowed_impulse(seed):
     truth = W + 2 * P * tau / (np.pi * T)
     assert done.max() == pytest.approx(truth, rel=3e-4 * (truth - W) / truth + 1e-9)
     acc_off = mt.new_accumulator(0, 0.0, 0, h)          # no ring: nothing measured
-    assert math.isnan(mt.accumulate_ground_force(acc_off, 0.5, W))
+    assert math.isnan(ac.accumulate_ground_force(acc_off, 0.5, W))
 
 
 @pytest.mark.slow
@@ -150,7 +151,7 @@ def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
     assert np.abs(r.x[n:]).max() < 1e-6                      # standing still
     device = sum(model.mass[b] for b, name in enumerate(model.body_names) if name.startswith("wr"))
     assert device > 1.0
-    f = p.walk.cuff_force                                    # on the device, N (last sample)
+    f = p.data.walk.cuff_force                                    # on the device, N (last sample)
     g = model.gravity
     assert f[:, 1].sum() == pytest.approx(device * g, rel=1e-6)
     assert abs(f[:, 0].sum()) <= 1e-6 * device * g

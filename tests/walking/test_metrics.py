@@ -6,7 +6,10 @@ import math
 import numpy as np
 import pytest
 
+from codesign.walking import accumulators as ac
+from codesign.walking import gait_agreement as ga
 from codesign.walking import metrics as mt
+from metric_oracles import metrics_reference
 
 F = 0.9            # gait frequency, Hz
 W = 2 * math.pi * F
@@ -66,11 +69,11 @@ def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
     for i in range(len(t)):
         while td and td[0][0] <= t[i]:
             tk, foot, xf = td.pop(0)
-            mt.accumulate_touchdown(acc, tk, foot, xf)
-        mt.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
+            ac.accumulate_touchdown(acc, tk, foot, xf)
+        ac.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
                            gait["angles"][i], gait_q, gait["cuff"][i], gait["feet"][i],
                            gait["pitch"][i])
-        mt.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
+        ac.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
                              force[i])
     return mt.finalize(acc, time=10.0, n_joints=tau.shape[1], **kw)
 
@@ -81,7 +84,7 @@ KW = dict(site_names=("hip_r", "knee_r"), total_mass=70.0, gravity=9.81)
 def test_compiled_equals_reference():
     data = synthetic()
     got = compiled(*data, **KW)
-    ref = mt.metrics_reference(*data, t_start=5.0, time=10.0, gait=synthetic_gait(data[0]), **KW)
+    ref = metrics_reference(*data, t_start=5.0, time=10.0, gait=synthetic_gait(data[0]), **KW)
     assert got.keys() == ref.keys()
     for k in got:
         assert got[k] == pytest.approx(ref[k], rel=1e-10, abs=1e-12), k
@@ -131,7 +134,7 @@ def test_flight_phase_counts_non_contact_time():
 
 def test_empty_window_gives_nan_not_error():
     acc = mt.new_accumulator(0, 5.0)
-    mt.accumulate_sample(acc, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(0))
+    ac.accumulate_sample(acc, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.zeros(1), np.zeros(1), np.zeros(0))
     m = mt.finalize(acc, time=1.0, n_joints=1)
     assert m["time"] == 1.0 and math.isnan(m["speed"]) and math.isnan(m["power"])
     for name in ("foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg",
@@ -152,13 +155,13 @@ def test_nominal_gait_agreement_known_answers():
     for k, joint in enumerate(("hip", "knee", "ankle")):
         angles[f"{joint}_r"] = right[:, k] + 0.1        # offset: r stays 1, RMS = offset
         angles[f"{joint}_l"] = left[:, k] + 0.1
-    out = mt.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
+    out = ga.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
     for joint in ("hip", "knee", "ankle"):
         assert out[f"{joint}_corr"] == pytest.approx(1.0, abs=1e-12)
         assert out[f"{joint}_rms_rad"] == pytest.approx(0.1, abs=1e-12)
     # the left leg driven in phase with the right (no half-period shift): no longer equal
     angles["knee_l"] = right[:, 1]
-    shifted = mt.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
+    shifted = ga.nominal_gait_agreement(t, angles, gait, f, phi0, 5.0)
     assert shifted["knee_corr"] < 0.9 and shifted["knee_rms_rad"] > 0.1
 
 
@@ -181,19 +184,19 @@ def test_stride_agreement_aligns_each_stride_at_heel_strike():
             angles[f"{joint}_{side}"] = a[:, j] - 0.05
         # touchdown detection from a contact signal: on the ground for the first 60 %
         on = (phase < 0.6) & (t >= s[0])
-        found = mt.heel_strikes(t, on)
+        found = ga.heel_strikes(t, on)
         expected = s[(s <= t[-1]) & (s >= 0.2)]         # the first needs 0.2 s off before
         assert found.shape == expected.shape and np.allclose(found, expected, atol=0.002)
         strikes[side] = expected                         # the exact ones: r = 1 to round-off
-    out = mt.stride_gait_agreement(t, angles, gait, strikes, 5.0)
+    out = ga.stride_gait_agreement(t, angles, gait, strikes, 5.0)
     for joint in ("hip", "knee", "ankle"):
         assert out[f"{joint}_corr"] == pytest.approx(1.0, abs=1e-9)
         assert out[f"{joint}_rms_rad"] == pytest.approx(0.05, abs=1e-9)
-    clock = mt.nominal_gait_agreement(t, angles, gait, 0.9, 0.0, 5.0)
+    clock = ga.nominal_gait_agreement(t, angles, gait, 0.9, 0.0, 5.0)
     assert clock["knee_corr"] < 0.9
     # a lift shorter than the minimum swing (0.2 s) is not a stride
     lift = (np.arange(100) < 20) | (np.arange(100) >= 35)          # off for 0.15 s
-    assert mt.heel_strikes(np.arange(100) * 0.01, lift).size == 0
+    assert ga.heel_strikes(np.arange(100) * 0.01, lift).size == 0
 
 
 def test_a_bounce_or_a_scuff_is_not_a_step():
@@ -206,9 +209,9 @@ def test_a_bounce_or_a_scuff_is_not_a_step():
         acc = mt.new_accumulator(0, t_start)
         for kind, t, foot, x in events:
             if kind == "off":
-                mt.accumulate_liftoff(acc, t, foot)
+                ac.accumulate_liftoff(acc, t, foot)
             else:
-                mt.accumulate_touchdown(acc, t, foot, x)
+                ac.accumulate_touchdown(acc, t, foot, x)
         return acc[mt.STEP_SUM] / acc[mt.STEP_COUNT], int(acc[mt.STEP_COUNT])
 
     clean = []

@@ -91,7 +91,7 @@ def test_dropped_human_is_airborne_only_if_free_fall_outlasts_the_limit(drop, ai
     r = ro.run(x0, mode0, p, settings)
     if not airborne:
         assert r.status == "ok" and r.time == 0.2
-        assert p.walk.last_contact[0] == pytest.approx(0.2)  # on the ground at the end
+        assert p.data.walk.last_contact[0] == pytest.approx(0.2)  # on the ground at the end
         return
     assert r.status == "airborne" and "max_airborne_time" in r.message
     h = settings.h
@@ -226,11 +226,12 @@ def test_sparse_factor_changes_a_ten_second_walk_only_by_rounding(name):
         assert early is None
         p = setup.p
         if factor == "dense":
-            p = p._replace(step_work=ts.make_step_workspace(setup.model, np.ones((1, setup.model.n))))
+            p = p._replace(data=p.data._replace(
+                step_work=ts.make_step_workspace(setup.model, np.ones((1, setup.model.n)))))
         rollout = stepping.run(setup.x0, p, settings.rollout)
         assert rollout.status == "ok"
         metrics[factor] = metrics_of(rollout, setup)
-        assert p.step_work.stats[ts.STAT_DENSE] == 0
+        assert p.data.step_work.stats[ts.STAT_DENSE] == 0
     for key, value in metrics["sparse"].items():
         if math.isfinite(value):
             assert metrics["dense"][key] == pytest.approx(value, rel=1e-8, abs=1e-9), key

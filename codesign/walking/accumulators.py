@@ -1,0 +1,258 @@
+"""The compiled metric accumulators (thesis 4.1.2, 4.2.3, 5.4.3): what the rollouts call per
+sample to fill the accumulator of :mod:`codesign.walking.metrics` (its slots, the metric
+registry and the finalizers are there).
+
+Per sample the rollout provides: time t (s), forward progress x (m, e.g. the CoM or pelvis
+x) and its rate vx (m/s), assist active (0/1), right/left foot in contact (0/1), torque
+(N m) and rate (rad/s) of every actuated joint, and force magnitudes (N) at "interaction
+sites" (the human hip and knee joints, from the engine's joint constraint forces). At each
+foot touchdown it provides the foot's x position and at each lift-off its time; per step
+(or per sample of a continuous force) the vertical ground impulse
+(:func:`push_ground_impulse`, :func:`accumulate_ground_force`); per sample the gait
+physics (:func:`accumulate_gait`) and the actuators' torques and rates
+(:func:`accumulate_actuators`). Samples before the window (``T_START``) are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from codesign.model import actuators as act
+from codesign.walking.metrics import (A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
+                                       A_TAU_RATIO, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
+                                       GRF_BIN_IMPULSE, GRF_H, GRF_NEXT, GRF_PEAK, GRF_PREV_F,
+                                       GRF_PREV_T, GRF_RING, GRF_STEPS, HEADER, I_ASSIST,
+                                       I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
+                                       I_PITCH2, I_SLIDING, I_STANCE, I_TAU2, I_VX, I_VX2,
+                                       JOINT_RANGE_DEG, JOINT_SIGN, KNEE_HYPER_PEAK,
+                                       LIFTOFF_T, MIN_SWING_S, N_SAMPLES, PREV_ASSIST,
+                                       PREV_FEET, PREV_FLIGHT, PREV_KNEE_STANCE, PREV_LOADED,
+                                       PREV_PITCH2, PREV_POWER, PREV_SLIDING, PREV_STANCE,
+                                       PREV_TAU2, PREV_VX, RANGE_PEAK, SITE_I_F2, SITE_PEAK,
+                                       SITE_PREV_F2, SITE_SLOTS, STEP_COUNT, STEP_SUM,
+                                       TD_FOOT, TD_X, T_FIRST, T_LAST, T_START, X_FIRST,
+                                       X_LAST)
+
+
+# --------------------------------------------------------------------------- actuators (issue 15)
+@njit(cache=True, _nrt=False)
+def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
+                         joint_rate: np.ndarray, kind: np.ndarray, limit: np.ndarray,
+                         motor: np.ndarray) -> None:
+    """Add one sample of the actuator metrics (metrics.REGISTRY): delivered torques and
+    rates of the active joints with their kinds, envelopes and motor constants
+    (ControllerArrays.act_kind / act_limit / act_motor); joints of kind NO_MOTOR are not
+    actuators. Samples in time order, the same as :func:`accumulate_sample`'s."""
+    if t < acc[T_START]:
+        return
+    p_el = 0.0
+    motors = 0
+    for j in range(joint_tau.shape[0]):
+        if kind[j] == act.NO_MOTOR:
+            continue
+        motors += 1
+        tau = joint_tau[j]
+        w = joint_rate[j]
+        p_el += act.electrical_power(tau, w, motor[j])
+        speed_ratio = abs(w) / limit[j, act.LIMIT_SPEED]
+        if speed_ratio > acc[A_SPEED_RATIO]:
+            acc[A_SPEED_RATIO] = speed_ratio
+        if speed_ratio <= 1.0:
+            lim = act.torque_limit(w, limit[j])
+            if abs(tau) / lim > acc[A_TAU_RATIO]:
+                acc[A_TAU_RATIO] = abs(tau) / lim
+    acc[A_MOTORS] = motors
+    if acc[A_SAMPLES] > 0.0:
+        acc[A_I_EL] += 0.5 * (t - acc[A_T_PREV]) * (acc[A_PREV_PEL] + p_el)
+    acc[A_SAMPLES] += 1.0
+    acc[A_T_PREV] = t
+    acc[A_PREV_PEL] = p_el
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_sample(acc: np.ndarray, t: float, x: float, vx: float, assist: float,
+                      contact_r: float, contact_l: float, joint_tau: np.ndarray,
+                      joint_rate: np.ndarray, site_force: np.ndarray) -> None:
+    """Add one sample (the module docstring's per-sample quantities); samples must come in time order."""
+    if t < acc[T_START]:
+        return
+    power = 0.0
+    tau2 = 0.0
+    for j in range(joint_tau.shape[0]):
+        power += abs(joint_tau[j] * joint_rate[j])
+        tau2 += joint_tau[j] * joint_tau[j]
+    flight = 1.0 if (contact_r <= 0.0 and contact_l <= 0.0) else 0.0
+    stance = 0.5 * (contact_r + contact_l)
+    if acc[N_SAMPLES] == 0.0:
+        acc[T_FIRST] = t
+        acc[X_FIRST] = x
+    else:
+        h = 0.5 * (t - acc[T_LAST])
+        acc[I_VX] += h * (acc[PREV_VX] + vx)
+        acc[I_VX2] += h * (acc[PREV_VX] * acc[PREV_VX] + vx * vx)
+        acc[I_ASSIST] += h * (acc[PREV_ASSIST] + assist)
+        acc[I_FLIGHT] += h * (acc[PREV_FLIGHT] + flight)
+        acc[I_STANCE] += h * (acc[PREV_STANCE] + stance)
+        acc[I_ENERGY] += h * (acc[PREV_POWER] + power)
+        acc[I_TAU2] += h * (acc[PREV_TAU2] + tau2)
+    for k in range(site_force.shape[0]):
+        base = HEADER + SITE_SLOTS * k
+        f2 = site_force[k] * site_force[k]
+        if acc[N_SAMPLES] > 0.0:
+            acc[base + SITE_I_F2] += 0.5 * (t - acc[T_LAST]) * (acc[base + SITE_PREV_F2] + f2)
+        acc[base + SITE_PREV_F2] = f2
+        if abs(site_force[k]) > acc[base + SITE_PEAK]:
+            acc[base + SITE_PEAK] = abs(site_force[k])
+    acc[N_SAMPLES] += 1.0
+    acc[T_LAST] = t
+    acc[X_LAST] = x
+    acc[PREV_VX] = vx
+    acc[PREV_ASSIST] = assist
+    acc[PREV_FLIGHT] = flight
+    acc[PREV_STANCE] = stance
+    acc[PREV_POWER] = power
+    acc[PREV_TAU2] = tau2
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_liftoff(acc: np.ndarray, t: float, foot: int) -> None:
+    """A foot (0 right, 1 left) left the ground at t (s)."""
+    acc[LIFTOFF_T + foot] = t
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) -> None:
+    """A foot (0 right, 1 left) touched down at x_foot (m): a step if the other foot was the
+    last to touch down inside the window. A foot back after less than MIN_SWING_S in the
+    air (:func:`accumulate_liftoff`) only bounced or scuffed: no touchdown."""
+    if t < acc[T_START] or t - acc[LIFTOFF_T + foot] < MIN_SWING_S:
+        return
+    if acc[TD_FOOT] >= 0.0 and int(acc[TD_FOOT]) != foot:
+        acc[STEP_SUM] += abs(x_foot - acc[TD_X])
+        acc[STEP_COUNT] += 1.0
+    acc[TD_FOOT] = foot
+    acc[TD_X] = x_foot
+
+
+# --------------------------------------------------------------------------- gait physics (issue 15)
+@njit(cache=True, _nrt=False)
+def foot_slip(loaded, ut, contact_foot, slip_speed):
+    """(feet loaded, feet sliding) of one sample, each 0, 1 or 2: a foot is loaded when one
+    of its contact points is (loaded[i] != 0: it carries a normal force) and slides when a
+    loaded point has |ut[i]| (m/s, tangential velocity) > slip_speed; contact_foot[i] is
+    the point's foot (0 or 1)."""
+    l0 = l1 = s0 = s1 = 0.0
+    for i in range(loaded.shape[0]):
+        if loaded[i] == 0:
+            continue
+        slides = 1.0 if abs(ut[i]) > slip_speed else 0.0
+        if contact_foot[i] == 0:
+            l0 = 1.0
+            s0 = max(s0, slides)
+        else:
+            l1 = 1.0
+            s1 = max(s1, slides)
+    return l0 + l1, s0 + s1
+
+
+@njit(cache=True, _nrt=False)
+def push_ground_impulse(acc, impulse):
+    """Add one step's total vertical ground impulse (N s) to the window ring (every step,
+    also before the metrics' window). Returns the vertical ground reaction averaged over
+    the last GRF_STEPS steps (their impulses / (GRF_STEPS h), N), NaN without a ring."""
+    n = int(acc[GRF_STEPS])
+    if n == 0:
+        return np.nan
+    base = int(acc[GRF_RING])
+    k = int(acc[GRF_NEXT])
+    acc[base + k] = impulse
+    acc[GRF_NEXT] = (k + 1) % n
+    total = 0.0
+    for j in range(n):
+        total += acc[base + j]
+    return total / (n * acc[GRF_H])
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_ground_force(acc, t, force):
+    """Feed a continuous total vertical ground force (N) sampled at time t (s; samples in
+    time order, any spacing, e.g. every accepted step of the soft-contact peer) into the
+    GRF ring: F dt is integrated by the trapezoid rule (F linear between samples) into bins
+    of GRF_H seconds, and every completed bin is pushed as one step's impulse
+    (:func:`push_ground_impulse`). Returns the windowed ground reaction after the last bin
+    completed by this sample (N), NaN if none completed (or there is no ring)."""
+    if acc[GRF_STEPS] == 0:
+        return np.nan
+    h = acc[GRF_H]
+    if acc[GRF_BIN_END] <= 0.0:                 # first sample: the first bin starts here
+        acc[GRF_BIN_END] = t + h
+        acc[GRF_PREV_T] = t
+        acc[GRF_PREV_F] = force
+        return np.nan
+    t0 = acc[GRF_PREV_T]
+    f0 = acc[GRF_PREV_F]
+    grf = np.nan
+    while t >= acc[GRF_BIN_END]:                # t0 < bin end <= t: split the sample there
+        te = acc[GRF_BIN_END]
+        fe = f0 + (force - f0) * (te - t0) / (t - t0)
+        grf = push_ground_impulse(acc, acc[GRF_BIN_IMPULSE] + 0.5 * (f0 + fe) * (te - t0))
+        acc[GRF_BIN_IMPULSE] = 0.0
+        t0 = te
+        f0 = fe
+        acc[GRF_BIN_END] = te + h
+    acc[GRF_BIN_IMPULSE] += 0.5 * (f0 + force) * (t - t0)
+    acc[GRF_PREV_T] = t
+    acc[GRF_PREV_F] = force
+    return grf
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force, feet, pitch):
+    """One gait-physics sample at time t, called before :func:`accumulate_sample` of the
+    same sample (it integrates from that function's last sample time).
+
+    loaded_feet, sliding_feet: :func:`foot_slip`; grf: N, the windowed vertical ground
+    reaction (NaN: not measured); q: engine coordinates; gait_q: int64[6] coordinates of
+    hip, knee, ankle of the right then the left leg (-1: absent); cuff_force: float64[k, 2]
+    force on the device at each attachment (N, world x and z); feet: float64[2], right and
+    left foot on the ground (0/1); pitch: rad, the torso's pitch from upright (NaN: none)."""
+    if t < acc[T_START]:
+        return
+    knee_stance = 0.0
+    for j in range(gait_q.shape[0]):
+        i = gait_q[j]
+        if i < 0:
+            continue
+        joint = j % 3
+        a = math.degrees(JOINT_SIGN[joint] * q[i])     # anatomical, deg
+        if joint == 1:
+            knee_stance += feet[j // 3] * a
+            hyper = max(-a, 0.0)                        # knee flexion < 0: hyperextension
+            if hyper > acc[KNEE_HYPER_PEAK]:
+                acc[KNEE_HYPER_PEAK] = hyper
+        out = max(JOINT_RANGE_DEG[joint, 0] - a, a - JOINT_RANGE_DEG[joint, 1], 0.0)
+        if out > acc[RANGE_PEAK]:
+            acc[RANGE_PEAK] = out
+    pitch2 = math.degrees(pitch) ** 2
+    on_ground = feet[0] + feet[1]
+    if acc[N_SAMPLES] > 0.0:
+        half = 0.5 * (t - acc[T_LAST])
+        acc[I_LOADED] += half * (acc[PREV_LOADED] + loaded_feet)
+        acc[I_SLIDING] += half * (acc[PREV_SLIDING] + sliding_feet)
+        acc[I_PITCH2] += half * (acc[PREV_PITCH2] + pitch2)
+        acc[I_KNEE_STANCE] += half * (acc[PREV_KNEE_STANCE] + knee_stance)
+        acc[I_FEET] += half * (acc[PREV_FEET] + on_ground)
+    acc[PREV_LOADED] = loaded_feet
+    acc[PREV_SLIDING] = sliding_feet
+    acc[PREV_PITCH2] = pitch2
+    acc[PREV_KNEE_STANCE] = knee_stance
+    acc[PREV_FEET] = on_ground
+    if grf > acc[GRF_PEAK]:           # False for NaN
+        acc[GRF_PEAK] = grf
+    for k in range(cuff_force.shape[0]):
+        f = math.hypot(cuff_force[k, 0], cuff_force[k, 1])
+        if f > acc[CUFF_PEAK]:
+            acc[CUFF_PEAK] = f
