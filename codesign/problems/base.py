@@ -89,4 +89,3 @@ class Problem:
     # checked against them before a run starts (empty: anything goes)
     metrics: tuple[str, ...] = ()
     walking: WalkingHooks | None = None
-

@@ -12,7 +12,8 @@ from codesign.control import signals as sg
 from codesign.model.anthropometry import human_geometry
 from codesign.screening.examples import params_from_positions, parallelogram_positions
 from codesign.walking import WalkSettings, human_control_layout, typical_human_design
-from codesign.walking.setup import _catalog, wr_control_layout
+from codesign.topology.catalog import cached_catalog
+from codesign.walking.setup import wr_control_layout
 from codesign.walking.transfer import SAMPLES, fit_ppoly, fit_step, transfer_human_control
 
 PHASES = np.arange(SAMPLES) / SAMPLES
@@ -45,7 +46,7 @@ def test_parallelogram_device_takes_over_the_human_law_exactly():
     human.params.update({"hip.K.v1": 7000.0, "hip.K.v2": 1500.0, "hip.step.t1": 0.585,
                          "hip.step.dt": 0.102, "knee.D.v1": 20.0, "knee.D.v2": 50.0})
     geometry = human_geometry()
-    topology = _catalog(settings.catalog).topology(1)
+    topology = cached_catalog(settings.catalog).topology(1)
     morphology = params_from_positions(topology, geometry, parallelogram_positions(geometry))
     result = transfer_human_control(human, 1, (1, 3), morphology, settings)
     assert result.transmission == pytest.approx({"j1": 1.0, "j3": 1.0}, abs=1e-6)
@@ -78,7 +79,7 @@ def test_the_capped_human_gait_transferred_to_the_parallelogram_device_walks():
     alone = evaluate(human, {"human_actuated": ["hip", "knee"]}).metrics
     assert alone["time"] == 10.0 and alone["actuator_torque_ratio_peak"] == 1.0
     geometry = human_geometry()
-    morphology = params_from_positions(_catalog(settings.catalog).topology(1), geometry,
+    morphology = params_from_positions(cached_catalog(settings.catalog).topology(1), geometry,
                                        parallelogram_positions(geometry))
     worn = evaluate(transfer_human_control(human, 1, (1, 3), morphology, settings).design, settings).metrics
     assert worn["time"] == 10.0 and worn["actuator_torque_ratio_peak"] <= 1.0
