@@ -50,7 +50,7 @@ def test_catalog_option_is_read_from_another_folder(tmp_path, monkeypatch, capsy
     assert main(["transfer", str(HUMAN), "--out", "b.json", "--catalog", "broken.json"]) == 2
     assert one_error_line(capsys).startswith("codesign transfer: error: broken.json: not valid JSON")
     assert main(["transfer", str(HUMAN), "--out", "b.json", "--catalog", "missing.json"]) == 2
-    assert "missing.json: cannot read" in one_error_line(capsys)
+    assert "missing.json: no topology catalog" in one_error_line(capsys)
     assert not (tmp_path / "b.json").exists()
 
 

@@ -222,8 +222,8 @@ def test_a_ctrl_c_while_the_local_workers_start_stops_the_run(tmp_path):
     ("sphere", '[evaluation]\nmax_time = 1.0', "evaluation.max_time: unknown key for problem 'sphere'; "
      "expected one of busy_s, sleep_s, raise_above, nan_below, count_warmups"),
     ("sphere", '[evaluation]\nsleep_s = "ten"', 'evaluation.sleep_s: got "ten"; expected a finite number >= 0'),
-    ("six_hump_camel", '[evaluation]\nsleep_s = 1', "evaluation.sleep_s: unknown key for problem "
-     "'six_hump_camel'; expected no keys (it takes no settings)"),
+    ("six_hump_camel", '[evaluation]\nsleep_s = 1', "evaluation.sleep_s: unknown key; expected no keys "
+     "(this problem takes no settings)"),
     ("human_gait", '[evaluation]\nmax_time = "ten"', 'evaluation.max_time: got "ten"; expected a duration > 0 s'),
     ("human_gait", '[evaluation]\nmax_time = -5', "evaluation.max_time: got -5; expected a duration > 0 s"),
     ("exo_codesign", '[evaluation]\nh = 0.05', "evaluation.h: got 0.05; expected a time step in (0, 0.01] s"),
