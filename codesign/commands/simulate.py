@@ -40,6 +40,8 @@ from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
 from codesign.objectives import describe_fitness, score
+from codesign.problems.verdict import walking_verdict
+from codesign.problems.walking import metric_units
 from codesign.report import gait as figures
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
@@ -75,12 +77,17 @@ def run(args: argparse.Namespace) -> int:
     times = times[times <= t_end]
     replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times)
     record, rollout, setup = score(replay.record, chosen.objectives), replay.rollout, replay.setup
-    summary = {"status": record.status, "message": record.message, "stage": record.stage,
+    verdict = walking_verdict(record.metrics, t_end) if record.ok else None
+    summary = {"verdict": verdict._asdict() if verdict else None,
+               "status": record.status, "message": record.message, "stage": record.stage,
                "stage_value": record.stage_value, "metrics": record.metrics,
+               "units": metric_units(record.metrics),
                "timings_s": replay.timings, "design": chosen.design.to_json()}
     if setup is not None and isinstance(setup.p, StepParams):   # the contact solver's counters
         summary["time_step"] = step_statistics(setup.p)
     speed = record.metrics.get("speed", math.nan)
+    if verdict is not None:
+        print(verdict.text)
     print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives)}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))

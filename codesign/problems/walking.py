@@ -22,13 +22,18 @@ from typing import Any, Mapping
 import numpy as np
 
 from codesign.errors import UserError
+from codesign.model.lumping import SEGMENTS
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
+from codesign.walking.metrics import metric_unit
 
 
 # the metrics of a walking problem's records: WALK's and the two added here
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
+# the units of the metrics the problems add to WALK's (the baseline's lumped masses too)
+PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-",
+                 **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}}
 # the gait frequency is not searched by any walking problem (thesis 4.1.2)
 FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "
                    "false (the gait frequency is fixed at 0.9 Hz)")
@@ -114,6 +119,13 @@ def check_walking_design(design: Design, settings: WalkSettings, where: str, aug
         raise UserError(f"{where}: topology {'null' if design.topology is None else design.topology}; "
                         f"expected {expected} for this problem")
     check_design(design, settings, where)
+
+
+def metric_units(names) -> dict[str, str]:
+    """Metric name -> unit ("-": a ratio; "?" for a name no registry declares) of a walking
+    problem's record: WALK's registry (:func:`codesign.walking.metrics.metric_unit`) and
+    :data:`PROBLEM_UNITS`."""
+    return {name: PROBLEM_UNITS.get(name) or metric_unit(name) or "?" for name in names}
 
 
 def warmup_settings(settings: WalkSettings) -> WalkSettings:

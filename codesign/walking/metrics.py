@@ -120,6 +120,15 @@ def metric_names(site_names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def metric_unit(name: str) -> str | None:
+    """The unit of a reported metric (:data:`REGISTRY`; a "<site>" entry matches every
+    site's name), None for a name the registry does not declare."""
+    for metric in REGISTRY:
+        if metric.name == name or (metric.name.startswith(SITE) and name.endswith(metric.name[len(SITE):])):
+            return metric.unit
+    return None
+
+
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: its | escaped."""
     return text.replace("|", "\\|")
