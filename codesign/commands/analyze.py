@@ -234,15 +234,15 @@ def run_walker(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- analyze gait
 def gait_candidate(args: argparse.Namespace):
-    """(Design, WalkSettings, source text) from the gait command's options (the loader of
-    ``codesign simulate``, :func:`codesign.commands.options.chosen_design`). UserError on a
-    bad combination, or a problem whose designs do not walk on WALK's own model."""
+    """The design :func:`codesign.commands.options.chosen_design` picks from the gait
+    command's options (the loader of ``codesign simulate``). UserError on a bad
+    combination, or a problem whose designs do not walk on WALK's own model."""
     chosen = chosen_design(args)
     if not chosen.problem.walking.own_model:
         raise UserError(f"--run/--problem: problem {chosen.problem.name} evaluates its designs on a "
                         "model of its own, which this analysis does not build; expected a design that "
                         "walks on the human's own model (--human, a design file, or a run of exo_codesign or human_gait)")
-    return chosen.design, chosen.settings.walk, chosen.source
+    return chosen
 
 
 def gait_options(args: argparse.Namespace) -> dict:
@@ -264,22 +264,31 @@ def gait_options(args: argparse.Namespace) -> dict:
 
 
 def analyze_gait(args: argparse.Namespace) -> dict:
-    """The JSON object of ``codesign analyze gait`` (GaitStability.to_json plus ``design``
-    and ``source``)."""
+    """The JSON object of ``codesign analyze gait``: GaitStability.to_json plus ``design``,
+    ``source`` and ``walking``, the walking verdict of the design's evaluation under the
+    same settings (:func:`codesign.problems.verdict.walking_verdict`; null when it fails
+    before a rollout): the stability is that of whatever motion the design settles into,
+    walking or not."""
     from codesign.analysis import gait_stability as gs
+    from codesign.problems.verdict import walking_verdict
 
     kw = gait_options(args)
-    design, settings, source = gait_candidate(args)
+    chosen = gait_candidate(args)
+    settings = chosen.settings.walk
     try:
-        result = gs.floquet(design, settings, **kw)
+        result = gs.floquet(chosen.design, settings, **kw)
     except gs.EvaluationTooShort as exc:
         raise UserError(f"--max-time: {exc.max_time:g} s; {exc.explanation('--settle K')}") from None
-    return {"source": source, "design": design.to_json(), **result.to_json()}
+    record = chosen.problem.walking.replay(chosen.design, chosen.settings).record
+    verdict = walking_verdict(record.metrics, settings.rollout.max_time)._asdict() if record.ok else None
+    return {"source": chosen.source, "design": chosen.design.to_json(), "walking": verdict, **result.to_json()}
 
 
 def format_gait_report(out: dict) -> str:
     """The human-readable report of :func:`analyze_gait`'s dictionary."""
     lines = [f"design: {out['source']}"]
+    if out.get("walking"):
+        lines.append(out["walking"]["text"])
     if out["status"] == "not_simulated":
         lines.append(f"NOT SIMULATED: {out['message']}")
         return "\n".join(lines)
@@ -312,7 +321,10 @@ def format_gait_report(out: dict) -> str:
                  f"Floquet multipliers (central differences, eps = {out['eps']:g}):")
     for (re, im), mod in zip(out["eigenvalues"], out["moduli"]):
         lines.append(f"    {re: .6f} {im:+.6f}i   |lambda| = {mod:.6f}")
-    lines.append(f"verdict: {out['verdict'].upper()} (max |lambda| = {out['max_modulus']:.6f})")
+    walking = out.get("walking")
+    of = ("of a design that walks" if walking and walking["walks"] else
+          "of a design that does not walk: the stability of the motion it settles into, not of walking")
+    lines.append(f"verdict: {out['verdict'].upper()} (max |lambda| = {out['max_modulus']:.6f}), {of}")
     return "\n".join(lines)
 
 

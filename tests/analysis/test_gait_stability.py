@@ -288,6 +288,17 @@ def test_cli_gait_json_from_a_design_file(tmp_path, capsys):
     assert x["q_torso_rad"] == pytest.approx(record[body("torso")], abs=1e-12)
     assert x["qd_shank_l_rad_s"] == pytest.approx(record[n + body("shank_l")], abs=1e-12)
     assert "settled 1 period(s) (x* at t = 1.1111 s)" in format_gait_report(stored)
+    # the walking verdict of the same design and settings (issue 34): the typical human with
+    # constant impedance does not keep the speed, so its multipliers are not called walking's
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import walking_verdict
+
+    human = get_problem("human_gait")
+    replayed = human.walking.replay(ev.typical_human_design(s3), human.parse_settings({"max_time": 3.0}))
+    assert stored["walking"] == json.loads(json.dumps(walking_verdict(replayed.record.metrics, 3.0)._asdict()))
+    assert stored["walking"]["walks"] is False and format_gait_report(stored).splitlines()[1] == stored["walking"]["text"]
+    assert format_gait_report(stored).endswith("of a design that does not walk: the stability of the motion it "
+                                               "settles into, not of walking")
     # --settle 0 is taken as asked and the report says what was analysed
     assert main(["analyze", "gait", "--human", "--max-time", "3", "--settle", "0", "--out", str(out)]) == 0
     text = capsys.readouterr().out
