@@ -28,7 +28,7 @@ from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
 from codesign.objectives import describe_fitness, ranked
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
-from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
+from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog, run_settings,
                                      run_catalog_path)
 from codesign.report.robustness import with_robustness
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
@@ -140,6 +140,9 @@ def _overview(data: RunData, layout: Layout) -> Section:
     if ev.empty:
         return section
     best = ranked(ev).iloc[0]
+    verdict = best_verdict(data, best)
+    if verdict is not None:                 # the first thing a reader sees
+        section.paragraphs.insert(0, f"Best design: {verdict.text}.")
     if best["status"] == "ok":
         sid = int(best["subspace_id"])
         where = ", ".join(f"{k} {v}" for k, v in layout.describe(sid).items())
@@ -156,6 +159,23 @@ def _overview(data: RunData, layout: Layout) -> Section:
         section.tables.append(pd.DataFrame({"message": reasons.index,
                                             "evaluations": reasons.to_numpy()}).astype(str))
     return section
+
+
+def best_verdict(data: RunData, best: pd.Series):
+    """The walking verdict (:func:`codesign.problems.verdict.walking_verdict`) of the run's
+    best evaluation from its stored metrics, for a walking problem whose settings still
+    parse; else None."""
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import walking_verdict
+
+    if best["status"] != "ok" or get_problem(data.spec.problem).walking is None:
+        return None
+    try:
+        max_time = run_settings(data).walk.rollout.max_time
+    except UserError:
+        return None
+    metrics = data.metrics_of([(best["iteration"], best["particle"])]).iloc[0].to_dict()
+    return walking_verdict(metrics, max_time)
 
 
 def _visits(data: RunData, layout: Layout, best_subspace: int, folder: Path) -> Section:

@@ -154,6 +154,7 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
     simulate``'s)."""
     try:
         from codesign.problems import get_problem
+        from codesign.problems.verdict import walking_verdict
         from codesign.report import gait as walk_figures
         from codesign.walking.trajectory import trajectory_table
     except ImportError as exc:
@@ -175,9 +176,9 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
             return [], [f"Gait snapshots: the best design was not simulated ({replay.record.message})."]
         trajectory = trajectory_table(rollout, setup)
         period = 1.0 / float(setup.ctrl.timing[0])  # the controller's gait frequency, Hz
-        fig = gait_snapshots_figure(setup.model, trajectory, period,
-                                    f"eval {best['eval']}: {rollout.status}, "
-                                    f"{rollout.time:.2f} s simulated", walk_figures.stick_segments)
+        verdict = walking_verdict(replay.record.metrics, end).text if replay.record.ok else rollout.status
+        fig = gait_snapshots_figure(setup.model, trajectory, period, f"eval {best['eval']}: {verdict}",
+                                    walk_figures.stick_segments)
         fig.savefig(folder / "gait_snapshots.png", dpi=110)
         walk_figures.stick_gif(trajectory, setup.model, folder / "gait.gif")
         fig = walk_figures.gait_figure(trajectory, setup.model, float(setup.ctrl.timing[0]),
@@ -187,7 +188,8 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
              "cycle (thesis appendix B), each at its position along the walk."),
-            ("gait.gif", "The best design walking (stick figure, as `codesign simulate` draws it)."),
+            ("gait.gif", f"The best design re-simulated ({verdict}; stick figure, as `codesign "
+             "simulate` draws it)."),
             ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
              "the ground reaction forces in body weights (30-ms means), as `codesign simulate` "
              "draws them.")], []

@@ -36,3 +36,16 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
         speed = table[f"{name} speed [m/s]"].iloc[0]
         assert (math.isnan(speed) and "speed" not in direct) or speed == direct["speed"]
     assert rb.VARIANTS[0][1](WalkSettings.from_dict({"h": 2e-3})).rollout.h == 1e-3
+    # the report says first whether the best design walks (issue 34): the verdict of its
+    # stored metrics -- 0.2 s from the standing start is no walk
+    from codesign.problems.verdict import walking_verdict
+    from codesign.run.store import open_run
+
+    iteration, particle = (int(v) for v in best.split(":"))
+    with open_run(run, readonly=True) as store:
+        metrics = store.metrics(wide=True)
+    row = metrics[(metrics["iteration"] == iteration) & (metrics["particle"] == particle)].iloc[0]
+    verdict = walking_verdict(row.to_dict(), 0.2)
+    summary = (out / "summary.md").read_text()
+    assert not verdict.walks and f"Best design: {verdict.text}." in summary
+    assert summary.index("Best design: does not walk") < summary.index("Best so far")
