@@ -11,7 +11,7 @@ from codesign.errors import UserError
 from codesign.run.lock import driver_alive
 from codesign.run.store import open_run
 
-HELP = "list optimization runs (status, iterations, best stage/value, parent run)"
+HELP = "list optimization runs (status, iterations, the best in words and whether it walks, parent run)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,14 +35,43 @@ def run_rows(results: Path) -> list[dict]:
             last = mine.iloc[-1] if len(mine) else None
             # no best yet: every evaluation so far failed (NULL, read as None or NaN)
             has_best = last is not None and bool(pd.notna(last["best_stage"]))
+            best, verdict = best_described(store_path=path, run=run) if has_best else ("-", "-")
             rows.append({"run": run["name"], "status": status,
                          "iterations": f"{len(mine)}/{run['iterations_total']}",
-                         "best_stage": int(last["best_stage"]) if has_best else "-",
-                         "best_value": f"{last['best_value']:.6g}" if has_best else "-",
+                         "best": best, "walks": verdict,
                          "subspace": int(last["best_subspace_id"])
                          if has_best and pd.notna(last["best_subspace_id"]) else "-",
                          "parent": run["parent_run_id"] or "-", "created": run["created"]})
     return rows
+
+
+def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
+    """(the run's best in words: the stage's metric and value with its unit, the conditions
+    met; whether that design walks, for a walking problem: "yes", "no: <reasons>", else
+    "-"), from the stored spec and the best evaluation's stored metrics."""
+    from codesign.objectives import describe_fitness, ranked
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import walking_verdict
+    from codesign.run.spec import parse_spec
+
+    try:
+        spec = parse_spec(str(run["spec_toml"]), f"{store_path} (stored spec)")
+        problem = get_problem(spec.problem)
+    except (UserError, KeyError):
+        return "-", "-"
+    with open_run(store_path, readonly=True) as store:
+        best = ranked(store.evaluations(int(run["run_id"]))).iloc[0]
+        key = [(int(best["iteration"]), int(best["particle"]))]
+        metrics = store.metrics(int(run["run_id"]), wide=True, keys=key)
+    text = describe_fitness(int(best["stage"]), float(best["stage_value"]), spec.objectives or problem.objectives)
+    if problem.walking is None or metrics.empty:
+        return text, "-"
+    try:
+        max_time = problem.parse_settings(spec.evaluation).walk.rollout.max_time
+    except UserError:
+        return text, "-"
+    verdict = walking_verdict(metrics.iloc[0].to_dict(), max_time)
+    return text, "yes" if verdict.walks else "no: " + "; ".join(verdict.reasons)
 
 
 def with_lineage(rows: list[dict]) -> list[dict]:
@@ -66,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs in {results}/")
         return 0
-    columns = ["run", "status", "iterations", "best_stage", "best_value", "subspace", "parent", "created"]
+    columns = ["run", "status", "iterations", "best", "subspace", "parent", "created", "walks"]
     for r in rows:
         r.setdefault("parent", "-")
     table = [[str(r.get(c, "")) for c in columns] for r in rows]

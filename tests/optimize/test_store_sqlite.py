@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from codesign.objectives import Objective, describe_fitness
+
 from codesign.errors import UserError
 from codesign.run.driver import start_run
 from codesign.run.spec import parse_spec
@@ -161,7 +163,8 @@ def test_runs_lists_status_best_and_lineage(tmp_path):
     assert rows["faults"]["status"] == "finished" and rows["faults"]["iterations"] == "8/8"
     with open_run(tmp_path / "faults", readonly=True) as store:
         best = store.evaluations().query("status == 'ok'")["stage_value"].min()
-    assert float(rows["faults"]["best_value"]) == pytest.approx(best, rel=1e-5)
+    # the best in words: the objective's metric and value, and no walking verdict (a sphere)
+    assert rows["faults"]["best"] == describe_fitness(0, best, (Objective("f"),)) and rows["faults"]["walks"] == "-"
 
 
 def test_resume_refuses_a_run_whose_driver_is_alive(tmp_path):

@@ -91,6 +91,20 @@ def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
     assert main(["simulate", "--run", str(tmp_path / "nowhere"), "--best", "--out", str(bad)]) == 2
     assert "nowhere: no run found" in capsys.readouterr().err
     assert not bad.exists()
+    # `codesign runs` says whether the best walks: the verdict of the best's stored metrics
+    from codesign.commands.runs import run_rows
+    from codesign.problems.verdict import walking_verdict
+
+    (row,) = run_rows(tmp_path / "runs")
+    top = ok.sort_values(["stage", "stage_value"], ascending=[False, True]).iloc[0]
+    best = metrics[(metrics["iteration"] == top["iteration"]) & (metrics["particle"] == top["particle"])].iloc[0]
+    verdict = walking_verdict(best.to_dict(), 0.3)
+    assert row["walks"] == "no: " + "; ".join(verdict.reasons)
+    from codesign.objectives import describe_fitness
+    from codesign.problems import get_problem
+
+    assert row["best"] == describe_fitness(int(top["stage"]), float(top["stage_value"]),
+                                           get_problem("human_gait").objectives)
     _ = pytest
 
 def test_simulate_refuses_a_design_an_evaluation_would_misread(tmp_path, capsys):
