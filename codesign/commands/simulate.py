@@ -46,6 +46,8 @@ from codesign.report import gait as figures
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
 
+# the files a simulation writes into --out
+OUTPUTS = ("trajectory.csv", "gait.png", "stick.gif", "record.json")
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
 MAX_SAMPLES = 1_000_000
 
@@ -58,6 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="results/simulate",
                         help="output folder (default %(default)s; its earlier files are replaced)")
     parser.add_argument("--sample", type=float, default=0.01, help="recording step, s (default %(default)s)")
+    parser.add_argument("--no-animation", dest="animation", action="store_false",
+                        help="skip stick.gif (its drawing takes most of a short simulation's time)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,29 +111,34 @@ def run(args: argparse.Namespace) -> int:
             fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
             fig.savefig(staging / "gait.png", dpi=110)
             figures.plt.close(fig)
-            figures.stick_gif(table, setup.model, staging / "stick.gif")
+            if args.animation:
+                figures.stick_gif(table, setup.model, staging / "stick.gif")
         (staging / "record.json").write_text(json_text(summary) + "\n")
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
     else:
-        print(f"wrote {out}/trajectory.csv, gait.png, stick.gif, record.json "
+        print(f"wrote {out}/trajectory.csv, gait.png, {'stick.gif, ' if args.animation else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
 
 
 @contextlib.contextmanager
-def staged_files(out: Path) -> Iterator[Path]:
+def staged_files(out: Path, outputs: tuple[str, ...] = OUTPUTS) -> Iterator[Path]:
     """A hidden folder in ``out`` to write the files into; when the block ends normally
-    they replace those of ``out`` together (signals held back meanwhile), so that an
-    interrupted or failed simulation leaves ``out`` as it was -- never a new record.json
-    beside an older gait.png, nor a new empty ``out``. The hidden folder is removed in any
-    case."""
+    they replace those of ``out`` together (signals held back meanwhile), and an earlier
+    simulation's ``outputs`` that this one did not write go (a ``stick.gif`` after
+    ``--no-animation``), so that an interrupted or failed simulation leaves ``out`` as it
+    was -- never a new record.json beside an older gait.png, nor a new empty ``out``. The
+    hidden folder is removed in any case."""
     with made_folder(out):
         staging = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
         try:
             yield staging
             with deferred_signals():
-                for path in sorted(staging.iterdir()):
+                written = sorted(staging.iterdir())
+                for path in written:
                     os.replace(path, out / path.name)
+                for name in set(outputs) - {path.name for path in written}:
+                    (out / name).unlink(missing_ok=True)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -182,3 +182,16 @@ def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, m
     assert "heel strike to heel strike; second half, both legs): no complete stride" in capsys.readouterr().out
     assert b"NaN" not in after["record.json"]
     assert json.loads(after["record.json"])["nominal_gait"]["strides"]["hip_corr"] is None
+
+
+def test_no_animation_skips_the_gif_and_leaves_no_stale_one(tmp_path, capsys):
+    out = tmp_path / "sim"
+    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-walking.json"
+    assert main(["simulate", str(design), "--max-time", "0.2", "--out", str(out), "--sample", "0.05"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["gait.png", "record.json", "stick.gif", "trajectory.csv"]
+    first = (out / "record.json").stat().st_mtime_ns
+    assert main(["simulate", str(design), "--max-time", "0.2", "--out", str(out), "--sample", "0.05",
+                 "--no-animation"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["gait.png", "record.json", "trajectory.csv"]
+    assert (out / "record.json").stat().st_mtime_ns >= first
+    assert "stick.gif" not in capsys.readouterr().out.splitlines()[-1]
