@@ -49,7 +49,7 @@ from codesign.types import Parameter
 from codesign.problems import human_gait
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems import walking
-from codesign.problems.walking import Replay, parse_walk_settings, replay, walk, warmup_settings
+from codesign.problems.walking import Replay, cost_notes, parse_walk_settings, replay, walk, warmup_settings
 from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
@@ -236,7 +236,7 @@ def notes(settings: BaselineSettings) -> tuple[str, ...]:
         if differ:
             out.append(f"warning: evaluation settings {', '.join(differ)} differ from the source run's; "
                        "power is compared on the same footing only with the same settings")
-    return tuple(out)
+    return tuple(out) + cost_notes(settings)
 
 
 def warmup_baseline(settings: BaselineSettings) -> None:

@@ -40,6 +40,11 @@ FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's sp
 STEP_LAYOUT = ("evaluation.human_control: got {}; expected \"step\" (this problem searches the step "
                "layout of Table 4.3)")
 WARMUP_TIME = 0.05   # s, the warm-up hooks' rollout (compiles the kernels)
+THESIS_MAX_TIME = 10.0   # s, the thesis's evaluation period (4.1.2, 5.4)
+LONG_MAX_TIME = 60.0     # s: beyond this a run is warned of its cost
+# CPU seconds per simulated second of a walking design (time-stepping rollout, the 2-core
+# reference machine: 0.2-0.3 s for a 10-s evaluation, pipelines/demo.toml)
+CPU_PER_SIMULATED_S = 0.03
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,17 @@ def check_walking_design(design: Design, settings: WalkSettings, where: str, aug
         raise UserError(f"{where}: topology {'null' if design.topology is None else design.topology}; "
                         f"expected {expected} for this problem")
     check_design(design, settings, where)
+
+
+def cost_notes(settings: WalkingProblemSettings) -> tuple[str, ...]:
+    """The walking problems' ``notes``: a warning with the expected cost when ``max_time``
+    is far beyond the thesis's 10 s (a typo of 100000 would otherwise sit at 0 % for days)."""
+    max_time = settings.walk.rollout.max_time
+    if max_time <= LONG_MAX_TIME:
+        return ()
+    return (f"warning: evaluation.max_time = {max_time:g} s is {max_time / THESIS_MAX_TIME:.3g} times the "
+            f"thesis's {THESIS_MAX_TIME:g} s: a design that walks costs ~{CPU_PER_SIMULATED_S * max_time:.3g} s "
+            f"of CPU per evaluation ({CPU_PER_SIMULATED_S:g} s per simulated second)",)
 
 
 def metric_units(names) -> dict[str, str]:
