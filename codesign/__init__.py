@@ -58,3 +58,12 @@ if "NUMBA_CACHE_DIR" not in os.environ:
         sys.modules["numba"].config.CACHE_DIR = _dir
     else:
         os.environ["NUMBA_CACHE_DIR"] = _dir
+# cached kernels are found by their file's place in the package, so any clone of the same
+# sources shares them (codesign/numba_cache.py; imported by numba only when it caches)
+if "NUMBA_CACHE_LOCATOR_CLASSES" not in os.environ:
+    _locators = ("codesign.numba_cache.PackageCacheLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
+                 "UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator")
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_LOCATOR_CLASSES = _locators
+    else:
+        os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = _locators

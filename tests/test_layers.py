@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "codesign"
 
 # lowest first; a unit imports only units of a lower rank (or itself). Core is one unit.
 LAYERS = [
-    ("core", {"codesign", "types", "errors", "io", "objectives", "interrupts"}),
+    ("core", {"codesign", "types", "errors", "io", "objectives", "interrupts", "numba_cache"}),
     ("engine", {"topology", "dynamics"}),
     ("model", {"model"}),
     ("screening/control", {"screening", "control"}),
