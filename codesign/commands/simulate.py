@@ -14,7 +14,7 @@
 The design, its problem and settings come from :func:`codesign.commands.options.chosen_design`
 (shared with ``codesign analyze gait``); the problem replays it (``Problem.walking``).
 
-Writes into DIR (default ``results/simulate``): ``trajectory.csv`` (named columns, SI
+Writes into DIR (default ``results/simulate/NAME``, one folder per design, :func:`default_out`): ``trajectory.csv`` (named columns, SI
 units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
 ankle against the nominal gait; ground reaction forces), ``record.json`` (status, message,
 fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
@@ -46,6 +46,7 @@ from codesign.report import gait as figures
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import gait_agreement, trajectory_table
 
+DEFAULT_OUT = Path("results/simulate")   # the parent of each design's default --out
 # the files a simulation writes into --out
 OUTPUTS = ("trajectory.csv", "gait.png", "stick.gif", "record.json")
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
@@ -57,8 +58,9 @@ HELP = "replay one design (JSON, or --human): trajectory CSV, stick-figure GIF, 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_design_arguments(parser)
-    parser.add_argument("--out", default="results/simulate",
-                        help="output folder (default %(default)s; its earlier files are replaced)")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default results/simulate/NAME, NAME the design file's stem, "
+                             "'human', or RUN-best / RUN-ITERATION-PARTICLE; its earlier files are replaced)")
     parser.add_argument("--sample", type=float, default=0.01, help="recording step, s (default %(default)s)")
     parser.add_argument("--no-animation", dest="animation", action="store_false",
                         help="skip stick.gif (its drawing takes most of a short simulation's time)")
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if samples > MAX_SAMPLES:
         raise UserError(f"--sample: {args.sample:g} s over {t_end:g} s is {samples:.3g} samples; expected "
                         f"at most {MAX_SAMPLES:,} (a larger --sample or a shorter --max-time)")
-    out = creatable_folder(args.out, "--out")         # before the simulation; made when written
+    out = creatable_folder(args.out or default_out(args), "--out")   # before the simulation; made when written
     times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
     times = times[times <= t_end]
     replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times)
@@ -120,6 +122,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {out}/trajectory.csv, gait.png, {'stick.gif, ' if args.animation else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def default_out(args: argparse.Namespace) -> Path:
+    """``results/simulate/NAME``, one folder per design: the design file's stem, ``human``,
+    or the run's folder name with ``best`` or ``ITERATION-PARTICLE``."""
+    if args.run is not None:
+        run = Path(args.run)
+        run = run.parent if run.suffix == ".sqlite" else run
+        which = "best" if args.best else str(args.eval).replace(":", "-")
+        return DEFAULT_OUT / f"{run.name}-{which}"
+    return DEFAULT_OUT / ("human" if args.human else Path(args.design).stem)
 
 
 @contextlib.contextmanager

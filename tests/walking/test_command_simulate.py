@@ -195,3 +195,21 @@ def test_no_animation_skips_the_gif_and_leaves_no_stale_one(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["gait.png", "record.json", "trajectory.csv"]
     assert (out / "record.json").stat().st_mtime_ns >= first
     assert "stick.gif" not in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_each_design_gets_its_own_default_folder(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from codesign.commands.simulate import default_out
+
+    def args(**kw):
+        return argparse.Namespace(**{"run": None, "best": False, "eval": None, "human": False, "design": None, **kw})
+
+    assert default_out(args(design="docs/designs/codesign-walking.json")) == Path("results/simulate/codesign-walking")
+    assert default_out(args(human=True)) == Path("results/simulate/human")
+    assert default_out(args(run="results/demo", best=True)) == Path("results/simulate/demo-best")
+    assert default_out(args(run="results/demo/run.sqlite", eval="59:3")) == Path("results/simulate/demo-59-3")
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--human", "--max-time", "0.2", "--sample", "0.05", "--no-animation"]) == 0
+    assert (tmp_path / "results" / "simulate" / "human" / "record.json").is_file()
+    assert "wrote results/simulate/human/trajectory.csv" in capsys.readouterr().out
