@@ -70,8 +70,7 @@ def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
         max_time = problem.parse_settings(spec.evaluation).walk.rollout.max_time
     except UserError:
         return text, "-"
-    verdict = walking_verdict(metrics.iloc[0].to_dict(), max_time)
-    return text, "yes" if verdict.walks else "no: " + "; ".join(verdict.reasons)
+    return text, walking_verdict(metrics.iloc[0].to_dict(), max_time).short
 
 
 def with_lineage(rows: list[dict]) -> list[dict]:

@@ -26,6 +26,11 @@ class Verdict(NamedTuple):
     reasons: tuple[str, ...]
     text: str
 
+    @property
+    def short(self) -> str:
+        """A table cell: "yes", or "no: " and the reasons."""
+        return "yes" if self.walks else "no: " + "; ".join(self.reasons)
+
 
 def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
     """The verdict of a walking problem's record metrics (``time_fraction``, ``time`` s,

@@ -115,7 +115,8 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
         overview.notes.append("No iteration is complete yet: nothing to show.")
         return [overview]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
-    best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe)
+    best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
+                               walks=walks_column(data))
     best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
@@ -159,6 +160,22 @@ def _overview(data: RunData, layout: Layout) -> Section:
         section.tables.append(pd.DataFrame({"message": reasons.index,
                                             "evaluations": reasons.to_numpy()}).astype(str))
     return section
+
+
+def walks_column(data: RunData) -> Callable[[dict], str] | None:
+    """The top table's "walks" cell of a walking run ("yes", or "no:" and what fails: the
+    walking verdict of a stored evaluation's metrics); None for other problems."""
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import walking_verdict
+
+    if get_problem(data.spec.problem).walking is None:
+        return None
+    try:
+        max_time = run_settings(data).walk.rollout.max_time
+    except UserError:
+        return None
+
+    return lambda metrics: walking_verdict(metrics, max_time).short
 
 
 def best_verdict(data: RunData, best: pd.Series):

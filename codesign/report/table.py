@@ -30,6 +30,7 @@ TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("WR link min [m]", ("shortest_link_m", "shortest_segment"), 1.0, "{:.2f}"),
     ("WR link max [m]", ("longest_link_m", "longest_segment"), 1.0, "{:.2f}"),
     ("singular", ("singularity",), 1.0, "{:.0f}"),
+    ("speed [m/s]", ("speed",), 1.0, "{:.2f}"),
     ("power [W]", ("power", "power_w"), 1.0, "{:.0f}"),
     ("electrical power [W]", ("power_electrical",), 1.0, "{:.0f}"),
     ("actuator torque / limit", ("actuator_torque_ratio_peak",), 1.0, "{:.2f}"),
@@ -62,14 +63,16 @@ def eval_id(iteration: int, particle: int) -> str:
 def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.DataFrame], *,
                   n: int = 5,
                   describe: Callable[[int], Mapping[str, str]] | None = None,
-                  per_subspace: bool = True) -> pd.DataFrame:
+                  per_subspace: bool = True,
+                  walks: Callable[[Mapping[str, float]], str] | None = None) -> pd.DataFrame:
     """The ``n`` best evaluations (one per subspace when ``per_subspace``), best first.
 
     evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
     evaluations keys [(iteration, particle), ...], one column per metric name
     (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives
-    descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}). Returns a frame
-    with the raw numbers (SI).
+    descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}); walks(metrics) the
+    "walks" column (a walking problem's verdict in a few words). Returns a frame with the
+    raw numbers (SI).
     """
     best = ranked(evaluations)
     if per_subspace:
@@ -86,6 +89,8 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
                     "stage value": float(ev["stage_value"])})
         key = (int(ev["iteration"]), int(ev["particle"]))
         have = metrics.loc[key] if key in metrics.index else pd.Series(dtype=float)
+        if walks is not None:
+            row["walks"] = walks(have.dropna().to_dict()) if ev["status"] == "ok" else "-"
         for heading, names, scale, _ in TABLE54_COLUMNS:
             row[heading] = _metric(have, names) * scale
         rows.append(row)

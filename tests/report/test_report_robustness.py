@@ -49,3 +49,6 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     summary = (out / "summary.md").read_text()
     assert not verdict.walks and f"Best design: {verdict.text}." in summary
     assert summary.index("Best design: does not walk") < summary.index("Best so far")
+    # the top table's speed and walks columns are the stored speed and that verdict
+    assert table["walks"].iloc[0] == verdict.short
+    assert table["speed [m/s]"].iloc[0] == pytest.approx(row["speed"], abs=1e-12)
