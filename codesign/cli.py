@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "topologies": "codesign.commands.topologies",
     "screen": "codesign.commands.screen",
     "simulate": "codesign.commands.simulate",
+    "compare": "codesign.commands.compare",
     "optimize": "codesign.commands.optimize",
     "resume": "codesign.commands.resume",
     "runs": "codesign.commands.runs",
