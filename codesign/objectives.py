@@ -81,6 +81,23 @@ def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Object
     return f"{objective.metric} {value:.6g} ({goal + ', ' if goal else ''}{wanted}{met})"
 
 
+def unmet_conditions(metrics: Mapping[str, float], objectives: Sequence[Objective]) -> tuple[str, ...]:
+    """Every condition (an objective with ``until``, the last excepted) that ``metrics``
+    does not meet, in words -- not only the first, where the lexicographic stage stops --
+    e.g. ("interaction_force_peak_bw 146 (wanted <= 3)", "grf_peak_bw not measured")."""
+    out = []
+    for objective in objectives[:-1]:
+        if objective.until is None:
+            continue
+        value = float(metrics.get(objective.metric, math.nan))
+        wanted = f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}"
+        if math.isnan(value):
+            out.append(f"{objective.metric} not measured ({wanted})")
+        elif not (value <= objective.until if objective.sense == "minimize" else value >= objective.until):
+            out.append(f"{objective.metric} {value:.4g} ({wanted})")
+    return tuple(out)
+
+
 def score(record: EvalRecord, objectives: Sequence[Objective]) -> EvalRecord:
     """``record`` with its lexicographic (stage, stage_value); never raises.
 

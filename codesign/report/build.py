@@ -116,7 +116,7 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
         return [overview]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
-                               walks=walks_column(data))
+                               walks=walks_column(data), objectives=_objectives(data))
     best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),

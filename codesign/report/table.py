@@ -11,12 +11,12 @@ evaluation reports is left out).
 from __future__ import annotations
 
 import fnmatch
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from codesign.objectives import ranked
+from codesign.objectives import Objective, ranked, unmet_conditions
 
 # (column heading, candidate metric names, scale, format); metrics are SI (codesign.types).
 # Names of MODEL (codesign.model.morphology.mass_report) and WALK (codesign.walking.metrics);
@@ -64,15 +64,18 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
                   n: int = 5,
                   describe: Callable[[int], Mapping[str, str]] | None = None,
                   per_subspace: bool = True,
-                  walks: Callable[[Mapping[str, float]], str] | None = None) -> pd.DataFrame:
+                  walks: Callable[[Mapping[str, float]], str] | None = None,
+                  objectives: Sequence[Objective] = ()) -> pd.DataFrame:
     """The ``n`` best evaluations (one per subspace when ``per_subspace``), best first.
 
     evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
     evaluations keys [(iteration, particle), ...], one column per metric name
     (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives
     descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}); walks(metrics) the
-    "walks" column (a walking problem's verdict in a few words). Returns a frame with the
-    raw numbers (SI).
+    "walks" column (a walking problem's verdict in a few words); ``objectives`` the run's,
+    whose conditions an evaluation does not meet fill "conditions not met" (all of them,
+    not only the first: a wearer force of 146 BW shows even when the design stops at an
+    earlier stage). Returns a frame with the raw numbers (SI).
     """
     best = ranked(evaluations)
     if per_subspace:
@@ -91,6 +94,8 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
         have = metrics.loc[key] if key in metrics.index else pd.Series(dtype=float)
         if walks is not None:
             row["walks"] = walks(have.dropna().to_dict()) if ev["status"] == "ok" else "-"
+        if objectives and ev["status"] == "ok":
+            row["conditions not met"] = "; ".join(unmet_conditions(have.dropna().to_dict(), objectives)) or "none"
         for heading, names, scale, _ in TABLE54_COLUMNS:
             row[heading] = _metric(have, names) * scale
         rows.append(row)

@@ -123,3 +123,17 @@ def test_describe_fitness_names_the_objective_being_optimized_with_its_own_value
     assert describe_fitness(1, 0.25, ()) == "stage 1, value 0.25"
     metrics["speed"] = 0.0                      # a maximized 0 is stored as -0.0: shown as 0
     assert describe_fitness(*lexicographic(metrics, objectives), objectives).startswith("speed 0 (")
+
+
+def test_unmet_conditions_lists_every_failed_condition_not_only_the_first():
+    from codesign.objectives import Objective, lexicographic, unmet_conditions
+
+    stages = (Objective("time_fraction", "maximize", 1.0), Objective("force_bw", "minimize", 3.0),
+              Objective("slip", "minimize", 0.05), Objective("power"))
+    # stopped at the first stage, yet its force (146 BW) must show too; slip is met
+    metrics = {"time_fraction": 0.5, "force_bw": 146.0, "slip": 0.01, "power": 300.0}
+    assert lexicographic(metrics, stages)[0] == 0
+    assert unmet_conditions(metrics, stages) == ("time_fraction 0.5 (wanted >= 1)", "force_bw 146 (wanted <= 3)")
+    # the bounds are inclusive (as lexicographic's), the last objective is no condition
+    assert unmet_conditions({"time_fraction": 1.0, "force_bw": 3.0, "slip": 0.05, "power": 1e9}, stages) == ()
+    assert unmet_conditions({"time_fraction": 1.0, "force_bw": 2.0}, stages) == ("slip not measured (wanted <= 0.05)",)

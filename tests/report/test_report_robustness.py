@@ -52,3 +52,9 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     # the top table's speed and walks columns are the stored speed and that verdict
     assert table["walks"].iloc[0] == verdict.short
     assert table["speed [m/s]"].iloc[0] == pytest.approx(row["speed"], abs=1e-12)
+    # and every condition of the run's objectives it does not meet, not only the first
+    from codesign.objectives import unmet_conditions
+    from codesign.problems import get_problem
+
+    unmet = unmet_conditions(row.dropna().to_dict(), get_problem("human_gait").objectives)
+    assert unmet and table["conditions not met"].iloc[0] == "; ".join(unmet)
