@@ -51,7 +51,7 @@ def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
     "-"), from the stored spec and the best evaluation's stored metrics."""
     from codesign.objectives import describe_fitness, ranked
     from codesign.problems import get_problem
-    from codesign.problems.verdict import walking_verdict
+    from codesign.problems.verdict import run_verdict
     from codesign.run.spec import parse_spec
 
     try:
@@ -64,13 +64,8 @@ def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
         key = [(int(best["iteration"]), int(best["particle"]))]
         metrics = store.metrics(int(run["run_id"]), wide=True, keys=key)
     text = describe_fitness(int(best["stage"]), float(best["stage_value"]), spec.objectives or problem.objectives)
-    if problem.walking is None or metrics.empty:
-        return text, "-"
-    try:
-        max_time = problem.parse_settings(spec.evaluation).walk.rollout.max_time
-    except UserError:
-        return text, "-"
-    return text, walking_verdict(metrics.iloc[0].to_dict(), max_time).short
+    verdict = run_verdict(problem, spec.evaluation)
+    return text, "-" if verdict is None or metrics.empty else verdict(metrics.iloc[0].to_dict()).short
 
 
 def with_lineage(rows: list[dict]) -> list[dict]:

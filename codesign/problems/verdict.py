@@ -12,7 +12,9 @@ its number and unit.
 from __future__ import annotations
 
 import math
-from typing import Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
+
+from codesign.errors import UserError
 
 from codesign.problems.objectives import ASSIST_FRACTION_MAX, SPEED_MATCH_MIN
 from codesign.walking.metrics import TARGET_SPEED
@@ -57,3 +59,16 @@ def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
         return Verdict(False, tuple(reasons), "does not walk: " + "; ".join(reasons))
     return Verdict(True, (), f"walks: {speed:.2f} m/s for the whole {max_time:g} s, pitch assist on "
                               f"{100 * assist:.0f} % of the time")
+
+
+def run_verdict(problem: Any, table: Mapping[str, Any]) -> Callable[[Mapping[str, float]], Verdict] | None:
+    """metrics -> :func:`walking_verdict` under a run's ``[evaluation]`` table (its
+    ``max_time``, read by the problem's ``parse_settings``); None for a problem without
+    walking designs or a table that no longer parses."""
+    if problem.walking is None:
+        return None
+    try:
+        max_time = problem.parse_settings(table).walk.rollout.max_time
+    except UserError:
+        return None
+    return lambda metrics: walking_verdict(metrics, max_time)

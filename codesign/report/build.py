@@ -28,7 +28,7 @@ from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
 from codesign.objectives import describe_fitness, ranked
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
-from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog, run_settings,
+from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
 from codesign.report.robustness import with_robustness
 from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
@@ -165,34 +165,25 @@ def _overview(data: RunData, layout: Layout) -> Section:
 def walks_column(data: RunData) -> Callable[[dict], str] | None:
     """The top table's "walks" cell of a walking run ("yes", or "no:" and what fails: the
     walking verdict of a stored evaluation's metrics); None for other problems."""
-    from codesign.problems import get_problem
-    from codesign.problems.verdict import walking_verdict
-
-    if get_problem(data.spec.problem).walking is None:
-        return None
-    try:
-        max_time = run_settings(data).walk.rollout.max_time
-    except UserError:
-        return None
-
-    return lambda metrics: walking_verdict(metrics, max_time).short
+    verdict = _run_verdict(data)
+    return None if verdict is None else (lambda metrics: verdict(metrics).short)
 
 
 def best_verdict(data: RunData, best: pd.Series):
-    """The walking verdict (:func:`codesign.problems.verdict.walking_verdict`) of the run's
-    best evaluation from its stored metrics, for a walking problem whose settings still
-    parse; else None."""
-    from codesign.problems import get_problem
-    from codesign.problems.verdict import walking_verdict
+    """The walking verdict of the run's best evaluation from its stored metrics, for a
+    walking problem whose settings still parse; else None."""
+    verdict = _run_verdict(data)
+    if best["status"] != "ok" or verdict is None:
+        return None
+    return verdict(data.metrics_of([(best["iteration"], best["particle"])]).iloc[0].to_dict())
 
-    if best["status"] != "ok" or get_problem(data.spec.problem).walking is None:
-        return None
-    try:
-        max_time = run_settings(data).walk.rollout.max_time
-    except UserError:
-        return None
-    metrics = data.metrics_of([(best["iteration"], best["particle"])]).iloc[0].to_dict()
-    return walking_verdict(metrics, max_time)
+
+def _run_verdict(data: RunData):
+    """:func:`codesign.problems.verdict.run_verdict` of the run's problem and settings."""
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import run_verdict
+
+    return run_verdict(get_problem(data.spec.problem), data.spec.evaluation)
 
 
 def _visits(data: RunData, layout: Layout, best_subspace: int, folder: Path) -> Section:
