@@ -7,8 +7,13 @@ random numbers of subspace s come from ``numpy.random.default_rng([seed, s])``, 
 do not depend on the worker count or finish order. Writes, each through a temporary file
 and a rename: ``<out>/pass_rates.csv`` (one row per subspace), ``<out>/pass_rates.png``
 (heatmap topology x actuator pair, like the thesis's Fig. 5.10), ``<out>/best_designs.json``
-(the largest-margin passing design per subspace, in the design format below, plus its
-``margin``) and ``<out>/sample_morphology.png`` (the overall largest-margin design drawn
+(per subspace the passing design whose transmission is nearest a parallelogram's: the
+smallest ``amplification`` = max(largest |G| entry, largest |G^-1| entry) along the gait,
+G = d(hip, knee) / d(actuated angles) -- the factor by which the actuators see the gait's
+torques or speeds, 1 for a parallelogram; in the design format below, plus its
+``margin``, ``transmission_peak``, ``inverse_transmission_peak`` and ``amplification``;
+the wearer-space search starts its subspaces there, ``space.start_designs``) and
+``<out>/sample_morphology.png`` (the overall largest-margin design drawn
 on the human, like Fig. 5.5 / 5.9). ``pass_rates.csv`` is removed at the start and written
 last, so its presence means the sweep finished.
 
@@ -49,7 +54,7 @@ HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
 DEFAULT_OUT = Path("results/screen")
 CSV_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "passed", "pass_rate",
               "unreachable", "constraint_singular", "human_locked", "actuator_singular", "invalid",
-              "median_margin_passed"]
+              "median_margin_passed", "best_amplification"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
     total = sum(r["samples"] for r in rows)
     passed = sum(r["passed"] for r in rows)
     print(f"screened {total} morphologies in {len(rows)} subspaces: {passed} passed ({100.0 * passed / total:.1f} %)")
-    print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (largest-margin pass per "
-          "subspace, in the --design format) and sample_morphology.png")
+    print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (per subspace the pass whose "
+          "transmission is nearest a parallelogram's, in the --design format) and sample_morphology.png")
     return 0
 
 
@@ -200,7 +205,7 @@ def screen_subspace(task: _Task) -> dict:
     names = {PASS: "passed", UNREACHABLE: "unreachable", CONSTRAINT_SINGULAR: "constraint_singular",
              HUMAN_LOCKED: "human_locked", ACTUATOR_SINGULAR: "actuator_singular"}
     counts = dict.fromkeys(list(names.values()) + ["invalid"], 0)
-    margins = []
+    margins, amplifications = [], []
     best = None
     for _ in range(task.samples):
         params = sample_parameters(task.topology, rng)
@@ -213,13 +218,18 @@ def screen_subspace(task: _Task) -> dict:
         counts[names[result.code]] += 1
         if result.ok:
             margins.append(result.margin)
-            if best is None or result.margin > best["margin"]:
+            amplification = max(result.transmission_peak, result.inverse_transmission_peak)
+            if best is None or amplification < best["amplification"]:
                 best = {"topology": task.topology.id, "actuators": list(task.pair), "params": params,
-                        "margin": result.margin}
+                        "margin": result.margin, "transmission_peak": result.transmission_peak,
+                        "inverse_transmission_peak": result.inverse_transmission_peak,
+                        "amplification": amplification}
+            amplifications.append(amplification)
     return {"best": best, "subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
             "actuator_2": task.pair[1], "samples": task.samples, **counts,
             "pass_rate": counts["passed"] / task.samples,
-            "median_margin_passed": float(np.median(margins)) if margins else float("nan")}
+            "median_margin_passed": float(np.median(margins)) if margins else float("nan"),
+            "best_amplification": min(amplifications) if amplifications else float("nan")}
 
 
 def screen_catalog(catalog: Catalog, samples: int, seed: int, settings: ScreenSettings, workers: int = 1,

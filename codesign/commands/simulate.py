@@ -15,8 +15,11 @@ The design, its problem and settings come from :func:`codesign.commands.options.
 (shared with ``codesign analyze gait``); the problem replays it (``Problem.walking``).
 
 Writes into DIR (default ``results/simulate/NAME``, one folder per design, :func:`default_out`): ``trajectory.csv`` (named columns, SI
-units with the unit in the name), ``stick.gif`` (stick figure), ``gait.png`` (hip, knee and
-ankle against the nominal gait; ground reaction forces), ``record.json`` (status, message,
+units with the unit in the name; the actuators' loads, commanded and delivered, and the
+linkage's transmission: :func:`~codesign.walking.trajectory.actuator_table`), ``stick.gif``
+(stick figure), ``gait.png`` (hip, knee and ankle against the nominal gait; ground reaction
+forces), ``actuators.png`` (each actuator's commanded and delivered torque, its samples
+against the torque-speed envelope, the transmission G; second half), ``record.json`` (status, message,
 fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
 and friction work under ``time_step``). The files are written into a hidden folder in DIR
 and replace the old ones together once all are written (:func:`staged_files`).
@@ -34,6 +37,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+import pandas as pd
 
 from codesign.commands.options import add_design_arguments, chosen_design
 from codesign.errors import UserError
@@ -44,11 +48,11 @@ from codesign.problems.verdict import walking_verdict
 from codesign.problems.walking import metric_units
 from codesign.report import gait as figures
 from codesign.walking.stepping import StepParams, step_statistics
-from codesign.walking.trajectory import gait_agreement, trajectory_table
+from codesign.walking.trajectory import actuator_table, gait_agreement, trajectory_table
 
 DEFAULT_OUT = Path("results/simulate")   # the parent of each design's default --out
 # the files a simulation writes into --out
-OUTPUTS = ("trajectory.csv", "gait.png", "stick.gif", "record.json")
+OUTPUTS = ("trajectory.csv", "gait.png", "actuators.png", "stick.gif", "record.json")
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
 MAX_SAMPLES = 1_000_000
 
@@ -109,9 +113,15 @@ def run(args: argparse.Namespace) -> int:
                 print(f"against the nominal gait ({label}; second half, both legs): "
                       + (said or ("no complete stride in the second half" if key == "strides" else
                                   "no samples in the second half") + " to compare (a longer --max-time)"))
-            table.to_csv(staging / "trajectory.csv", index=False, float_format="%.9g")
+            loads = actuator_table(rollout, setup)
+            pd.concat([table, loads], axis=1).to_csv(staging / "trajectory.csv", index=False,
+                                                     float_format="%.9g")
             fig = figures.gait_figure(table, setup.model, float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]))
             fig.savefig(staging / "gait.png", dpi=110)
+            figures.plt.close(fig)
+            fig = figures.actuator_figure(pd.concat([table["t_s"], loads], axis=1), setup.effort_names,
+                                          0.5 * t_end)
+            fig.savefig(staging / "actuators.png", dpi=110)
             figures.plt.close(fig)
             if args.animation:
                 figures.stick_gif(table, setup.model, staging / "stick.gif")
@@ -119,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
     else:
-        print(f"wrote {out}/trajectory.csv, gait.png, {'stick.gif, ' if args.animation else ''}record.json "
+        print(f"wrote {out}/trajectory.csv, gait.png, actuators.png, {'stick.gif, ' if args.animation else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
 

@@ -229,13 +229,16 @@ def changing_gain_entries(act_cols: np.ndarray, act_ncols: np.ndarray, pas_rows:
 def compile_controller(controller: Controller, n: int,
                        active_rows: dict[str, Sequence[np.ndarray]],
                        passive_rows: dict[str, Sequence[np.ndarray]],
-                       pitch_index: int, phase0: float = 0.0) -> ControllerArrays:
+                       pitch_index: int, phase0: float = 0.0,
+                       driven: frozenset[str] = frozenset()) -> ControllerArrays:
     """Arrays for :func:`control_torques`.
 
     active_rows / passive_rows: joint name -> (row of the right leg, row of the left leg)
     (a single row is allowed: a joint outside the legs, no half-period shift); rows are
     float64[n] (see :func:`tree_joint_row`, :func:`loop_joint_row`). pitch_index: base
     pitch coordinate (the assist acts there). phase0: phase of the right leg at t = 0.
+    driven: names of active joints whose law the device delivers (kind DRIVEN: the
+    wearer-space law, :mod:`codesign.control.wearer`).
     """
     signals: list[sg.Signal] = []
     rows, offsets, sig_idx = [], [], []
@@ -252,7 +255,8 @@ def compile_controller(controller: Controller, n: int,
             rows.append(np.asarray(row, dtype=np.float64))
             offsets.append(0.5 * side)
             sig_idx.append([base, base + 1, base + 2] + torso)
-            kinds.append(act.NO_MOTOR if hw is None else act.SATURATE if hw.enforced else act.REPORT)
+            kinds.append(act.DRIVEN if joint.name in driven else act.NO_MOTOR if hw is None
+                         else act.SATURATE if hw.enforced else act.REPORT)
             limits.append(act.UNBOUNDED_LIMIT if hw is None else hw.limit_row())
             motors.append(act.NO_MOTOR_ROW if hw is None else hw.motor_row())
     p_rows, p_par = [], []
@@ -322,7 +326,7 @@ def torso_pitch(q: np.ndarray, c) -> float:
 @njit(cache=True, _nrt=False)
 def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
                     joint_tau: np.ndarray, joint_rate: np.ndarray,
-                    joint_gain: np.ndarray) -> tuple:
+                    joint_gain: np.ndarray, joint_cmd: np.ndarray) -> tuple:
     """Generalized control forces at time t.
 
     q, v: float64[n]; c: ControllerArrays. Writes (overwrites) tau: float64[n] generalized
@@ -330,7 +334,11 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
     (N m; delivered: clipped to the joint's actuator envelope where c.act_kind is
     SATURATE) and rate (rad/s) of each active joint (for power metrics); joint_gain:
     float64[na, 2] its stiffness K(t) (N m/rad) and damping D(t) (N m s/rad), zero while
-    saturated, for :func:`control_gains`. Returns (assist torque N m, assist active?).
+    saturated, for :func:`control_gains`; joint_cmd: float64[na] the law's torque before
+    the clip (N m). A joint of kind DRIVEN (the wearer's hip and knee under the
+    wearer-space law, :mod:`codesign.control.wearer`) gets its law torque in joint_tau
+    and nothing in tau: the device's actuators deliver it. Returns (assist torque N m,
+    assist active?).
     """
     n = q.shape[0]
     for i in range(n):
@@ -357,6 +365,7 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
             kt = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[3], phase)
             dt = sg.table_value(c.sig_kind, c.sig_npts, c.sig_x, c.sig_y, c.sig_m, s[4], phase)
             torque -= kt * (q[ip] - c.assist_params[3]) + dt * v[ip]
+        joint_cmd[j] = torque
         if c.act_kind[j] == act.SATURATE:
             torque, saturated = act.saturate(torque, rate, c.act_limit[j])
             if saturated:      # d tau / d q = 0: nothing for the step to treat implicitly
@@ -366,6 +375,8 @@ def control_torques(t: float, q: np.ndarray, v: np.ndarray, c, tau: np.ndarray,
         joint_rate[j] = rate
         joint_gain[j, 0] = k
         joint_gain[j, 1] = d
+        if c.act_kind[j] == act.DRIVEN:
+            continue
         for p in range(c.act_ncols[j]):
             tau[cols[p]] += row[cols[p]] * torque
     for j in range(c.pas_rows.shape[0]):

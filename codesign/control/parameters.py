@@ -128,10 +128,14 @@ def codesign_layout(active_wr: tuple[str, str], passive_wr: tuple[str, ...],
                          optimize_frequency=optimize_frequency)
 
 
-def human_layout(kind: int = sg.STEP, reference_points: int = 4) -> ControlLayout:
+def human_layout(kind: int = sg.STEP, reference_points: int = 4,
+                 passive_wr: tuple[str, ...] = ()) -> ControlLayout:
     """Chapter-4 layout (Table 4.3): hip, knee, ankle with a 4-point ppoly reference and
-    stiffness/damping of one kind (constant, step or ppoly with 4 points)."""
+    stiffness/damping of one kind (constant, step or ppoly with 4 points). With
+    ``passive_wr`` the wearer-space law of a co-design (:mod:`codesign.control.wearer`):
+    the same hip, knee and ankle law, the device's actuators delivering hip and knee, and
+    its other joints passive (eq. 5.12)."""
     active = tuple(ActiveLayout(j, reference_points, kind, kind, bd.human_reference_angle(j),
                                 shared_step_timing=True)
                    for j in ("hip", "knee", "ankle"))
-    return ControlLayout(active=active)
+    return ControlLayout(active=active, passive=tuple(passive_wr))

@@ -67,6 +67,8 @@ MODELS = ("bounded", "thesis")
 NO_MOTOR = 0     # a human joint (muscles): unbounded, not an actuator of the metrics
 SATURATE = 1     # a motor whose envelope the rollout enforces
 REPORT = 2       # a motor of the thesis's rule: unbounded, its envelope only reported
+DRIVEN = 3       # a wearer joint whose law the device's actuators deliver (codesign.control.wearer):
+                 # its torque is computed, not applied at its own row
 
 # columns of a limit row (float64[3]) and a motor row (float64[4])
 LIMIT_PEAK, LIMIT_SPEED, LIMIT_POWER = 0, 1, 2

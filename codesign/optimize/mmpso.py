@@ -86,8 +86,9 @@ class MMPSO:
         self.iteration = 0
         perm = self.rng.permutation(s)
         self.sub = perm[np.arange(n) % s].astype(np.int64)
-        self.x = space.init_low + self.rng.random((n, d)) * (space.init_high - space.init_low)
-        self.v = self._initial_velocity(self.rng.random((n, d)))
+        low, high = space.sub_init_low[self.sub], space.sub_init_high[self.sub]
+        self.x = low + self.rng.random((n, d)) * (high - low)
+        self.v = self._initial_velocity(self.rng.random((n, d)), self.sub)
         if space.start:                      # particle 0 at the given start point
             self.sub[0] = space.start_subspace
             for name, value in space.start.items():
@@ -185,9 +186,9 @@ class MMPSO:
         rng = self.rng if rng is None else rng
         space = self.space
         new = np.flatnonzero(space.active[s] & ~space.active[self.sub[i]])
-        width = space.init_high[new] - space.init_low[new]
-        self.x[i, new] = space.init_low[new] + rng.random(new.size) * width
-        self.v[i, new] = self._initial_velocity(rng.random(new.size), new)
+        width = space.sub_init_high[s, new] - space.sub_init_low[s, new]
+        self.x[i, new] = space.sub_init_low[s, new] + rng.random(new.size) * width
+        self.v[i, new] = self._initial_velocity(rng.random(new.size), s, new)
         self.sub[i] = s
         if self.best_sub[i] == s and self.best_key[i, 0] < 2.0:
             self.pbest_key[i], self.pbest_x[i] = self.best_key[i], self.best_x[i]
@@ -206,10 +207,12 @@ class MMPSO:
         self.sbest_x[~active] = 0.0
         self.gbest_x[~active[self.gbest_sub]] = 0.0
 
-    def _initial_velocity(self, u: np.ndarray, dims: np.ndarray | None = None) -> np.ndarray:
-        """Velocities uniform in +-clamp * (init range), from uniforms u in [0, 1)."""
+    def _initial_velocity(self, u: np.ndarray, s, dims: np.ndarray | None = None) -> np.ndarray:
+        """Velocities uniform in +-clamp * (the init range of subspace s, or of each row's
+        subspace for an array s), from uniforms u in [0, 1)."""
         dims = slice(None) if dims is None else dims
-        half = self.settings.velocity_clamp * (self.space.init_high[dims] - self.space.init_low[dims])
+        space = self.space
+        half = self.settings.velocity_clamp * (space.sub_init_high[s][..., dims] - space.sub_init_low[s][..., dims])
         return (2.0 * u - 1.0) * half
 
     # -- results ----------------------------------------------------------------------

@@ -38,7 +38,13 @@ class Space:
     predicate on the tuple of group names (one per pool) for rules a list cannot state.
     ``start``: parameter values at which particle 0 starts (e.g. a parent run's solution,
     so that a continuation keeps it); particle 0 starts in the first valid subspace that
-    uses every one of them (``start_subspace``).
+    uses every one of them (``start_subspace``). ``start_spread`` > 0: every particle
+    draws those parameters within +-start_spread x (high - low) of the start point (their
+    initialisation range, clipped to the bounds): a swarm around a known solution.
+    ``subspace_starts``: (group names, parameter values) pairs, e.g. the screening's best
+    morphology of each subspace: a particle that starts in, or enters, a subspace with all
+    of those groups draws those parameters within +-start_spread x (high - low) of the
+    values (``sub_init_low``, ``sub_init_high``: the initialisation box per subspace).
     """
 
     parameters: tuple[Parameter, ...]
@@ -48,6 +54,8 @@ class Space:
     frozen_parameters: Mapping[str, float] = field(default_factory=dict)
     valid: Callable[[tuple[str, ...]], bool] | None = None
     start: Mapping[str, float] = field(default_factory=dict)
+    start_spread: float = 0.0
+    subspace_starts: tuple[tuple[tuple[str, ...], Mapping[str, float]], ...] = ()
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]
@@ -93,13 +101,30 @@ class Space:
             raise ValueError(f"no valid subspace uses every parameter of the start point "
                              f"({', '.join(self.start)})")
         init = np.array([p.init_range for p in self.parameters], dtype=float).reshape(-1, 2)
+        if self.start_spread > 0:
+            for name, value in self.start.items():
+                p = self.parameters[index[name]]
+                half = self.start_spread * (p.high - p.low)
+                init[index[name]] = (max(p.low, value - half), min(p.high, value + half))
+        sub_init = np.repeat(init[None], len(subspaces), axis=0)
+        for groups, values in self.subspace_starts:
+            rows = [s for s, combo in enumerate(subspaces) if set(groups) <= set(self.group_names(combo))]
+            if not rows:
+                raise ValueError(f"no valid subspace has the groups {', '.join(groups)} of a start design")
+            for name, value in values.items():
+                if name not in index or not used[rows[0], index[name]]:
+                    raise ValueError(f"parameter {name!r} of the start design for {', '.join(groups)} is not "
+                                     f"one of that subspace's")
+                p = self.parameters[index[name]]
+                half = self.start_spread * (p.high - p.low)
+                sub_init[rows, index[name]] = (max(p.low, value - half), min(p.high, value + half))
         derived = dict(start_subspace=start_subspace,
+            sub_init_low=sub_init[:, :, 0], sub_init_high=sub_init[:, :, 1],
             names=tuple(names), index=index, allowed=tuple(allowed),
             subspaces=tuple(subspaces), subspace_ids=np.array(ids, dtype=np.int64),
             active=active, used=used,
             low=np.array([p.low for p in self.parameters], dtype=float),
             high=np.array([p.high for p in self.parameters], dtype=float),
-            init_low=init[:, 0], init_high=init[:, 1],
         )
         for key, value in derived.items():
             object.__setattr__(self, key, value)

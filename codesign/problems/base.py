@@ -59,12 +59,17 @@ class WalkingHooks:
     own_model: the designs walk on WALK's own model of the design (False: on one of the
         problem's, as the baseline's lumped human), so analyses that build WALK's setup
         themselves (``codesign analyze gait``) apply.
+    encode(design) -> (groups, params): the inverse of decode, for the parameters a
+        design has (a morphology alone is fine): the groups whose subspaces it belongs to
+        and its parameters under the search's names (``space.start_designs``); None: the
+        problem's names are the design's.
     """
 
     decode: Callable[..., Any]
     check_design: Callable[..., None]
     replay: Callable[..., Any]
     own_model: bool = True
+    encode: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

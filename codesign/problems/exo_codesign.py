@@ -41,6 +41,15 @@ actuated pair's torso feedback (:mod:`codesign.control.impedance`): six more par
 per actuated joint, ``t03.j1.torso.step.t1`` ... (a design with them is decoded with that
 law; one without, with the thesis's).
 
+``WEARER_PROBLEM`` ("exo_codesign_wearer", issue 29, not in the thesis): the control in
+the wearer's joint space (:mod:`codesign.control.wearer`). The common pool holds the
+chapter-4 hip, knee and ankle law under its own names (``hip.ref.y0``, ``knee.step.t1``
+..., 45 parameters: a human-gait design is a point of it, and a spec's
+``space.start_design`` can start the swarm there), one law for every subspace; a group
+holds its topology's morphology and its passive joints' springs (24 parameters for the
+default catalog, against 62). The pair's actuators deliver tau_a = G^T tau_h through
+the linkage's transmission, so moving the morphology keeps the gait.
+
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
 settings)`` (screening, rollout, metrics; the spec's ``[evaluation]`` table are WALK's
@@ -65,10 +74,12 @@ from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.problems import objectives as ob
-from codesign.walking import Design, WalkSettings, has_torso_feedback, wr_control_layout
+from codesign.walking import (Design, WalkSettings, has_torso_feedback, has_wearer_control,
+                              human_control_layout, wearer_control_layout, wr_control_layout)
 
 PROBLEM = "exo_codesign"
 BALANCE_PROBLEM = "exo_codesign_balance"
+WEARER_PROBLEM = "exo_codesign_wearer"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -104,53 +115,81 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
 
 
 # --------------------------------------------------------------------------- layouts
-def subspace_layout(topology: Topology, actuators: tuple[int, ...],
-                    torso_feedback: bool = False) -> ControlLayout:
-    """WALK's chapter-5 control layout of one subspace: the pair's joints and the ankle
-    actuated, every other added joint passive (gait frequency fixed); ``torso_feedback``:
-    the pair also servos the torso pitch (the balance problem)."""
-    return wr_control_layout(topology, tuple(actuators), WalkSettings(), torso_feedback)
+THESIS, BALANCE, WEARER = "thesis", "balance", "wearer"     # the control laws of the variants
+# Under the wearer-space law a passive joint's spring acts on the wearer's hip and knee
+# through the linkage (its angle is a function of theirs): drawn from its whole range
+# (up to 12 000 N m/rad) it locks the leg, and the device fights the gait (the first
+# wearer-space search: cuff forces of 10 kN, the actuators asked 10x what they deliver).
+# Its particles start with the passive joints nearly free, as codesign transfer sets
+# them; the search may stiffen them within the bounds. Field -> (init low, init high).
+PASSIVE_INIT = {"k": (0.0, 20.0), "d": (0.0, 2.0)}      # N m/rad, N m s/rad
 
 
-def _is_ankle(name: str) -> bool:
-    return name.startswith("ankle.")
+def subspace_layout(topology: Topology, actuators: tuple[int, ...], law: str = THESIS) -> ControlLayout:
+    """WALK's control layout of one subspace (gait frequency fixed): the thesis's chapter-5
+    layout (the pair's joints and the ankle active, every other added joint passive;
+    ``balance``: the pair also servos the torso pitch) or the wearer-space law's
+    (chapter-4 hip, knee and ankle, delivered through the pair; the other added joints
+    passive)."""
+    if law == WEARER:
+        return wearer_control_layout(topology, tuple(actuators), WalkSettings())
+    return wr_control_layout(topology, tuple(actuators), WalkSettings(), law == BALANCE)
+
+
+def common_layout(law: str = THESIS) -> ControlLayout:
+    """The common pool's layout: the ankle (the thesis's laws) or the wearer's hip, knee
+    and ankle (chapter 4's names: a human-gait design is a point of this pool)."""
+    if law == WEARER:
+        return human_control_layout(WalkSettings())
+    return codesign_layout((), ())
 
 
 def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
-                        torso_feedback: bool = False) -> tuple[Parameter, ...]:
-    """The group's parameters (prefixed names, bounds): morphology, then WR-joint control."""
+                        law: str = THESIS) -> tuple[Parameter, ...]:
+    """The group's parameters (prefixed names, bounds): morphology, then the added joints'
+    control (the common pool's names left out)."""
     prefix = topology_prefix(topology.id)
+    common = set(common_layout(law).parameter_names())
     out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
-    for name, (low, high) in subspace_layout(topology, actuators, torso_feedback).bounds().items():
-        if not _is_ankle(name):
-            out.append(Parameter(prefix + name, low, high))
+    for name, (low, high) in subspace_layout(topology, actuators, law).bounds().items():
+        if name in common:
+            continue
+        init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if law == WEARER else None
+        out.append(Parameter(prefix + name, low, high, *(init or (None, None))))
     return tuple(out)
 
 
-def common_parameters() -> tuple[Parameter, ...]:
-    """The common pool's parameters: the ankle's (the same for every subspace)."""
-    layout = codesign_layout((), ())
-    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in layout.bounds().items())
+def common_parameters(law: str = THESIS) -> tuple[Parameter, ...]:
+    """The common pool's parameters (the same for every subspace): :func:`common_layout`."""
+    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in common_layout(law).bounds().items())
 
 
-def codesign_space(catalog: Catalog, torso_feedback: bool = False
+def codesign_space(catalog: Catalog, law: str = THESIS
                    ) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
-    """(all parameters, (subspace pool, common pool)) of the co-design search (with the
-    torso-feedback parameters: the balance problem's)."""
+    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``."""
     parameters: dict[str, Parameter] = {}
     groups = []
     for _sid, tid, pair in catalog.subspaces():
-        own = subspace_parameters(catalog.topology(tid), pair, torso_feedback)
+        own = subspace_parameters(catalog.topology(tid), pair, law)
         for p in own:
             known = parameters.setdefault(p.name, p)
             if (known.low, known.high) != (p.low, p.high):
                 raise ValueError(f"parameter {p.name}: bounds differ between groups")
         groups.append(Group(group_name(tid, pair), tuple(p.name for p in own)))
-    common = common_parameters()
+    common = common_parameters(law)
     parameters.update((p.name, p) for p in common)
     pools = (Pool(SUBSPACE_POOL, tuple(groups)),
              Pool(COMMON_POOL, (Group(COMMON_GROUP, tuple(p.name for p in common)),)))
     return tuple(parameters.values()), pools
+
+
+def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, float]) -> str:
+    """The law a candidate's parameters carry: the wearer-space law's hip (``hip.*``), the
+    pair's torso feedback (``t03.j1.torso.*``: balance), else the thesis's."""
+    if any(name.startswith("hip.") for name in params):
+        return WEARER
+    own = {k.removeprefix(prefix): v for k, v in params.items() if k.startswith(prefix)}
+    return BALANCE if has_torso_feedback(actuators, own) else THESIS
 
 
 # --------------------------------------------------------------------------- designs
@@ -169,18 +208,17 @@ def decode_group(group: str, params: Mapping[str, float], catalog: Catalog) -> D
 
     Raises ValueError naming the problem: unknown group, a missing parameter, a value
     that is not a finite number or lies outside its bounds. Parameters of other groups
-    are ignored (a space passes only the active groups' parameters anyway). A candidate
-    with the pair's torso-feedback parameters is decoded with them (the balance
-    problem's), else with the thesis's law.
+    are ignored (a space passes only the active groups' parameters anyway). The law
+    follows from the parameters (:func:`candidate_law`): the wearer-space law's, the
+    balance problem's torso feedback, else the thesis's.
     """
     tid, pair = parse_group_name(group)
     if not any(t == tid and tuple(p) == pair for _sid, t, p in catalog.subspaces()):
         raise ValueError(f"group {group!r}: no such (topology, actuator pair) in the catalog")
     prefix = topology_prefix(tid)
-    torso = has_torso_feedback(pair, {k.removeprefix(prefix): v for k, v in params.items()
-                                      if k.startswith(prefix)})
+    law = candidate_law(prefix, pair, params)
     local = {}
-    for p in subspace_parameters(catalog.topology(tid), pair, torso) + common_parameters():
+    for p in subspace_parameters(catalog.topology(tid), pair, law) + common_parameters(law):
         value = params.get(p.name)
         if value is None:
             raise ValueError(f"parameter {p.name}: missing for group {group}")
@@ -195,7 +233,9 @@ def decode_group(group: str, params: Mapping[str, float], catalog: Catalog) -> D
 def encode(design: Design) -> tuple[str, dict[str, float]]:
     """(group name, candidate parameters) of a co-design Design: the inverse of :func:`decode`."""
     prefix = topology_prefix(design.topology)
-    params = {(k if _is_ankle(k) else prefix + k): v for k, v in design.params.items()}
+    law = WEARER if has_wearer_control(design) else THESIS
+    common = set(common_layout(law).parameter_names())
+    params = {(k if k in common else prefix + k): v for k, v in design.params.items()}
     return group_name(design.topology, design.actuators), params
 
 
@@ -220,7 +260,7 @@ def warmup(settings: WalkingProblemSettings) -> None:
     human for 50 ms (the same compiled rollout; a mid-bounds WR design is usually singular
     and would not reach it). Measured: 50-93 s CPU on a cold cache, ~1 s warm."""
     catalog = cached_catalog(settings.walk.catalog)
-    parameters, pools = codesign_space(catalog)
+    parameters, pools = codesign_space(catalog, THESIS)
     names = set(pools[0].groups[0].parameters) | set(pools[1].groups[0].parameters)
     middle = {p.name: 0.5 * (p.low + p.high) for p in parameters if p.name in names}
     short = warmup_settings(settings.walk)
@@ -228,17 +268,32 @@ def warmup(settings: WalkingProblemSettings) -> None:
     warmup_human(WalkingProblemSettings(short))
 
 
-WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design)
+def encode_candidate(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode``: ((its subspace group,), its parameters under the search's
+    names) of a co-design design (:func:`encode`)."""
+    group, params = encode(design)
+    return (group,), params
 
 
-def problem(torso_feedback: bool = False) -> Problem:
-    """The co-design problem (``torso_feedback``: the balance variant)."""
-    parameters, pools = codesign_space(cached_catalog(), torso_feedback)
-    name, description = (
-        (BALANCE_PROBLEM, "co-design as exo_codesign, the actuated pair also servoing the "
-                          "torso pitch (a balance term; not in the thesis)") if torso_feedback else
-        (PROBLEM, "co-design of a wearable robot: topology, actuator pair, morphology and "
-                  "control (thesis chapter 5); MMPSO over the catalog's subspaces"))
+WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design,
+                       encode=encode_candidate)
+
+
+DESCRIPTIONS = {
+    THESIS: (PROBLEM, "co-design of a wearable robot: topology, actuator pair, morphology and "
+                      "control (thesis chapter 5); MMPSO over the catalog's subspaces"),
+    BALANCE: (BALANCE_PROBLEM, "co-design as exo_codesign, the actuated pair also servoing the "
+                               "torso pitch (a balance term; not in the thesis)"),
+    WEARER: (WEARER_PROBLEM, "co-design as exo_codesign with the control in the wearer's joint "
+                             "space: one hip, knee and ankle law for every subspace, delivered "
+                             "through each linkage's transmission (tau_a = G^T tau_h)"),
+}
+
+
+def problem(law: str = THESIS) -> Problem:
+    """The co-design problem under ``law`` (THESIS, BALANCE or WEARER)."""
+    parameters, pools = codesign_space(cached_catalog(), law)
+    name, description = DESCRIPTIONS[law]
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,
                    objectives=ob.codesign_stages(), parse_settings=parse_codesign_settings,
                    warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING)

@@ -113,3 +113,46 @@ def stick_gif(table, model, path: Path, fps: int = 20) -> None:
     anim.save(tmp, writer=PillowWriter(fps=fps))
     plt.close(fig)
     os.replace(tmp, path)
+
+
+def actuator_figure(table, names: tuple[str, ...], t_from: float = 0.0):
+    """Figure of the effort joints' loads (``names``; the columns of
+    :func:`codesign.walking.trajectory.actuator_table` in ``table``) from ``t_from`` (s):
+    per joint, commanded and delivered torque over time (N m), and the samples in the
+    torque-speed plane with the motor's envelope (+-tau_lim(rate)); under the
+    wearer-space law a last row with the transmission's entries G (dimensionless)."""
+    t = table["t_s"].to_numpy()
+    keep = t >= t_from
+    g_cols = [c for c in table.columns if c.startswith("G_")]
+    rows = len(names) + (1 if g_cols else 0)
+    fig, axes = plt.subplots(rows, 2, figsize=(10, 2.1 * rows), squeeze=False,
+                             gridspec_kw={"width_ratios": [2.2, 1]})
+    for ax, name in zip(axes, names):
+        tau = table[f"tau_{name}_Nm"].to_numpy()[keep]
+        cmd = table[f"tau_cmd_{name}_Nm"].to_numpy()[keep]
+        rate = table[f"rate_{name}_rad_s"].to_numpy()[keep]
+        ax[0].plot(t[keep], cmd, color="0.6", lw=1.0, label="commanded")
+        ax[0].plot(t[keep], tau, color="C0", lw=1.0, label="delivered")
+        ax[0].set_ylabel(f"{name}\n[N m]")
+        ax[1].plot(rate, tau, ".", ms=1.5, color="C0")
+        limit = f"tau_limit_{name}_Nm"
+        if limit in table:
+            order = np.argsort(rate)
+            lim = table[limit].to_numpy()[keep][order]
+            ax[1].plot(rate[order], lim, color="C3", lw=1.0, label="envelope")
+            ax[1].plot(rate[order], -lim, color="C3", lw=1.0)
+        ax[1].set_xlabel("rate [rad/s]" if name == names[-1] and not g_cols else "")
+        ax[1].set_ylabel("torque [N m]")
+    axes[0, 0].legend(loc="upper right", fontsize=7)
+    if any(f"tau_limit_{n}_Nm" in table for n in names):
+        axes[0, 1].legend(loc="upper right", fontsize=7)
+    if g_cols:
+        ax = axes[-1, 0]
+        for c in g_cols:
+            ax.plot(t[keep], table[c].to_numpy()[keep], lw=1.0, label=c[2:])
+        ax.set_ylabel("G [-]")
+        ax.legend(loc="upper right", fontsize=6, ncol=4)
+        axes[-1, 1].axis("off")
+    axes[-1, 0].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig

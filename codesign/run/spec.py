@@ -17,6 +17,12 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [[space.pools]]        name, groups = [{name, parameters = [...]}, ...]
     [space]                exclude = [["pool.group", "pool.group"], ...]
     [space.start]          X = value ...: particle 0 starts here (e.g. a parent's solution)
+    [space]                start_design = "design.json": its "params" join [space.start];
+                           start_designs = "designs.json": a list of designs (e.g. the
+                           screening's best_designs.json), each where the particles of its
+                           subspace start (a walking problem's encode names them);
+                           start_spread = s: particles start within +-s of the bounds'
+                           width around the start points (0: only particle 0 at [space.start])
     [[objectives]]         metric, sense = "minimize"|"maximize", until
     [evaluation]           free-form table handed to the problem (context.settings)
     [execution]            mode = "serial"|"local"|"scheduler"|"slurm"|"pbs", workers,
@@ -37,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from codesign.errors import UserError, listed, shown
-from codesign.io import parse_user_text, read_user_text
+from codesign.io import parse_user_text, read_user_file, read_user_text
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
@@ -95,6 +101,8 @@ class Spec:
     pools: tuple[Pool, ...] = ()
     exclude: tuple[tuple[str, ...], ...] = ()
     start: dict[str, float] = field(default_factory=dict)      # name -> value of particle 0
+    start_spread: float = 0.0       # every particle's start within +-spread x width of it
+    start_designs: tuple[dict, ...] = ()   # designs where their subspaces' particles start
     objectives: tuple[Objective, ...] = ()
     evaluation: dict[str, Any] = field(default_factory=dict)
     execution: ExecutionSpec = ExecutionSpec()
@@ -143,6 +151,37 @@ def check_run_name(name: str, where: str) -> str:
         shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
         raise _error(f"{where}: got {shown}; expected {RUN_NAME_RULE}")
     return name
+
+
+def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
+                    ) -> tuple[tuple[tuple[str, ...], dict[str, float]], ...]:
+    """(groups, values) of each of the spec's ``space.start_designs`` under the search's
+    names (the problem's ``WalkingHooks.encode``); UserError naming a design the problem
+    cannot place or a value outside its parameter's bounds."""
+    if not spec.start_designs:
+        return ()
+    hooks = problem.walking
+    if hooks is None or hooks.encode is None:
+        raise _error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a design's "
+                     f"parameters; expected a walking co-design problem")
+    from codesign.walking.design import DESIGN_KEYS, Design
+
+    out = []
+    for k, doc in enumerate(spec.start_designs):
+        where = f"{spec.source}: space.start_designs[{k}]"
+        try:
+            design = Design.from_json({key: doc[key] for key in DESIGN_KEYS if key in doc}, where)
+        except UserError as exc:
+            raise _error(str(exc)) from None
+        groups, values = hooks.encode(design)
+        for name, value in values.items():
+            if name not in params:
+                raise _error(f"{where}: parameter {name!r} is not one of problem {problem.name!r}'s")
+            if not params[name].low <= value <= params[name].high:
+                raise _error(f"{where}: {name} = {value} outside the bounds "
+                             f"[{params[name].low}, {params[name].high}]")
+        out.append((tuple(groups), dict(values)))
+    return tuple(out)
 
 
 def _error(message: str) -> UserError:
@@ -238,13 +277,14 @@ def _spec(data: dict, text: str, source: str) -> Spec:
         raise _Invalid("problem.name: missing; expected the name of a registered problem")
     problem_name = _str(problem, "name", "problem", "")
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
-    parameters, pools, exclude, start = _space(data.get("space", {}))
+    parameters, pools, exclude, start, start_spread, start_designs = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
     evaluation = _dict(data.get("evaluation", {}), "evaluation")
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
+                start_spread=start_spread, start_designs=start_designs,
                 objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, text=text, source=source)
 
@@ -302,8 +342,33 @@ def _schedule(data: Any, path: str) -> Schedule:
                     width=_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
-def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float]]:
-    _table(data, "space", ("parameters", "pools", "exclude", "start"))
+def _start_design(path: Any) -> dict[str, float]:
+    """The parameter values of a design file named by ``space.start_design`` (its
+    ``params`` table; names and values checked against the space later)."""
+    if not isinstance(path, str) or not path:
+        _fail("space.start_design", path, "the path of a design JSON file")
+    doc = read_user_file(path, "a design JSON file (space.start_design)")
+    params = doc.get("params") if isinstance(doc, dict) else None
+    if not isinstance(params, dict):
+        _fail("space.start_design", path, "a design JSON file with a \"params\" table")
+    return {name: _float(params, name, f"space.start_design {path}: params", None) for name in params}
+
+
+def _start_designs(path: Any) -> tuple[dict, ...]:
+    """The designs of a file named by ``space.start_designs``: a JSON list of design
+    objects (each with a ``params`` table; checked against the problem later)."""
+    if not isinstance(path, str) or not path:
+        _fail("space.start_designs", path, "the path of a JSON list of designs")
+    doc = read_user_file(path, "a JSON list of designs (space.start_designs)")
+    if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
+        _fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
+    return tuple(doc)
+
+
+def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float], float,
+                               tuple[dict, ...]]:
+    _table(data, "space", ("parameters", "pools", "exclude", "start", "start_design", "start_designs",
+                           "start_spread"))
     parameters = {}
     for pname, entry in _dict(data.get("parameters", {}), "space.parameters").items():
         path = f"space.parameters.{pname}"
@@ -340,8 +405,14 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
         _fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
     combos = tuple(_name_list(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
     start_table = _dict(data.get("start", {}), "space.start")
-    start = {name: _float(start_table, name, "space.start", None) for name in start_table}
-    return parameters, tuple(pools), combos, start
+    start = _start_design(data["start_design"]) if "start_design" in data else {}
+    start.update({name: _float(start_table, name, "space.start", None) for name in start_table})
+    designs = _start_designs(data["start_designs"]) if "start_designs" in data else ()
+    spread = _float(data, "start_spread", "space", 0.0, 0.0, 0.5)
+    if spread > 0 and not (start or designs):
+        _fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
+              "space.start_designs) to spread around")
+    return parameters, tuple(pools), combos, start, spread, designs
 
 
 def _objectives(data: Any) -> tuple[Objective, ...]:
@@ -485,7 +556,8 @@ def build_space(spec: Spec, problem) -> Space:
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
-                      valid=problem.valid, start=dict(spec.start))
+                      valid=problem.valid, start=dict(spec.start), start_spread=spec.start_spread,
+                      subspace_starts=subspace_starts(spec, problem, params))
     except ValueError as exc:
         raise _error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
     if spec.algorithm == "pso" and space.n_subspaces > 1:

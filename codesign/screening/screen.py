@@ -109,6 +109,11 @@ class ScreenResult:
     margin: float
     min_sigma_ratio: float
     detail: str
+    # the largest |entry| of the transmission G = d(hip, knee) / d(actuated angles) and of
+    # its inverse over the configurations of a passing design (NaN for a failing one):
+    # how much the actuators amplify the gait's torques and its speeds (1: a parallelogram)
+    transmission_peak: float = float("nan")
+    inverse_transmission_peak: float = float("nan")
 
 
 @njit(cache=True)
@@ -173,8 +178,11 @@ def nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observ
 
     cols: coordinates of the mechanism (J's columns); observed, act_tree: positions in cols;
     act_loop: loop indices. Writes out = (code, weakest actuator k or -1, weakest observed
-    k or -1, margin, sigma ratio) and returns the code. Actuator k counts act_tree first,
-    then act_loop. T[a, h] = N_ah (tree joint a) or (N w_c^T)_h (loop joint c).
+    k or -1, margin, sigma ratio, largest |entry| of the transmission G = d(observed) /
+    d(actuated), largest |entry| of its inverse; the last two NaN unless two actuators
+    drive two observed joints through an invertible T) and returns the code. Actuator k
+    counts act_tree first, then act_loop. T[a, h] = N_ah (tree joint a) or (N w_c^T)_h
+    (loop joint c).
     """
     r = jac.shape[0]
     ns = cols.shape[0]
@@ -195,6 +203,8 @@ def nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observ
     out[1] = -1.0
     out[2] = -1.0
     out[4] = ratio
+    out[5] = np.nan
+    out[6] = np.nan
     margin = np.inf
     code = 0
     if ratio < rank_tol:
@@ -228,6 +238,24 @@ def nullspace_checks(parent, joint_type, loop_a, loop_b, pose, jac, cols, observ
         tmin = sv[min(n_act, n_obs) - 1]
         if tmin < margin:
             margin = tmin
+        if n_act == 2 and n_obs == 2 and tmin > 0.0:
+            # the transmission (step 5): T = B_A B_H^T and N_HH = B_H B_H^T for an
+            # orthonormal basis B of the feasible motions, so d(actuated)/d(observed) =
+            # B_A B_H^-1 = T N_HH^-1 and its inverse G = N_HH T^-1: their largest entries
+            det = T[0, 0] * T[1, 1] - T[0, 1] * T[1, 0]
+            h0, h1 = observed[0], observed[1]
+            n00, n01, n11 = N[h0, h0], N[h0, h1], N[h1, h1]
+            g00 = (n00 * T[1, 1] - n01 * T[1, 0]) / det
+            g01 = (-n00 * T[0, 1] + n01 * T[0, 0]) / det
+            g10 = (n01 * T[1, 1] - n11 * T[1, 0]) / det
+            g11 = (-n01 * T[0, 1] + n11 * T[0, 0]) / det
+            out[5] = max(abs(g00), abs(g01), abs(g10), abs(g11))
+            dn = n00 * n11 - n01 * n01
+            a00 = (T[0, 0] * n11 - T[0, 1] * n01) / dn
+            a01 = (-T[0, 0] * n01 + T[0, 1] * n00) / dn
+            a10 = (T[1, 0] * n11 - T[1, 1] * n01) / dn
+            a11 = (-T[1, 0] * n01 + T[1, 1] * n00) / dn
+            out[6] = max(abs(a00), abs(a01), abs(a10), abs(a11))
         if code == 0 and tmin < eps:
             code = 4
             # name the weakest actuator (row) and human joint (column)
@@ -244,8 +272,9 @@ def screen_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb
                   tol, max_iter, max_step, damping, eps, rank_tol, homotopy_step, q_out, info):
     """The whole screen of one design (module docstring). targets (N, n_off, n_driven):
     values of the ``driven`` coordinates; offset 0 must be the nominal. q_out (N, n):
-    closed nominal configurations. info float64[8] = (fail point, fail offset, actuator k,
-    observed k, margin, min sigma ratio, last residual, 0). Returns the status code."""
+    closed nominal configurations. info float64[10] = (fail point, fail offset, actuator k,
+    observed k, margin, min sigma ratio, last residual, 0, largest |G| entry, largest
+    |G^-1| entry over the configurations checked). Returns the status code."""
     n = parent.shape[0]
     n_pts, n_off, nd = targets.shape
     r = 2 * loop_a.shape[0]
@@ -253,10 +282,12 @@ def screen_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb
     phi = np.zeros(r)
     jac = np.zeros((r, n))
     q = np.zeros(n)
-    out = np.zeros(5)
+    out = np.zeros(7)
     info[:] = -1.0
     info[4] = np.inf
     info[5] = np.inf
+    info[8] = 0.0
+    info[9] = 0.0
     # from the upright pose (loops closed by construction) to gait point 0
     span = 0.0
     for d in range(nd):
@@ -292,6 +323,10 @@ def screen_kernel(parent, joint_type, joint_xz, loop_a, loop_b, loop_xa, loop_xb
                                     act_tree, act_loop, eps, rank_tol, out)
             info[4] = min(info[4], out[3])
             info[5] = min(info[5], out[4])
+            if out[5] > info[8]:         # (a NaN, no transmission, adds nothing)
+                info[8] = out[5]
+            if out[6] > info[9]:
+                info[9] = out[6]
             if code != 0:
                 info[0], info[1], info[2], info[3] = k, o, out[1], out[2]
                 return code
@@ -314,7 +349,7 @@ def screen_mechanism(model: Model, driven: np.ndarray, grounded: np.ndarray, tar
     act = np.array([pos[int(i)] for i in act_tree], dtype=np.int64)
     targets = np.ascontiguousarray(targets, dtype=np.float64)
     q_out = np.zeros((targets.shape[0], n))
-    info = np.zeros(8)
+    info = np.zeros(10)
     code = screen_kernel(a.parent, a.joint_type, a.joint_xz, a.loop_body_a, a.loop_body_b, a.loop_xz_a, a.loop_xz_b,
                          driven, free, cols, obs, act, np.asarray(act_loop, dtype=np.int64), targets,
                          settings.tol, settings.max_iter, settings.max_step, settings.damping, settings.eps,
@@ -374,7 +409,9 @@ def _result(code: int, info: np.ndarray, settings: ScreenSettings, leg: Augmente
         reason += f" at gait point {point} (phase {phase:.2f}, flexion offset {offset:+g} deg)"
     return ScreenResult(ok=not failed, code=code, reason=reason, gait_point=point, phase=phase, offset_deg=offset,
                         margin=0.0 if code == UNREACHABLE else float(info[4]),
-                        min_sigma_ratio=0.0 if code == UNREACHABLE else float(info[5]), detail=detail)
+                        min_sigma_ratio=0.0 if code == UNREACHABLE else float(info[5]), detail=detail,
+                        transmission_peak=float(info[8]) if not failed else float("nan"),
+                        inverse_transmission_peak=float(info[9]) if not failed else float("nan"))
 
 
 def close_loops(model: Model, q_target: np.ndarray, fixed: Sequence[int], q_start: np.ndarray | None = None,

@@ -21,8 +21,10 @@ from codesign.walking.evaluation import METRICS, evaluate, evaluate_detailed, me
 from codesign.walking.examples import nominal_control_params, typical_codesign_design, typical_human_design
 from codesign.walking.settings import WalkSettings
 from codesign.walking.setup import (Setup, build_setup, check_design, has_torso_feedback,
-                                   human_control_layout, wr_control_layout)
+                                   has_wearer_control, human_control_layout, wearer_control_layout,
+                                   wr_control_layout)
 
 __all__ = ["METRICS", "Design", "load_design", "evaluate", "evaluate_detailed", "metrics_of", "WalkSettings",
-           "Setup", "build_setup", "check_design", "has_torso_feedback", "human_control_layout", "wr_control_layout",
+           "Setup", "build_setup", "check_design", "has_torso_feedback", "has_wearer_control",
+           "human_control_layout", "wearer_control_layout", "wr_control_layout",
            "nominal_control_params", "typical_codesign_design", "typical_human_design"]

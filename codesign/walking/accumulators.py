@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from codesign.model import actuators as act
-from codesign.walking.metrics import (A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
-                                       A_TAU_RATIO, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
+from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
+                                       A_TAU2, A_TAU_RATIO, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
                                        GRF_BIN_IMPULSE, GRF_H, GRF_NEXT, GRF_PEAK, GRF_PREV_F,
                                        GRF_PREV_T, GRF_RING, GRF_STEPS, HEADER, I_ASSIST,
                                        I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
@@ -33,19 +33,20 @@ from codesign.walking.metrics import (A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A
                                        PREV_PITCH2, PREV_POWER, PREV_SLIDING, PREV_STANCE,
                                        PREV_TAU2, PREV_VX, RANGE_PEAK, SITE_I_F2, SITE_PEAK,
                                        SITE_PREV_F2, SITE_SLOTS, STEP_COUNT, STEP_SUM,
-                                       TD_FOOT, TD_X, T_FIRST, T_LAST, T_START, X_FIRST,
-                                       X_LAST)
+                                       TD_FOOT, TD_X, TRANSMISSION_PEAK, T_FIRST, T_LAST,
+                                       T_START, X_FIRST, X_LAST)
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)
 @njit(cache=True, _nrt=False)
 def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
-                         joint_rate: np.ndarray, kind: np.ndarray, limit: np.ndarray,
-                         motor: np.ndarray) -> None:
-    """Add one sample of the actuator metrics (metrics.REGISTRY): delivered torques and
-    rates of the active joints with their kinds, envelopes and motor constants
-    (ControllerArrays.act_kind / act_limit / act_motor); joints of kind NO_MOTOR are not
-    actuators. Samples in time order, the same as :func:`accumulate_sample`'s."""
+                         joint_rate: np.ndarray, joint_cmd: np.ndarray, kind: np.ndarray,
+                         limit: np.ndarray, motor: np.ndarray) -> None:
+    """Add one sample of the actuator metrics (metrics.REGISTRY): delivered torques,
+    rates and commanded torques (before the clip) of the effort joints with their kinds,
+    envelopes and motor constants (WalkModel.effort_kind / effort_limit / effort_motor);
+    joints of kind NO_MOTOR are not actuators. Samples in time order, the same as
+    :func:`accumulate_sample`'s."""
     if t < acc[T_START]:
         return
     p_el = 0.0
@@ -56,6 +57,8 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
         motors += 1
         tau = joint_tau[j]
         w = joint_rate[j]
+        acc[A_CMD2] += joint_cmd[j] * joint_cmd[j]
+        acc[A_TAU2] += tau * tau
         p_el += act.electrical_power(tau, w, motor[j])
         speed_ratio = abs(w) / limit[j, act.LIMIT_SPEED]
         if speed_ratio > acc[A_SPEED_RATIO]:
@@ -70,6 +73,19 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
     acc[A_SAMPLES] += 1.0
     acc[A_T_PREV] = t
     acc[A_PREV_PEL] = p_el
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_transmission(acc: np.ndarray, t: float, G: np.ndarray) -> None:
+    """Add one sample of ``transmission_peak``: the largest |entry| of the legs'
+    transmissions G (float64[L, 2, 2], :mod:`codesign.control.wearer`)."""
+    if t < acc[T_START]:
+        return
+    for leg in range(G.shape[0]):
+        for i in range(2):
+            for j in range(2):
+                if abs(G[leg, i, j]) > acc[TRANSMISSION_PEAK]:
+                    acc[TRANSMISSION_PEAK] = abs(G[leg, i, j])
 
 
 @njit(cache=True, _nrt=False)

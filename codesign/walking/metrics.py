@@ -97,6 +97,12 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("actuator_torque_ratio_peak", "-", "max over motors and samples of |tau| / tau_lim(w) "
            "(samples beyond w_max left out)", _ACT, "finalize"),
     Metric("actuator_speed_ratio_peak", "-", "max over motors and samples of |w| / w_max", _ACT, "finalize"),
+    Metric("actuator_demand_ratio", "-", "sqrt(sum over motors and samples of commanded tau^2 / the same "
+           "of delivered tau^2): how far the law asks beyond the actuators (1: never clipped)",
+           _ACT, "finalize"),
+    Metric("transmission_peak", "-", "largest |entry| of the linkage's transmission G = d(hip, knee) / "
+           "d(actuated angles) over the window (wearer-space law only)", "accumulate_transmission",
+           "finalize"),
     Metric("longest_segment", "m", "the design's longest link (0 for the human)", _DESIGN, "build_setup"),
     Metric("singularity", "-", "1 if the screening found the design singular along the gait, else 0",
            _DESIGN, "build_setup"),
@@ -186,6 +192,10 @@ PREV_PITCH2, I_PITCH2, PREV_KNEE_STANCE, I_KNEE_STANCE, PREV_FEET, I_FEET = _hea
 # ring: the current bin's end time and impulse so far, the last sample's time and force
 GRF_BIN_END, GRF_BIN_IMPULSE, GRF_PREV_T, GRF_PREV_F = _header.add(
     "GRF_BIN_END", "GRF_BIN_IMPULSE", "GRF_PREV_T", "GRF_PREV_F")
+# --- the actuators' demand and the linkage's transmission (issue 29): the motors' summed
+# squared commanded and delivered torques (accumulate_actuators), the largest |G| entry
+# (accumulate_transmission; -1: nothing measured)
+A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSION_PEAK")
 # --- each foot's last lift-off (s; slot LIFTOFF_T + foot, accumulate_liftoff): a touchdown
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
@@ -238,6 +248,7 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[LIFTOFF_R] = acc[LIFTOFF_L] = -1e9        # in the air "forever": the first touchdown counts
     # --- gait physics (issue 15): -1 = nothing measured yet
     acc[GRF_PEAK] = acc[KNEE_HYPER_PEAK] = acc[RANGE_PEAK] = acc[CUFF_PEAK] = -1.0
+    acc[TRANSMISSION_PEAK] = -1.0
     acc[GRF_STEPS] = grf_steps
     acc[GRF_H] = h
     acc[GRF_RING] = HEADER + SITE_SLOTS * n_sites
@@ -319,6 +330,10 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out["power_electrical"] = mean(A_I_EL)
         out["actuator_torque_ratio_peak"] = acc[A_TAU_RATIO]
         out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO]
+        if acc[A_TAU2] > 0.0:
+            out["actuator_demand_ratio"] = math.sqrt(acc[A_CMD2] / acc[A_TAU2])
+    if acc[TRANSMISSION_PEAK] >= 0.0:
+        out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     return {k: float(v) for k, v in out.items()}
 
 

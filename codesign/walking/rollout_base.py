@@ -18,9 +18,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from codesign.control.impedance import control_torques
+from codesign.control.wearer import drive_torques, make_drive_data, no_drive
 from codesign.dynamics.joint_forces import add_loop_forces, add_point_force, joint_wrenches
 from codesign.dynamics.kinematics import body_point_world, forward_kinematics, point_jacobian
 from codesign.dynamics.model import Model, make_workspace
+from codesign.model import actuators as act
 from codesign.walking import metrics as mt
 
 # termination codes of the checks (both rollouts)
@@ -32,13 +35,17 @@ AIRBORNE = 44
 THROWN_UP = 45
 NOT_FINITE = 46
 MASS_NOT_PD = 47
+TRANSMISSION_SINGULAR = 48
 STATUS = {FALL_HEIGHT: ("fall_height", "hip below the fall height"),
           FALL_PITCH: ("fall_pitch", "torso pitch beyond the fall limit"),
           DRIFT: ("drift", "constraint drift beyond max_drift"),
           AIRBORNE: ("airborne", "no foot on the ground for longer than max_airborne_time"),
           THROWN_UP: ("thrown_up", "hip thrown above max_hip_rise over its standing height"),
           NOT_FINITE: ("integrator", "non-finite state"),
-          MASS_NOT_PD: ("integrator", "mass matrix not positive definite")}
+          MASS_NOT_PD: ("integrator", "mass matrix not positive definite"),
+          TRANSMISSION_SINGULAR: ("transmission_singular",
+                                  "the linkage's transmission is singular (an entry of G beyond "
+                                  "its bound, or the added joints undetermined)")}
 
 # walk settings vector
 WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT, WS_MAX_Z, WS_MAX_AIRBORNE = 0, 1, 2, 3, 4, 5
@@ -142,6 +149,38 @@ def check_body(x, wi, ws):
 
 
 @njit(cache=True, _nrt=False)
+def check_drive(wd):
+    """OK, or TRANSMISSION_SINGULAR once the wearer-space drive met a singular posture
+    (:func:`codesign.control.wearer.drive_torques`)."""
+    return TRANSMISSION_SINGULAR if wd.drive.singular[0] != 0 else OK
+
+
+@njit(cache=True, _nrt=False)
+def control(t, q, v, m, wm, wd, tau):
+    """The controller's generalized forces at (t, q, v) into tau (float64[n]): the
+    impedance laws (:func:`codesign.control.impedance.control_torques`), the wearer-space
+    drive where there is one (:func:`codesign.control.wearer.drive_torques`, with
+    kinematics of its own), and the effort joints' torques, rates and
+    commanded torques for the metrics (wd.effort_*, :func:`effort_joints`). Returns
+    (assist torque N m, assist active?)."""
+    ta, active = control_torques(t, q, v, wm.ctrl, tau, wd.joint_tau, wd.joint_rate,
+                                 wd.joint_gain, wd.joint_cmd)
+    dd = wd.drive
+    drive_torques(m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain)
+    for e in range(wm.effort_source.shape[0]):
+        s = wm.effort_source[e]
+        if s >= 0:
+            wd.effort_tau[e] = wd.joint_tau[s]
+            wd.effort_rate[e] = wd.joint_rate[s]
+            wd.effort_cmd[e] = wd.joint_cmd[s]
+        else:
+            wd.effort_tau[e] = dd.tau[-1 - s]
+            wd.effort_rate[e] = dd.rate[-1 - s]
+            wd.effort_cmd[e] = dd.cmd[-1 - s]
+    return ta, active
+
+
+@njit(cache=True, _nrt=False)
 def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground):
     """OK or DRIFT: a loop-closure residual pos[:n_loop_rows] (m) beyond ``max_drift``, a
     contact point deeper than it under the ground (gaps pos[n_loop_rows:], m), or, when
@@ -225,6 +264,12 @@ class WalkModel(NamedTuple):
     gait_q: np.ndarray         # int64[6]: hip, knee, ankle coordinates, right then left leg (-1: absent)
     cuff: np.ndarray           # int64[a, 3]: attachments (ATTACH_TREE body | ATTACH_LOOP loop, index, sign)
     acc0: np.ndarray           # float64[...]: the metric accumulator at a run's start (metrics.new_accumulator)
+    drive: Any                 # control.wearer.DriveArrays: the wearer-space law's drive (no legs: none)
+    effort_source: np.ndarray  # int64[e]: the effort joints the metrics measure: j >= 0 active joint j,
+                               #   -1 - i drive actuator i (:func:`effort_joints`)
+    effort_kind: np.ndarray    # int64[e]: their actuator kinds (actuators.NO_MOTOR ...)
+    effort_limit: np.ndarray   # float64[e, 3]: their envelopes
+    effort_motor: np.ndarray   # float64[e, 4]: their motor constants
 
 
 class WalkData(NamedTuple):
@@ -237,6 +282,11 @@ class WalkData(NamedTuple):
     joint_tau: np.ndarray      # float64[na] scratch: active joint torques
     joint_rate: np.ndarray     # float64[na] scratch: active joint rates
     joint_gain: np.ndarray     # float64[na, 2] scratch: active joint stiffness and damping
+    joint_cmd: np.ndarray      # float64[na] scratch: active joint torques before the clip
+    effort_tau: np.ndarray     # float64[e] scratch: the effort joints' delivered torques (N m)
+    effort_rate: np.ndarray    # float64[e] scratch: their rates (rad/s)
+    effort_cmd: np.ndarray     # float64[e] scratch: their commanded torques (N m)
+    drive: Any                 # control.wearer.DriveData: the drive's scratch and outputs
     acc: np.ndarray            # float64[...]: the metric accumulator (starts as WalkModel.acc0)
     fext: np.ndarray           # float64[n, 3] scratch
     prev_mode: np.ndarray      # int64[c] scratch: the contact modes before a step (mode changes)
@@ -302,31 +352,55 @@ def cuff_forces(w, loop_force, wm, wd):
             wd.cuff_force[k, 1] = sign * loop_force[2 * i + 1]
 
 
+def effort_joints(ctrl, drive) -> np.ndarray:
+    """int64[e]: the joints whose torques and rates the metrics measure (power, torque
+    RMS, the actuators'): the drive's actuated joints (-1 - i for actuator i), then every
+    active joint of the controller that is not DRIVEN (j). Under the thesis's law (no
+    drive) the active joints in their order."""
+    own = [j for j in range(ctrl.act_rows.shape[0]) if ctrl.act_kind[j] != act.DRIVEN]
+    return np.array([-1 - i for i in range(drive.rows.shape[0])] + own, dtype=np.int64)
+
+
 def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height: float,
-              site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0) -> WalkModel:
+              site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0,
+              drive=None) -> WalkModel:
     """The walking part of a rollout's model: the compiled controller ``ctrl``
-    (ControllerArrays), the checks' bounds, the coordinates, sites and attachments of
-    ``model`` with interaction sites ``site_bodies``, and the metric accumulator's start
-    (window from max_time / 2; the stepping and soft models' also hold the ground-reaction
-    window)."""
+    (ControllerArrays) and its drive (:mod:`codesign.control.wearer`; None: the thesis's
+    law), the checks' bounds, the coordinates, sites and attachments of ``model`` with
+    interaction sites ``site_bodies``, and the metric accumulator's start (window from
+    max_time / 2; the stepping and soft models' also hold the ground-reaction window)."""
     grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model in ("hard", "soft") else 0
+    drive = no_drive(model.n) if drive is None else drive
+    source = effort_joints(ctrl, drive)
+
+    def effort(own, driven):
+        return np.array([driven[-1 - s] if s < 0 else own[s] for s in source])
+
     return WalkModel(
         ctrl=ctrl, ws=walk_settings(settings, standing_hip_height, upright_pitch),
         wi=walk_indices(model), contact_foot=contact_feet(model),
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
         no_loop_torque=np.zeros(model.n_loops), gait_q=gait_coordinates(model),
         cuff=attachment_joints(model),
-        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h))
+        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h),
+        drive=drive, effort_source=source,
+        effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
+        effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), 3),
+        effort_motor=effort(ctrl.act_motor, drive.motor).reshape(len(source), 4))
 
 
-def make_walk_data(wm: WalkModel, n: int, n_contacts: int) -> WalkData:
-    """A fresh walking data record for ``wm`` (n coordinates, n_contacts contact points),
-    as :func:`reset_walk_data` leaves it."""
+def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
+    """A fresh walking data record for ``wm`` of the engine model ``model``, as
+    :func:`reset_walk_data` leaves it."""
+    n, n_contacts = model.n, model.n_contacts
     na = wm.ctrl.act_rows.shape[0]
+    ne = wm.effort_source.shape[0]
     k = wm.site_body.shape[0]
     return WalkData(
         tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
         joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
+        joint_cmd=np.zeros(na), effort_tau=np.zeros(ne), effort_rate=np.zeros(ne),
+        effort_cmd=np.zeros(ne), drive=make_drive_data(wm.drive, model),
         acc=wm.acc0.copy(), fext=np.zeros((n, 3)), prev_mode=np.zeros(n_contacts, dtype=np.int64),
         tau_check=np.zeros(n), site_force=np.zeros(k), com=np.zeros(4), point=np.zeros(2),
         feet=np.zeros(2), last_contact=np.zeros(1), counts=np.zeros(1, dtype=np.int64),
@@ -334,9 +408,14 @@ def make_walk_data(wm: WalkModel, n: int, n_contacts: int) -> WalkData:
 
 
 def zero_arrays(record: tuple, keep: tuple[str, ...] = ()) -> None:
-    """Set every array of a NamedTuple of arrays to 0 in place, but the fields ``keep``."""
+    """Set every array of a NamedTuple of arrays to 0 in place (nested NamedTuples field by
+    field), but the fields ``keep``."""
     for name, value in zip(record._fields, record):
-        if name not in keep:
+        if name in keep:
+            continue
+        if isinstance(value, tuple):
+            zero_arrays(value)
+        else:
             value[...] = 0
 
 

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from codesign.control.impedance import ControllerArrays, control_torques, torso_pitch
+from codesign.control.impedance import ControllerArrays, torso_pitch
 from codesign.dynamics import contact_event as ct
 from codesign.dynamics import contact_rows as cr
 from codesign.dynamics.contact_soft import soft_dynamics
@@ -57,7 +57,8 @@ from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkData, WalkModel, check_airborne,
-                                           check_body, check_drift, cuff_forces, make_walk,
+                                           check_body, check_drift, check_drive, control,
+                                           cuff_forces, make_walk,
                                            make_walk_data, reset_walk_data, site_forces, status_of)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
@@ -103,8 +104,7 @@ def evaluate(t, x, mode, p):
     if ct.cached(cw, t, x, mode):
         return True
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], wm.ctrl, cw.tau, wd.joint_tau, wd.joint_rate,
-                    wd.joint_gain)
+    control(t, x[:n], x[n:], m, wm, wd, cw.tau)
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return soft_dynamics(m, w, cw, s, t, x, mode)
     return ct.hard_dynamics(m, w, cw, s, t, x, mode)
@@ -169,8 +169,7 @@ def _control_into_workspace(t, x, p):
     m, s, wm = p.model
     w, cw, wd = p.data
     n = cw.qdd.shape[0]
-    control_torques(t, x[:n], x[n:], wm.ctrl, cw.tau, wd.joint_tau, wd.joint_rate,
-                    wd.joint_gain)
+    control(t, x[:n], x[n:], m, wm, wd, cw.tau)
 
 
 @njit(cache=True)
@@ -335,8 +334,10 @@ def walk_observe(t, x, mode, p):
     code = check_airborne(t, feet, wd.last_contact, wm.ws)
     if code != OK:
         return code
-    ta, active = control_torques(t, x[:n], x[n:], wm.ctrl, wd.tau, wd.joint_tau, wd.joint_rate,
-                    wd.joint_gain)
+    ta, active = control(t, x[:n], x[n:], m, wm, wd, wd.tau)
+    code = check_drive(wd)
+    if code != OK:
+        return code
     if wm.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
     # --- gait physics (issue 15): the soft contact's normal forces (vertical on flat
@@ -350,9 +351,10 @@ def walk_observe(t, x, mode, p):
         ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet,
                            torso_pitch(x, wm.ctrl))
     ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if active else 0.0, feet[0],
-                         feet[1], wd.joint_tau, wd.joint_rate, wd.site_force)
-    ac.accumulate_actuators(wd.acc, t, wd.joint_tau, wd.joint_rate, wm.ctrl.act_kind,
-                            wm.ctrl.act_limit, wm.ctrl.act_motor)
+                         feet[1], wd.effort_tau, wd.effort_rate, wd.site_force)
+    ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
+                            wm.effort_kind, wm.effort_limit, wm.effort_motor)
+    ac.accumulate_transmission(wd.acc, t, wd.drive.G)
     return 0
 
 
@@ -370,15 +372,15 @@ def integrate(x0, mode0, t_end, p, record_times, settings):
 # --------------------------------------------------------------------------- python set-up
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0) -> EventParams:
-    """The integrator's parameter record for ``model`` under ``ctrl``: its model and a
-    fresh data record."""
+                upright_pitch: float = 0.0, drive=None) -> EventParams:
+    """The integrator's parameter record for ``model`` under ``ctrl`` (and its
+    wearer-space ``drive``; None: the thesis's law): its model and a fresh data record."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
-    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch)
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive)
     data = EventData(make_workspace(model), ct.make_contact_workspace(model),
-                     make_walk_data(wm, model.n, model.n_contacts))
+                     make_walk_data(wm, model))
     return EventParams(EventModel(model.arrays, s, wm), data)
 
 

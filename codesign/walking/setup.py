@@ -16,6 +16,7 @@ from codesign.errors import UserError, listed
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
+from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
 from codesign.model.anthropometry import human_geometry
 from codesign.model.assemble import assemble
 from codesign.model.gait import nominal_gait
@@ -32,6 +33,7 @@ from codesign.walking.settings import WalkSettings
 
 SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
 SITE_NAMES = ("hip_r", "knee_r", "hip_l", "knee_l")
+WEARER_JOINTS = ("hip", "knee")     # the wearer's joints whose law the device delivers
 
 
 @dataclass
@@ -45,7 +47,12 @@ class Setup:
     x0: np.ndarray
     mode0: np.ndarray
     design_metrics: dict[str, float]
-    n_active: int
+    effort_names: tuple[str, ...]   # the effort joints' (WalkModel.effort_source): j1_r, ankle_l ...
+
+    @property
+    def n_active(self) -> int:
+        """How many joints the torque and power metrics sum over (the effort joints)."""
+        return len(self.effort_names)
 
 
 # --------------------------------------------------------------------------- layouts
@@ -60,14 +67,60 @@ def wr_joint_name(catalog_id: int) -> str:
     return f"j{catalog_id}"
 
 
+def passive_wr_joints(topology, actuators: tuple[int, ...]) -> tuple[str, ...]:
+    """Control prefixes of the added joints that are not actuated (springs/dampers)."""
+    return tuple(wr_joint_name(j.id) for j in topology.joints if j.id not in actuators)
+
+
 def wr_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings,
                       torso_feedback: bool = False) -> ControlLayout:
     """Chapter-5 layout: the actuated pair and the ankle active, every other added joint a
     spring/damper (eq. 5.12); ``torso_feedback``: the pair also servos the torso pitch
     (:mod:`codesign.control.impedance`)."""
-    passive = tuple(wr_joint_name(j.id) for j in topology.joints if j.id not in actuators)
-    return codesign_layout(tuple(wr_joint_name(a) for a in actuators), passive,
+    return codesign_layout(tuple(wr_joint_name(a) for a in actuators),
+                           passive_wr_joints(topology, actuators),
                            settings.optimize_frequency, torso_feedback)
+
+
+def wearer_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings) -> ControlLayout:
+    """The wearer-space layout of a co-design (:mod:`codesign.control.wearer`): the
+    chapter-4 hip, knee and ankle law (its names and kinds: a human-gait design's control
+    is a valid start), the device's actuated pair delivering hip and knee, every other
+    added joint a spring/damper (eq. 5.12)."""
+    lay = human_layout(sg.KIND_NAMES[settings.human_control],
+                       passive_wr=passive_wr_joints(topology, actuators))
+    return dataclasses.replace(lay, optimize_frequency=settings.optimize_frequency)
+
+
+def has_wearer_control(design: Design) -> bool:
+    """Whether a co-design carries the wearer-space law: its parameters name the wearer's
+    hip (``hip.*``, the chapter-4 names) instead of its actuated joints' own laws."""
+    return design.topology is not None and any(name.startswith("hip.") for name in design.params)
+
+
+def design_control_layout(design: Design, topology, settings: WalkSettings) -> ControlLayout:
+    """The control layout a co-design's parameters are read with: the wearer-space law's
+    or the thesis's (with the torso feedback where its parameters are there)."""
+    if has_wearer_control(design):
+        return wearer_control_layout(topology, design.actuators, settings)
+    return wr_control_layout(topology, design.actuators, settings,
+                             has_torso_feedback(design.actuators, design.params))
+
+
+def wearer_drive(model, aug, actuators: tuple[int, int], actuator) -> DriveArrays:
+    """The wearer-space drive of an augmented model under :func:`wearer_control_layout`
+    (the controller's rows: hip r, l, knee r, l, ankle r, l): per leg its hip and knee,
+    its added tree coordinates and loops, its actuated pair's rows."""
+    actuated = _wr_rows(model, aug.actuated)
+    legs = []
+    for s, side in enumerate(("r", "l")):
+        legs.append(DriveLeg(
+            law=(s, 2 + s),
+            human=(model.body_id(f"thigh_{side}"), model.body_id(f"shank_{side}")),
+            added=tuple(j.index for j in aug.wr_joints if j.side == side and not j.loop),
+            loops=tuple(j.index for j in aug.wr_joints if j.side == side and j.loop),
+            rows=tuple(actuated[wr_joint_name(a)][s] for a in actuators)))
+    return compile_drive(model.n, legs, actuator)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
@@ -116,6 +169,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     human = human_geometry()
     gait = nominal_gait()
     screen_s = 0.0
+    drive = None          # the wearer-space law's (control.wearer); None: the thesis's law
     if design.topology is None:
         model = build_human() if human_model is None else human_model
         layout = human_control_layout(settings)
@@ -144,20 +198,24 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                 return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
         aug = assemble(morph)
         model = aug.model
-        layout = wr_control_layout(topology, design.actuators, settings,
-                                   has_torso_feedback(design.actuators, design.params))
-        active_rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
+        layout = design_control_layout(design, topology, settings)
+        if has_wearer_control(design):
+            active_rows = _human_rows(model)
+            drive = wearer_drive(model, aug, design.actuators, settings.actuators)
+        else:
+            active_rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
         passive_rows = _wr_rows(model, aug.passive)
         wr_coords = [j.index for j in aug.wr_joints if not j.loop]
     controller = layout.decode(design.params)
-    if design.topology is not None:
+    if design.topology is not None and drive is None:
         controller = with_actuators(controller, {wr_joint_name(a) for a in design.actuators},
                                     settings.actuators)
-    elif settings.human_actuated:
+    elif design.topology is None and settings.human_actuated:
         controller = with_actuators(controller, set(settings.human_actuated), settings.actuators)
     rs = settings.rollout
     ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
-                                  model.body_id("torso"), rs.phase0)
+                                  model.body_id("torso"), rs.phase0,
+                                  driven=frozenset(WEARER_JOINTS) if drive is not None else frozenset())
     q, qd = gait_configuration(model, gait, controller.frequency, rs.phase0, human.hip_height)
     if model.n_loops:
         q, qd, err = close_wr_loops(model, q, qd, wr_coords)
@@ -165,14 +223,25 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
             metrics = {"time": 0.0, **design_metrics}
             return None, mt.measured_record(metrics, f"initial_state: loops do not close in the gait ({err:.2g} m)"), screen_s
     q, qd, lowest = place_on_ground(model, q, qd)
-    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES)
+    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES, drive=drive)
     x0 = np.concatenate([q, qd])
     mode0, code = ro.initial_modes(x0, p, lowest)
     if code != 0:
         metrics = {"time": 0.0, **design_metrics}
         return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
-    return (Setup(model, layout, ctrl, p, x0, mode0, design_metrics, ctrl.act_rows.shape[0]),
-            None, screen_s)
+    names = effort_names(p.model.walk.effort_source, controller, design.actuators)
+    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names), None, screen_s
+
+
+def effort_names(source: np.ndarray, controller: imp.Controller,
+                 actuators: tuple[int, ...]) -> tuple[str, ...]:
+    """Names of the effort joints (``source``: WalkModel.effort_source): an active joint's
+    name and leg (``j1_r``, ``ankle_l``; each active joint has a row per leg, right first),
+    a drive actuator's added joint and leg (actuator 2 l + k: the pair's k-th of leg l)."""
+    sides = ("r", "l")
+    return tuple(f"{controller.active[s // 2].name}_{sides[s % 2]}" if s >= 0 else
+                 f"{wr_joint_name(actuators[(-1 - s) % 2])}_{sides[(-1 - s) // 2]}"
+                 for s in (int(v) for v in source))
 
 
 def check_design(design: Design, settings: WalkSettings, where: str = "design") -> None:
@@ -184,8 +253,7 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         expected = set(human_control_layout(settings).parameter_names())
     else:
         topology = design_topology(design, settings, where)
-        layout = wr_control_layout(topology, design.actuators, settings,
-                                   has_torso_feedback(design.actuators, design.params))
+        layout = design_control_layout(design, topology, settings)
         expected = {p.name for p in parameter_space(topology)} | set(layout.parameter_names())
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:

@@ -50,8 +50,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from codesign.control.impedance import (ControllerArrays, control_torques, passive_row_gains,
-                                         torso_pitch, update_gains)
+from codesign.control.impedance import ControllerArrays, passive_row_gains, torso_pitch, update_gains
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
@@ -61,7 +60,8 @@ from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkData, WalkModel, check_airborne,
-                                           check_body, check_drift, clone_arrays, copy_arrays,
+                                           check_body, check_drift, check_drive, clone_arrays,
+                                           control, copy_arrays,
                                            cuff_forces, make_walk, make_walk_data,
                                            reset_walk_data, site_forces, status_of, zero_arrays)
 
@@ -131,6 +131,8 @@ def observe(t, x, p, assist_active):
     m, cs, ss, wm = p.model
     w, sw, wd = p.data
     code = check_body(x, wm.wi, wm.ws)
+    if code == OK:
+        code = check_drive(wd)
     if code != OK:
         return code
     nl = 2 * m.loop_body_a.shape[0]
@@ -173,9 +175,10 @@ def observe(t, x, p, assist_active):
     ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, wd.feet,
                        torso_pitch(x, wm.ctrl))
     ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if assist_active else 0.0,
-                         wd.feet[0], wd.feet[1], wd.joint_tau, wd.joint_rate, wd.site_force)
-    ac.accumulate_actuators(wd.acc, t, wd.joint_tau, wd.joint_rate, wm.ctrl.act_kind,
-                            wm.ctrl.act_limit, wm.ctrl.act_motor)
+                         wd.feet[0], wd.feet[1], wd.effort_tau, wd.effort_rate, wd.site_force)
+    ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
+                            wm.effort_kind, wm.effort_limit, wm.effort_motor)
+    ac.accumulate_transmission(wd.acc, t, wd.drive.G)
     return OK
 
 
@@ -242,8 +245,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
         t = t0 + k * h
         k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
         c0 = cy.cycles()
-        _, active = control_torques(t, q, v, wm.ctrl, wd.tau, wd.joint_tau, wd.joint_rate,
-                                    wd.joint_gain)
+        _, active = control(t, q, v, m, wm, wd, wd.tau)
         update_gains(wm.ctrl, wd.joint_gain, active, wd.Kimp, wd.Dimp)
         cy.add(sw.cycles, cy.CONTROL, c0)
         code = ts.step(m, w, sw, cs, ss, q, v, wd.tau, wd.Kimp, wd.Dimp)
@@ -272,16 +274,17 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
 # --------------------------------------------------------------------------- python set-up
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0) -> StepParams:
-    """The compiled rollout's parameter record for ``model`` under ``ctrl``: its model and
-    a fresh data record."""
+                upright_pitch: float = 0.0, drive=None) -> StepParams:
+    """The compiled rollout's parameter record for ``model`` under ``ctrl`` (and its
+    wearer-space ``drive``, :mod:`codesign.control.wearer`; None: the thesis's law): its
+    model and a fresh data record."""
     cs = ct.make_settings("hard", mu=settings.mu)
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
                           pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
-    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch)
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive)
     data = StepData(make_workspace(model), ts.make_step_workspace(model, implicit_rows),
-                    make_walk_data(wm, model.n, model.n_contacts))
+                    make_walk_data(wm, model))
     return StepParams(StepModel(model.arrays, cs, ss, wm), data)
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from codesign.dynamics.model import REVOLUTE
+from codesign.model import actuators as act
 from codesign.model.gait import nominal_gait
 from codesign.walking.gait_agreement import heel_strikes, nominal_gait_agreement, stride_gait_agreement
 from codesign.walking.metrics import GRF_WINDOW
+from codesign.walking.rollout_base import clone_arrays, control
 
 
 def trajectory_table(rollout, setup):
@@ -37,6 +39,50 @@ def trajectory_table(rollout, setup):
         cols[f"mode_{name}"] = M[:, c]
         cols[f"fn_{name}_N"] = forces[:, c, 0]
         cols[f"ft_{name}_N"] = forces[:, c, 1]
+    return pd.DataFrame(cols)
+
+
+def actuator_table(rollout, setup):
+    """pandas DataFrame of the effort joints' loads at the recorded samples (rows as
+    :func:`trajectory_table`'s): per joint (``setup.effort_names``: the actuators, then the
+    human's joints the law drives directly) ``tau_<j>_Nm`` delivered, ``tau_cmd_<j>_Nm``
+    commanded (the law's torque before the actuator's clip), ``rate_<j>_rad_s``,
+    ``power_<j>_W`` (tau rate) and for a motor ``tau_limit_<j>_Nm`` (its envelope at that
+    rate); under the wearer-space law each leg's transmission ``G_<leg>_<hip|knee>_<j>``
+    (d angle / d actuated angle, dimensionless). Recomputed from the recorded states by
+    the rollout's own compiled controller (``rollout_base.control``) on a copy of its
+    data record: what the rollout applied at the step that started there."""
+    import pandas as pd
+
+    model = setup.model
+    n = model.n
+    ok = ~np.isnan(rollout.records[:, 0])
+    t = rollout.record_times[ok]
+    X = rollout.records[ok]
+    wm = setup.p.model.walk
+    wd = clone_arrays(setup.p.data.walk)
+    names = setup.effort_names
+    cmd, tau, rate = (np.zeros((len(t), len(names))) for _ in range(3))
+    L = wm.drive.leg_law.shape[0]
+    G = np.zeros((len(t), L, 2, 2))
+    scratch = np.zeros(n)
+    for k in range(len(t)):
+        control(float(t[k]), X[k, :n], X[k, n:], setup.p.model.arrays, wm, wd, scratch)
+        cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
+        G[k] = wd.drive.G
+    cols = {}
+    for j, name in enumerate(names):
+        cols[f"tau_{name}_Nm"] = tau[:, j]
+        cols[f"tau_cmd_{name}_Nm"] = cmd[:, j]
+        cols[f"rate_{name}_rad_s"] = rate[:, j]
+        cols[f"power_{name}_W"] = tau[:, j] * rate[:, j]
+        if wm.effort_kind[j] != act.NO_MOTOR:
+            cols[f"tau_limit_{name}_Nm"] = np.array([act.torque_limit(w, wm.effort_limit[j]) for w in rate[:, j]])
+    for leg, side in enumerate(("r", "l")[:L]):
+        for a in range(2):
+            actuator = names[2 * leg + a]          # the drive's actuators come first
+            for h, joint in enumerate(("hip", "knee")):
+                cols[f"G_{side}_{joint}_{actuator.rsplit('_', 1)[0]}"] = G[:, leg, h, a]
     return pd.DataFrame(cols)
 
 

@@ -31,7 +31,7 @@ def _controller(n, row, K, D, ref, actuator, phase0=0.0):
 def _torques(ctrl, q, v, t=0.0):
     n, na = len(q), ctrl.act_rows.shape[0]
     tau, jt, jr, gain = np.zeros(n), np.zeros(na), np.zeros(na), np.zeros((na, 2))
-    imp.control_torques(t, np.asarray(q, float), np.asarray(v, float), ctrl, tau, jt, jr, gain)
+    imp.control_torques(t, np.asarray(q, float), np.asarray(v, float), ctrl, tau, jt, jr, gain, np.zeros(na))
     return tau, jt, jr, gain
 
 
@@ -96,7 +96,7 @@ def _step_rotor(model, ctrl, q, v, h, t=0.0):
     n = model.n
     tau, jt, jr, gain = np.zeros(n), np.zeros(1), np.zeros(1), np.zeros((1, 2))
     K, D = np.zeros((n, n)), np.zeros((n, n))
-    _, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr, gain)
+    _, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr, gain, np.zeros(len(jt)))
     imp.control_gains(ctrl, gain, active, K, D)
     code = ts.step(model.arrays, make_workspace(model), ts.make_step_workspace(model),
                    ct.make_settings("hard"), ts.step_settings(h=h), q, v, tau, K, D)
@@ -160,7 +160,7 @@ def test_electrical_energy_of_a_driven_pendulum_matches_quad(regeneration):
         q, v = np.array([A * math.sin(W * t)]), np.array([A * W * math.cos(W * t)])
         _, jt, jr, gain = _torques(ctrl, q, v, t)
         saturated += gain[0, 0] == 0.0
-        ac.accumulate_actuators(acc, t, jt, jr, ctrl.act_kind, ctrl.act_limit, ctrl.act_motor)
+        ac.accumulate_actuators(acc, t, jt, jr, jt, ctrl.act_kind, ctrl.act_limit, ctrl.act_motor)
         ac.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 1.0, jt, jr, np.zeros(0))
     assert 0 < saturated < t_end / dt                  # both regimes visited
 

@@ -15,7 +15,7 @@ from codesign.dynamics.model import PRISMATIC_X, PRISMATIC_Z, REVOLUTE
 def _run(ctrl, t, q, v):
     na = ctrl.act_rows.shape[0]
     tau, jt, jr = np.zeros(len(q)), np.zeros(na), np.zeros(na)
-    ta, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr, np.zeros((na, 2)))
+    ta, active = imp.control_torques(t, q, v, ctrl, tau, jt, jr, np.zeros((na, 2)), np.zeros(na))
     return tau, jt, jr, ta, active
 
 
@@ -89,14 +89,14 @@ def test_control_gains_are_minus_the_torque_jacobians():
     v = np.array([0.5, 0.0, -0.4, 1.0, -2.0, 0.7])
     t, na = 0.37, 2
     gain = np.zeros((na, 2))
-    _, active = imp.control_torques(t, q, v, arr, np.zeros(n), np.zeros(na), np.zeros(na), gain)
+    _, active = imp.control_torques(t, q, v, arr, np.zeros(n), np.zeros(na), np.zeros(na), gain, np.zeros(na))
     assert active
     K, D = np.zeros((n, n)), np.zeros((n, n))
     imp.control_gains(arr, gain, active, K, D)
 
     def tau_at(qq, vv):
         out = np.zeros(n)
-        imp.control_torques(t, qq, vv, arr, out, np.zeros(na), np.zeros(na), np.zeros((na, 2)))
+        imp.control_torques(t, qq, vv, arr, out, np.zeros(na), np.zeros(na), np.zeros((na, 2)), np.zeros(na))
         return out
 
     eps = 1e-6
@@ -119,7 +119,7 @@ def _track_the_dense_sum(arr, gains, K, D, passive_kd, compare, **tolerance):
     for t, pitch in ((0.0, 0.3), (0.3, 0.3), (0.6, -0.2), (0.9, 0.0)):
         q = np.array([0, 0.9, pitch, 0.4, -0.6, 0.2, 0.1])
         _, active = imp.control_torques(t, q, np.zeros(n), arr, np.zeros(n), np.zeros(2),
-                                        np.zeros(2), gain)
+                                        np.zeros(2), gain, np.zeros(2))
         gains(arr, gain, active, K, D)
         K_true, D_true = np.zeros((n, n)), np.zeros((n, n))
         for j in range(2):
@@ -247,7 +247,7 @@ def test_torso_feedback_servos_the_pitch_on_its_arc_only():
     assert np.allclose(tau, [0, 0, 0, right, 0, left], atol=1e-12) and ta == 0.0 and not active
     # the implicit gains stay the joint impedance's (the torso term is explicit)
     gain = np.zeros((2, 2))
-    imp.control_torques(0.05, q, v, arr, np.zeros(n), np.zeros(2), np.zeros(2), gain)
+    imp.control_torques(0.05, q, v, arr, np.zeros(n), np.zeros(2), np.zeros(2), gain, np.zeros(2))
     assert gain.tolist() == [[500.0, 4.0], [500.0, 4.0]]
     # without torso signals the law is the thesis's, to the bit
     plain = imp.compile_controller(imp.Controller(active=(imp.ActiveJoint("wr", joint.reference, joint.stiffness,

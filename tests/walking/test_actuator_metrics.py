@@ -36,14 +36,19 @@ def synthetic(seed=3, n=4001):
 def test_compiled_actuator_metrics_equal_the_reference():
     t, tau, rate, kind, limit, motor = synthetic()
     acc = mt.new_accumulator(0, 1.0)
+    commanded = tau * np.where(kind == act.SATURATE, 1.5, 1.0)    # the saturating motor asked more
     for i in range(len(t)):
-        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], commanded[i], kind, limit, motor)
         ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
     got = mt.finalize(acc, time=4.0, n_joints=3)
     ref = actuator_metrics_reference(t, tau, rate, kind, limit, motor, t_start=1.0)
     assert set(ref) == {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"}
     for k in ref:
         assert got[k] == pytest.approx(ref[k], rel=1e-12), k
+    motors, window = kind != act.NO_MOTOR, t >= 1.0        # the demand: motors only, in the window
+    demand = np.sqrt((commanded[window][:, motors] ** 2).sum() / (tau[window][:, motors] ** 2).sum())
+    assert got["actuator_demand_ratio"] == pytest.approx(demand, rel=1e-12)
+    assert 1.0 < demand < 1.5
     assert got["actuator_speed_ratio_peak"] == pytest.approx(9.0 / 8.0, rel=1e-4)   # motor 0
     assert got["actuator_torque_ratio_peak"] > 1.0        # the unbounded REPORT motor exceeds it
 
@@ -53,10 +58,11 @@ def test_without_motors_the_actuator_metrics_are_left_out():
     kind = np.full(3, act.NO_MOTOR)
     acc = mt.new_accumulator(0, 1.0)
     for i in range(len(t)):
-        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], kind, limit, motor)
+        ac.accumulate_actuators(acc, t[i], tau[i], rate[i], tau[i], kind, limit, motor)
         ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
     m = mt.finalize(acc, time=4.0, n_joints=3)
-    assert not {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak"} & set(m)
+    assert not {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak",
+                "actuator_demand_ratio"} & set(m)
     assert m["power"] > 0                                 # `power` keeps all active joints
 
 

@@ -39,6 +39,7 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     assert "hip_r_force_peak" in names and "<site>_force_peak" not in names
     acc = mt.new_accumulator(len(SITE_NAMES), 0.0)
     acc[mt.A_MOTORS] = acc[mt.A_SAMPLES] = 1.0           # a model with motors
+    acc[mt.A_TAU2] = acc[mt.TRANSMISSION_PEAK] = 1.0      # that delivered torque, through a drive
     out = mt.finalize(acc, time=1.0, n_joints=1, site_names=SITE_NAMES, total_mass=70.0)
     design = [m.name for m in mt.REGISTRY if m.finalizer == "build_setup"]
     assert list(out) == [n for n in names if n not in design]

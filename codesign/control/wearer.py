@@ -1,0 +1,299 @@
+"""Control in the wearer's joint space (issue 29): the device's actuators deliver the
+wearer's hip and knee law through the linkage's transmission.
+
+The wearer's law is the chapter-4 step impedance of hip and knee (thesis 4.1.1 eq. 4.1,
+:mod:`codesign.control.impedance`), tau_h = K_h(phi) (q_ref(phi) - h) - D_h(phi) h_dot per
+leg, h = (hip, knee) angles. The linkage in parallel with thigh and shank has two degrees
+of freedom per leg (Kutzbach), so its two actuated angles a determine h and, on the
+loop-constrained motion, h_dot = G(q) a_dot with the transmission
+
+    G = dh/da = A^-1,   A = da/dh = R_a,h + R_a,w X,   K_w X = -K_h          (2 x 2 per leg)
+
+where K = [K_h K_w] are the leg's loop-closure rows (point velocity constraints, the
+engine's :func:`codesign.dynamics.contact_rows.loop_rows`) on the leg's hip and knee
+coordinates and on its added tree coordinates w, X = dw/dh the added joints' motion that
+keeps the loops closed (least squares: (K_w^T K_w) X = -K_w^T K_h; K_w is square for the
+catalog's linkages), and R_a the actuated joints' rows (angle = row . q). Virtual work on
+the constrained motion gives the actuator torques that do the law's work,
+
+    tau_a = G^T tau_h,        tau_a . a_dot = tau_h . h_dot,
+
+each clipped to its actuator's torque-speed envelope at its own rate (clipping both
+together to keep their direction walked worse in the issue's probe). The clipped torques
+are applied at the actuated joints' rows, so the loop and cuff forces are those of a
+device that pushes through its linkage. G is computed every call from this call's
+kinematics (forward kinematics and the loop rows at q, in a workspace of its own).
+
+The hip and knee joints of the law are active joints of the controller of kind
+:data:`codesign.model.actuators.DRIVEN`: :func:`~codesign.control.impedance.control_torques`
+computes their law torque and leaves it to :func:`drive_torques`; their stiffness and
+damping stay on the hip and knee rows for the time step's implicit treatment while
+neither actuator of the leg saturates (zero otherwise, as a saturated joint's).
+
+Guard: a transmission whose largest entry exceeds ``max_transmission`` (or a linkage
+whose added joints are no longer determined by the loops) is a singular posture:
+:func:`drive_torques` applies no device torque and raises the flag ``DriveData.singular``,
+which the rollout's checks turn into the status ``transmission_singular``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+from numba import njit
+
+from codesign.dynamics.contact_rows import loop_rows
+from codesign.dynamics.kinematics import forward_kinematics
+from codesign.dynamics.model import make_workspace
+from codesign.model import actuators as act
+
+MAX_TRANSMISSION = 50.0     # largest |G| entry before a posture counts as singular (-)
+PIVOT_TOL = 1e-12           # relative pivot of the added joints' solve below which it is singular
+
+
+class DriveArrays(NamedTuple):
+    """The fixed numbers of the wearer-space drive (:func:`compile_drive`); L legs (0: the
+    thesis's actuator-space law, nothing to drive)."""
+
+    leg_law: np.ndarray      # int64[L, 2]: active joints (controller rows) of the leg's hip, knee law
+    leg_human: np.ndarray    # int64[L, 2]: the leg's hip and knee coordinates
+    leg_added: np.ndarray    # int64[L, W]: the leg's added tree coordinates (first leg_nadded[l])
+    leg_nadded: np.ndarray   # int64[L]
+    leg_loops: np.ndarray    # int64[L, P]: the leg's loop closures (first leg_nloops[l])
+    leg_nloops: np.ndarray   # int64[L]
+    rows: np.ndarray         # float64[2 L, n]: actuated joint rows, leg l's at 2 l, 2 l + 1
+    kind: np.ndarray         # int64[2 L]: actuators.SATURATE or REPORT
+    limit: np.ndarray        # float64[2 L, 3]: peak torque, max speed, rated power
+    motor: np.ndarray        # float64[2 L, 4]: gear ratio, torque constant, resistance, regeneration
+    max_transmission: np.ndarray   # float64[1]
+
+
+class DriveData(NamedTuple):
+    """What the drive writes per call (scratch and outputs)."""
+
+    work: Any                # engine Workspace (make_workspace): the kinematics of q, its own
+    K: np.ndarray            # float64[2 m, n] scratch: loop rows
+    aux: np.ndarray          # float64[3, 2 m] scratch: the loop rows' bias, velocity, position
+    N: np.ndarray            # float64[W, W] scratch: K_w^T K_w
+    X: np.ndarray            # float64[W, 2] scratch: -K_w^T K_h, then dw/dh
+    G: np.ndarray            # float64[L, 2, 2]: each leg's transmission dh/da of the last call
+    cmd: np.ndarray          # float64[2 L]: commanded actuator torques G^T tau_h (N m)
+    tau: np.ndarray          # float64[2 L]: delivered (clipped) actuator torques (N m)
+    rate: np.ndarray         # float64[2 L]: actuated joint rates (rad/s)
+    singular: np.ndarray     # int64[1]: 1 once a call met a singular transmission
+
+
+class DriveLeg(NamedTuple):
+    """One leg of the drive: ``law`` the controller rows of its hip and knee law (DRIVEN),
+    ``human`` its hip and knee coordinates, ``added`` its added tree coordinates, ``loops``
+    its loop closures, ``rows`` its two actuated joints' rows (float64[n] each, in the
+    actuator pair's order)."""
+
+    law: tuple[int, int]
+    human: tuple[int, int]
+    added: tuple[int, ...]
+    loops: tuple[int, ...]
+    rows: tuple[np.ndarray, np.ndarray]
+
+
+def compile_drive(n: int, legs: Sequence[DriveLeg], actuator: act.Actuator | None,
+                  max_transmission: float = MAX_TRANSMISSION) -> DriveArrays:
+    """The drive's arrays for a model of n coordinates: its legs (none: the thesis's
+    actuator-space law), the actuated joints' actuator (None: unbounded, not a motor) and
+    the singular guard's bound on |G| entries."""
+    L = len(legs)
+    W = max([1] + [len(leg.added) for leg in legs])
+    P = max([1] + [len(leg.loops) for leg in legs])
+
+    def padded(values, width):
+        out = np.full((L, width), -1, dtype=np.int64)
+        for i, v in enumerate(values):
+            out[i, :len(v)] = v
+        return out
+
+    rows = [np.asarray(r, dtype=np.float64) for leg in legs for r in leg.rows]
+    kind = act.NO_MOTOR if actuator is None else act.SATURATE if actuator.enforced else act.REPORT
+    limit = act.UNBOUNDED_LIMIT if actuator is None else actuator.limit_row()
+    motor = act.NO_MOTOR_ROW if actuator is None else actuator.motor_row()
+    return DriveArrays(
+        leg_law=np.array([leg.law for leg in legs], dtype=np.int64).reshape(L, 2),
+        leg_human=np.array([leg.human for leg in legs], dtype=np.int64).reshape(L, 2),
+        leg_added=padded([leg.added for leg in legs], W),
+        leg_nadded=np.array([len(leg.added) for leg in legs], dtype=np.int64),
+        leg_loops=padded([leg.loops for leg in legs], P),
+        leg_nloops=np.array([len(leg.loops) for leg in legs], dtype=np.int64),
+        rows=np.array(rows, dtype=np.float64).reshape(2 * L, n),
+        kind=np.full(2 * L, kind, dtype=np.int64),
+        limit=np.tile(limit, (2 * L, 1)).reshape(2 * L, 3),
+        motor=np.tile(motor, (2 * L, 1)).reshape(2 * L, 4),
+        max_transmission=np.array([max_transmission]))
+
+
+def no_drive(n: int) -> DriveArrays:
+    """The drive of the thesis's actuator-space law: no legs."""
+    return compile_drive(n, (), None)
+
+
+def make_drive_data(d: DriveArrays, model) -> DriveData:
+    """A fresh (zero) data record for the drive ``d`` of the engine model ``model``."""
+    L = d.leg_law.shape[0]
+    W = d.leg_added.shape[1]
+    n = model.n
+    r = 2 * model.n_loops if L else 0
+    return DriveData(work=make_workspace(model), K=np.zeros((r, n)), aux=np.zeros((3, r)), N=np.zeros((W, W)),
+                     X=np.zeros((W, 2)), G=np.zeros((L, 2, 2)), cmd=np.zeros(2 * L),
+                     tau=np.zeros(2 * L), rate=np.zeros(2 * L), singular=np.zeros(1, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- compiled
+@njit(cache=True, _nrt=False)
+def _solve_added(N, X, nw):
+    """Solve N Y = X (N float64[nw, nw] symmetric, X float64[nw, 2]) in place by Gaussian
+    elimination with partial pivoting (X <- Y). False when a pivot falls below PIVOT_TOL
+    times the largest diagonal entry (the added joints are not determined)."""
+    scale = 0.0
+    for i in range(nw):
+        scale = max(scale, abs(N[i, i]))
+    if not scale > 0.0:
+        return False
+    for k in range(nw):
+        p = k
+        for i in range(k + 1, nw):
+            if abs(N[i, k]) > abs(N[p, k]):
+                p = i
+        if not abs(N[p, k]) > PIVOT_TOL * scale:
+            return False
+        if p != k:
+            for j in range(nw):
+                N[k, j], N[p, j] = N[p, j], N[k, j]
+            for j in range(2):
+                X[k, j], X[p, j] = X[p, j], X[k, j]
+        for i in range(k + 1, nw):
+            f = N[i, k] / N[k, k]
+            for j in range(k, nw):
+                N[i, j] -= f * N[k, j]
+            for j in range(2):
+                X[i, j] -= f * X[k, j]
+    for k in range(nw - 1, -1, -1):
+        for j in range(2):
+            s = X[k, j]
+            for i in range(k + 1, nw):
+                s -= N[k, i] * X[i, j]
+            X[k, j] = s / N[k, k]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def leg_transmission(d, dd, leg, G):
+    """G (float64[2, 2]) <- dh/da of leg ``leg`` from the loop rows in dd.K (filled by
+    :func:`transmissions`). False when the posture is singular (the added joints not
+    determined by the loops, A = da/dh not invertible, or an entry beyond the guard)."""
+    nw = d.leg_nadded[leg]
+    added = d.leg_added[leg]
+    human = d.leg_human[leg]
+    N = dd.N
+    X = dd.X
+    K = dd.K
+    for i in range(nw):
+        for j in range(nw):
+            N[i, j] = 0.0
+        X[i, 0] = 0.0
+        X[i, 1] = 0.0
+    for p in range(d.leg_nloops[leg]):
+        for r in range(2 * d.leg_loops[leg, p], 2 * d.leg_loops[leg, p] + 2):
+            for i in range(nw):
+                ki = K[r, added[i]]
+                for j in range(nw):
+                    N[i, j] += ki * K[r, added[j]]
+                X[i, 0] -= ki * K[r, human[0]]
+                X[i, 1] -= ki * K[r, human[1]]
+    if not _solve_added(N, X, nw):
+        return False
+    # A = da/dh: the actuated rows on the leg's hip, knee and added coordinates
+    r0 = d.rows[2 * leg]
+    r1 = d.rows[2 * leg + 1]
+    a00 = r0[human[0]]
+    a01 = r0[human[1]]
+    a10 = r1[human[0]]
+    a11 = r1[human[1]]
+    for i in range(nw):
+        c = added[i]
+        a00 += r0[c] * X[i, 0]
+        a01 += r0[c] * X[i, 1]
+        a10 += r1[c] * X[i, 0]
+        a11 += r1[c] * X[i, 1]
+    det = a00 * a11 - a01 * a10
+    if det == 0.0 or not math.isfinite(det):
+        return False
+    G[0, 0] = a11 / det
+    G[0, 1] = -a01 / det
+    G[1, 0] = -a10 / det
+    G[1, 1] = a00 / det
+    bound = d.max_transmission[0]
+    for i in range(2):
+        for j in range(2):
+            if not abs(G[i, j]) <= bound:
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def transmissions(m, q, v, d, dd):
+    """Every leg's transmission at (q, v) into dd.G (forward kinematics and the loop rows
+    of this configuration, in the drive's own workspace dd.work and dd.K). False if one
+    is singular (its G is then left as computed so far)."""
+    forward_kinematics(m, q, v, dd.work)
+    loop_rows(m, dd.work, dd.K, dd.aux[0], dd.aux[1], dd.aux[2])
+    for leg in range(d.leg_law.shape[0]):
+        if not leg_transmission(d, dd, leg, dd.G[leg]):
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def drive_torques(m, q, v, d, dd, tau, joint_tau, joint_gain):
+    """Add the device's torques that deliver the wearer's hip and knee law to the
+    generalized forces tau (float64[n]), for every leg of the drive d (module docstring):
+    tau_a = G^T tau_h with tau_h = joint_tau of the leg's law joints (DRIVEN rows of
+    control_torques), each clipped to its envelope at its rate (kind SATURATE), applied
+    at the actuated rows. Writes dd.G, dd.cmd, dd.tau, dd.rate; zeroes joint_gain of a
+    leg's law joints while one of its actuators saturates. A singular transmission
+    applies nothing and sets dd.singular[0] = 1. Returns False then."""
+    L = d.leg_law.shape[0]
+    if L == 0:
+        return True
+    if not transmissions(m, q, v, d, dd):
+        dd.singular[0] = 1
+        for i in range(2 * L):
+            dd.cmd[i] = 0.0
+            dd.tau[i] = 0.0
+        return False
+    n = q.shape[0]
+    for leg in range(L):
+        G = dd.G[leg]
+        th0 = joint_tau[d.leg_law[leg, 0]]
+        th1 = joint_tau[d.leg_law[leg, 1]]
+        saturated = False
+        for k in range(2):
+            i = 2 * leg + k
+            row = d.rows[i]
+            torque = G[0, k] * th0 + G[1, k] * th1
+            rate = 0.0
+            for c in range(n):
+                rate += row[c] * v[c]
+            dd.cmd[i] = torque
+            if d.kind[i] == act.SATURATE:
+                torque, clipped = act.saturate(torque, rate, d.limit[i])
+                saturated = saturated or clipped
+            dd.tau[i] = torque
+            dd.rate[i] = rate
+            for c in range(n):
+                if row[c] != 0.0:
+                    tau[c] += row[c] * torque
+        if saturated:
+            for k in range(2):
+                joint_gain[d.leg_law[leg, k], 0] = 0.0
+                joint_gain[d.leg_law[leg, k], 1] = 0.0
+    return True
