@@ -44,7 +44,8 @@ class Space:
     ``subspace_starts``: (group names, parameter values) pairs, e.g. the screening's best
     morphology of each subspace: a particle that starts in, or enters, a subspace with all
     of those groups draws those parameters within +-start_spread x (high - low) of the
-    values (``sub_init_low``, ``sub_init_high``: the initialisation box per subspace).
+    values (``sub_init_low``, ``sub_init_high``: the initialisation box per subspace);
+    the starts of subspaces the search leaves out (frozen pools, exclusions) are unused.
     """
 
     parameters: tuple[Parameter, ...]
@@ -109,8 +110,8 @@ class Space:
         sub_init = np.repeat(init[None], len(subspaces), axis=0)
         for groups, values in self.subspace_starts:
             rows = [s for s, combo in enumerate(subspaces) if set(groups) <= set(self.group_names(combo))]
-            if not rows:
-                raise ValueError(f"no valid subspace has the groups {', '.join(groups)} of a start design")
+            if not rows:        # a subspace the search leaves out (frozen pools, exclusions)
+                continue
             for name, value in values.items():
                 if name not in index or not used[rows[0], index[name]]:
                     raise ValueError(f"parameter {name!r} of the start design for {', '.join(groups)} is not "

@@ -118,9 +118,12 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
                                walks=walks_column(data), objectives=_objectives(data))
     best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
+    by_topology = top_solutions(data.evaluations, data.metrics_of, n=len(data.evaluations),
+                                describe=layout.describe, per_topology=True,
+                                walks=walks_column(data), objectives=_objectives(data))
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
-            _solutions(best_table, folder), _designs(data, layout, best_table, folder, gait)]
+            _solutions(best_table, by_topology, folder), _designs(data, layout, best_table, folder, gait)]
 
 
 def _overview(data: RunData, layout: Layout) -> Section:
@@ -265,17 +268,25 @@ def _progress(data: RunData, folder: Path) -> Section:
     return section
 
 
-def _solutions(best_table: pd.DataFrame, folder: Path) -> Section:
+def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, folder: Path) -> Section:
     best_table.to_csv(folder / "top_solutions.csv", index=False)
-    return Section("solutions", "Top solutions (thesis Table 5.4)",
-                   paragraphs=["Best evaluation of each of the best subspaces. `eval` "
-                               "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
-                               "takes. The h/2 and soft columns re-evaluate a design at half "
-                               "the time step and with soft contacts (`--robustness N`: the "
-                               "best N): a gait that only one contact model allows falls, "
-                               "slows or slides there."],
-                   tables=[format_table(best_table)],
-                   links=[("top_solutions.csv", "the table as CSV (SI units)")])
+    paragraphs = ["Best evaluation of each of the best subspaces. `eval` "
+                  "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
+                  "takes. The h/2 and soft columns re-evaluate a design at half "
+                  "the time step and with soft contacts (`--robustness N`: the "
+                  "best N): a gait that only one contact model allows falls, "
+                  "slows or slides there."]
+    tables, links = [format_table(best_table)], [("top_solutions.csv", "the table as CSV (SI units)")]
+    if "topology" in by_topology and len(by_topology) > 1:
+        by_topology.to_csv(folder / "best_per_topology.csv", index=False)
+        paragraphs.append("Below, the best evaluation of each topology the search visited: which "
+                          "linkages carry the gait (the transmission peak is the largest entry of "
+                          "G = d(hip, knee) / d(actuated angles) over the walk, 1 for a "
+                          "parallelogram; torque asked / delivered > 1: the actuators clip the law).")
+        tables.append(format_table(by_topology))
+        links.append(("best_per_topology.csv", "the best of each topology as CSV (SI units)"))
+    return Section("solutions", "Top solutions (thesis Table 5.4)", paragraphs=paragraphs,
+                   tables=tables, links=links)
 
 
 def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path,

@@ -17,7 +17,7 @@ from codesign.errors import UserError
 from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 
-CODESIGN_PROBLEMS = ("exo_codesign", "exo_codesign_balance")  # registered by the walking stage
+CODESIGN_PROBLEMS = ("exo_codesign", "exo_codesign_balance", "exo_codesign_wearer")  # registered by the walking stage
 
 
 @dataclass(frozen=True)

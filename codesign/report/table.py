@@ -34,6 +34,8 @@ TABLE54_COLUMNS: tuple[tuple[str, tuple[str, ...], float, str], ...] = (
     ("power [W]", ("power", "power_w"), 1.0, "{:.0f}"),
     ("electrical power [W]", ("power_electrical",), 1.0, "{:.0f}"),
     ("actuator torque / limit", ("actuator_torque_ratio_peak",), 1.0, "{:.2f}"),
+    ("torque asked / delivered", ("actuator_demand_ratio",), 1.0, "{:.2f}"),
+    ("transmission peak", ("transmission_peak",), 1.0, "{:.2f}"),
     ("torque [N m]", ("torque_rms", "torque_nm"), 1.0, "{:.0f}"),
     ("assist time [%]", ("assist_fraction",), 100.0, "{:.1f}"),
     ("interaction force [N]", ("*_force_peak",), 1.0, "{:.0f}"),
@@ -64,9 +66,11 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
                   n: int = 5,
                   describe: Callable[[int], Mapping[str, str]] | None = None,
                   per_subspace: bool = True,
+                  per_topology: bool = False,
                   walks: Callable[[Mapping[str, float]], str] | None = None,
                   objectives: Sequence[Objective] = ()) -> pd.DataFrame:
-    """The ``n`` best evaluations (one per subspace when ``per_subspace``), best first.
+    """The ``n`` best evaluations (one per subspace when ``per_subspace``; one per
+    topology, ``describe``'s "topology", when ``per_topology``), best first.
 
     evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
     evaluations keys [(iteration, particle), ...], one column per metric name
@@ -78,7 +82,10 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
     earlier stage). Returns a frame with the raw numbers (SI).
     """
     best = ranked(evaluations)
-    if per_subspace:
+    if per_topology and describe is not None:
+        topology = best["subspace_id"].map(lambda sid: describe(int(sid)).get("topology"))
+        best = best[~topology.duplicated(keep="first")]
+    elif per_subspace:
         best = best.drop_duplicates("subspace_id", keep="first")
     best = best.head(n)
     metrics = metrics_of(list(zip(best["iteration"], best["particle"])))

@@ -347,7 +347,10 @@ def _start_design(path: Any) -> dict[str, float]:
     ``params`` table; names and values checked against the space later)."""
     if not isinstance(path, str) or not path:
         _fail("space.start_design", path, "the path of a design JSON file")
-    doc = read_user_file(path, "a design JSON file (space.start_design)")
+    try:
+        doc = read_user_file(path, "a design JSON file")
+    except UserError as exc:
+        raise _Invalid(f"space.start_design: {exc}") from None
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
         _fail("space.start_design", path, "a design JSON file with a \"params\" table")
@@ -359,7 +362,10 @@ def _start_designs(path: Any) -> tuple[dict, ...]:
     objects (each with a ``params`` table; checked against the problem later)."""
     if not isinstance(path, str) or not path:
         _fail("space.start_designs", path, "the path of a JSON list of designs")
-    doc = read_user_file(path, "a JSON list of designs (space.start_designs)")
+    try:
+        doc = read_user_file(path, "a JSON list of designs")
+    except UserError as exc:
+        raise _Invalid(f"space.start_designs: {exc}") from None
     if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
         _fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
     return tuple(doc)

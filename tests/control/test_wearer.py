@@ -209,3 +209,22 @@ def test_screening_transmission_equals_the_drives_along_the_gait(device_file):
         a_peak = max(a_peak, np.abs(np.linalg.inv(dd.G[0])).max())
     assert result.transmission_peak == pytest.approx(g_peak, rel=1e-6)
     assert result.inverse_transmission_peak == pytest.approx(a_peak, rel=1e-6)
+
+
+def test_the_event_driven_and_soft_peers_run_the_same_law():
+    """The wearer-space law in the three rollouts (the report's robustness replays and
+    the contact-agreement tests use the peers): each walks the first 0.6 s of the walking
+    device's gait, its actuators deliver torque, and the transmission each meets is the
+    linkage's (peaks within 5 % of the time-stepping rollout's)."""
+    from codesign.walking.evaluation import evaluate
+
+    design = wearer_design(DEVICES[0])
+    peaks = {}
+    for contact in ("hard", "hard_event", "soft"):
+        record = evaluate(design, WalkSettings.from_dict({"max_time": 0.6, "contact_model": contact}))
+        assert record.ok and record.metrics["time"] == pytest.approx(0.6), (contact, record.message)
+        assert record.metrics["power"] > 10.0, contact
+        peaks[contact] = record.metrics["transmission_peak"]
+    assert 1.0 < peaks["hard"] < 2.0
+    for contact in ("hard_event", "soft"):
+        assert peaks[contact] == pytest.approx(peaks["hard"], rel=0.05), peaks

@@ -88,6 +88,12 @@ def test_good_spec_builds_an_optimizer():
     ("[execution]\nno_worker_warning_s = -1\n", "execution.no_worker_warning_s: got -1; expected a finite "
      "number in [0, 1e+09]"),
     ("[freeze]\nparameters = { x = \"a\" }\n", "freeze.parameters.x: got \"a\"; expected a finite number"),
+    # issue 29: start points from design files
+    ("[space]\nstart_spread = 0.1\n", "space.start_spread: got 0.1; expected a start point"),
+    ("[space]\nstart_spread = 0.9\n[space.start]\nx = 0.1\n", "space.start_spread: got 0.9; expected a finite "
+     "number in [0, 0.5]"),
+    ("[space]\nstart_design = \"/no/such/design.json\"\n", "/no/such/design.json"),
+    ("[space]\nstart_designs = 3\n", "space.start_designs: got 3; expected the path of a JSON list of designs"),
 ])
 def test_errors_name_the_key_and_the_expectation(change, message):
     text = "[problem]\nname = \"mmpso_toy\"\n" + change
@@ -95,6 +101,25 @@ def test_errors_name_the_key_and_the_expectation(change, message):
         new_optimizer(parse_spec(text, source="x.toml"))
     assert message in str(info.value)
     assert str(info.value).startswith("x.toml: ") and "\n" not in str(info.value)
+
+
+def test_start_points_from_design_files(tmp_path: Path):
+    """space.start_design: its params are particle 0's start and, with start_spread,
+    every particle's starts within +-spread of the range around them; start_designs of a
+    problem that cannot name a design's parameters are refused in one line."""
+    import json
+
+    design = tmp_path / "d.json"
+    design.write_text(json.dumps({"topology": None, "actuators": None, "params": {"x": 0.8}}))
+    text = (GOOD.replace("[freeze]\nparameters = { y = 0.5 }\n", "")
+            + f'[space]\nstart_design = "{design}"\nstart_spread = 0.05\n')
+    optimizer = new_optimizer(parse_spec(text.replace("init = [0.0, 0.25]", "init = [0.0, 1.0]")))
+    x = [c.params["x"] for c in optimizer.ask()]
+    assert x[0] == 0.8 and all(0.75 <= v <= 0.85 for v in x)
+    listed = tmp_path / "many.json"
+    listed.write_text(json.dumps([{"topology": 1, "actuators": [1, 3], "params": {"x": 0.5}}]))
+    with pytest.raises(UserError, match="space.start_designs: problem 'mmpso_toy' does not name a design's"):
+        new_optimizer(parse_spec(GOOD + f'[space]\nstart_designs = "{listed}"\n', source="x.toml"))
 
 
 def test_unknown_problem_and_bad_toml():

@@ -184,7 +184,7 @@ def test_human_gait_space_is_table_4_3_step():
         "knee_flexion_stance_mean_deg", "speed_assist_score", "power"]
 
 
-@pytest.mark.parametrize("spec", ["demo.toml", "human-gait.toml", "codesign.toml"])
+@pytest.mark.parametrize("spec", ["human-gait.toml", "codesign.toml", "demo-thesis.toml"])
 def test_pipelines_validate(spec):
     from codesign.problems import get_problem
 
@@ -192,6 +192,45 @@ def test_pipelines_validate(spec):
     space = build_space(loaded, get_problem(loaded.problem))
     expected = 1 if loaded.problem == "human_gait" else 126
     assert space.n_subspaces == expected
+
+
+def test_the_demo_starts_from_the_gait_and_the_screening(tmp_path, monkeypatch):
+    """`make run`'s demo (pipelines/demo.toml) reads the screening's best designs that
+    `make run` writes just before (here a small screening of its own) and the shipped
+    walking gait: every particle starts within 2 % of the gait's values, and each
+    screened subspace's particles within 2 % of its screened morphology."""
+    import json
+
+    from codesign.commands.screen import screen_catalog
+    from codesign.run.spec import parse_spec
+    from codesign.screening.screen import ScreenSettings
+
+    rows = screen_catalog(cached_catalog(), 4, 0, ScreenSettings(n_points=8), workers=1)
+    best = [r["best"] for r in rows if r["best"] is not None]
+    assert best
+    path = tmp_path / "best_designs.json"
+    path.write_text(json.dumps(best))
+    monkeypatch.chdir(ROOT)              # the spec names docs/designs/... from the repository
+    text = (ROOT / "pipelines" / "demo.toml").read_text()
+    assert "results/screen/best_designs.json" in text
+    spec = parse_spec(text.replace("results/screen/best_designs.json", str(path)), "demo.toml")
+    problem = get_problem(spec.problem)
+    space = build_space(spec, problem)
+    assert space.n_subspaces == 126 and spec.problem == "exo_codesign_wearer"
+    gait = json.loads((ROOT / "docs/designs/human-gentle-walking.json").read_text())["params"]
+    for name, value in gait.items():
+        i = space.index[name]
+        p = space.parameters[i]
+        assert space.sub_init_low[0, i] == pytest.approx(max(p.low, value - 0.02 * (p.high - p.low)))
+        assert space.sub_init_high[0, i] == pytest.approx(min(p.high, value + 0.02 * (p.high - p.low)))
+    design = best[0]
+    group = pr.group_name(design["topology"], tuple(design["actuators"]))
+    s = next(k for k, combo in enumerate(space.subspaces) if group in space.group_names(combo))
+    for name, value in design["params"].items():
+        i = space.index[pr.topology_prefix(design["topology"]) + name]
+        assert space.sub_init_low[s, i] <= value <= space.sub_init_high[s, i]
+        assert space.sub_init_high[s, i] - space.sub_init_low[s, i] <= 0.04 * (space.parameters[i].high
+                                                                              - space.parameters[i].low) + 1e-12
 
 
 @pytest.mark.slow
