@@ -156,7 +156,7 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
         from codesign.problems import get_problem
         from codesign.problems.verdict import walking_verdict
         from codesign.report import gait as walk_figures
-        from codesign.walking.trajectory import trajectory_table
+        from codesign.walking.trajectory import actuator_table, trajectory_table
     except ImportError as exc:
         return [], [f"Gait snapshots: the walking simulation is not available ({exc})."]
     try:
@@ -184,6 +184,10 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
         fig = walk_figures.gait_figure(trajectory, setup.model, float(setup.ctrl.timing[0]),
                                        float(setup.ctrl.timing[1]))
         fig.savefig(folder / "gait_angles.png", dpi=110)
+        loads = pd.concat([trajectory["t_s"], actuator_table(rollout, setup)], axis=1)
+        fig = walk_figures.actuator_figure(loads, setup.effort_names, 0.5 * end)
+        fig.savefig(folder / "actuators.png", dpi=110)
+        walk_figures.plt.close(fig)
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
@@ -192,7 +196,10 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
              "simulate` draws it)."),
             ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
              "the ground reaction forces in body weights (30-ms means), as `codesign simulate` "
-             "draws them.")], []
+             "draws them."),
+            ("actuators.png", "Its actuators over the second half: commanded and delivered "
+             "torque (N m), the samples against each motor's torque-speed envelope, and, under "
+             "the wearer-space law, the linkage's transmission G.")], []
 
 
 def gait_snapshots_figure(model, trajectory: pd.DataFrame, period: float, title: str,

@@ -342,15 +342,21 @@ def _schedule(data: Any, path: str) -> Schedule:
                     width=_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
+def _read_start_file(key: str, path: Any, expected: str) -> Any:
+    """The JSON document of a file named by ``space.<key>`` (one line naming the key when
+    it cannot be read)."""
+    if not isinstance(path, str) or not path:
+        _fail(f"space.{key}", path, f"the path of {expected}")
+    try:
+        return read_user_file(path, expected)
+    except UserError as exc:
+        raise _Invalid(f"space.{key}: {exc}") from None
+
+
 def _start_design(path: Any) -> dict[str, float]:
     """The parameter values of a design file named by ``space.start_design`` (its
     ``params`` table; names and values checked against the space later)."""
-    if not isinstance(path, str) or not path:
-        _fail("space.start_design", path, "the path of a design JSON file")
-    try:
-        doc = read_user_file(path, "a design JSON file")
-    except UserError as exc:
-        raise _Invalid(f"space.start_design: {exc}") from None
+    doc = _read_start_file("start_design", path, "a design JSON file")
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
         _fail("space.start_design", path, "a design JSON file with a \"params\" table")
@@ -360,12 +366,7 @@ def _start_design(path: Any) -> dict[str, float]:
 def _start_designs(path: Any) -> tuple[dict, ...]:
     """The designs of a file named by ``space.start_designs``: a JSON list of design
     objects (each with a ``params`` table; checked against the problem later)."""
-    if not isinstance(path, str) or not path:
-        _fail("space.start_designs", path, "the path of a JSON list of designs")
-    try:
-        doc = read_user_file(path, "a JSON list of designs")
-    except UserError as exc:
-        raise _Invalid(f"space.start_designs: {exc}") from None
+    doc = _read_start_file("start_designs", path, "a JSON list of designs")
     if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
         _fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
     return tuple(doc)

@@ -213,12 +213,13 @@ def test_screening_transmission_equals_the_drives_along_the_gait(device_file):
 
 def test_the_event_driven_and_soft_peers_run_the_same_law():
     """The wearer-space law in the three rollouts (the report's robustness replays and
-    the contact-agreement tests use the peers): each walks the first 0.6 s of the walking
-    device's gait, its actuators deliver torque, and the transmission each meets is the
-    linkage's (peaks within 5 % of the time-stepping rollout's)."""
+    the contact-agreement tests use the peers): each walks the first 0.6 s of a walking
+    wearer-space co-design (topology 2), its actuators deliver torque, and the
+    transmission each meets is the linkage's (peaks within 5 % of the time-stepping
+    rollout's)."""
     from codesign.walking.evaluation import evaluate
 
-    design = wearer_design(DEVICES[0])
+    design = load_design("docs/designs/wearer-t02.json")
     peaks = {}
     for contact in ("hard", "hard_event", "soft"):
         record = evaluate(design, WalkSettings.from_dict({"max_time": 0.6, "contact_model": contact}))

@@ -149,13 +149,13 @@ def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, m
     """The files are written into a hidden folder and replace the old ones together once
     all are written: a Ctrl-C while the animation is drawn (the last, longest write) leaves
     the previous simulation's files untouched and nothing half-written; a simulation that
-    ends normally replaces all four."""
+    ends normally replaces all five."""
     from codesign.report import gait
 
     out = tmp_path / "o"
     assert main(["simulate", "--human", "--max-time", "0.2", "--out", str(out)]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert sorted(before) == ["gait.png", "record.json", "stick.gif", "trajectory.csv"]
+    assert sorted(before) == ["actuators.png", "gait.png", "record.json", "stick.gif", "trajectory.csv"]
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -188,11 +188,12 @@ def test_no_animation_skips_the_gif_and_leaves_no_stale_one(tmp_path, capsys):
     out = tmp_path / "sim"
     design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-walking.json"
     assert main(["simulate", str(design), "--max-time", "0.2", "--out", str(out), "--sample", "0.05"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["gait.png", "record.json", "stick.gif", "trajectory.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["actuators.png", "gait.png", "record.json", "stick.gif",
+                                                     "trajectory.csv"]
     first = (out / "record.json").stat().st_mtime_ns
     assert main(["simulate", str(design), "--max-time", "0.2", "--out", str(out), "--sample", "0.05",
                  "--no-animation"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["gait.png", "record.json", "trajectory.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["actuators.png", "gait.png", "record.json", "trajectory.csv"]
     assert (out / "record.json").stat().st_mtime_ns >= first
     assert "stick.gif" not in capsys.readouterr().out.splitlines()[-1]
 

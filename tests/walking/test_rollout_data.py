@@ -66,10 +66,15 @@ def test_reset_data_is_a_fresh_data_record():
     stepping.run(setup.x0.copy(), setup.p, settings.rollout)
     assert setup.p.data.walk.counts[0] > 0 and setup.p.data.step_work.stats.any()
     stepping.reset_data(setup.p)
-    for part in ("work", "step_work", "walk"):
-        a, b = getattr(setup.p.data, part), getattr(fresh, part)
+    def assert_same(a, b, where):
         for name, u, v in zip(a._fields, a, b):
-            assert u.dtype == v.dtype and np.array_equal(u, v), (part, name)
+            if isinstance(u, tuple):          # a nested record (the drive's data)
+                assert_same(u, v, f"{where}.{name}")
+            else:
+                assert u.dtype == v.dtype and np.array_equal(u, v), (where, name)
+
+    for part in ("work", "step_work", "walk"):
+        assert_same(getattr(setup.p.data, part), getattr(fresh, part), part)
 
 
 def test_copy_data_replays_a_run_from_a_saved_data_record():
@@ -95,5 +100,7 @@ def test_copy_data_replays_a_run_from_a_saved_data_record():
         ends.append((xx, p.data.walk.acc.copy()))
     assert same_bits(ends[0][0], ends[1][0]) and same_bits(ends[0][1], ends[1][1])
     for name, u, v in zip(model_before._fields, model_before, p.model.walk):
-        if name != "ctrl":
+        if name == "drive":
+            assert all(np.array_equal(a, b) for a, b in zip(u, v)), name
+        elif name != "ctrl":
             assert np.array_equal(u, v), name
