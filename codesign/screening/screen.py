@@ -455,7 +455,7 @@ def check_configuration(model: Model, q: np.ndarray, grounded: Sequence[int], ob
                            a.loop_xz_b, np.asarray(q, dtype=float), pose, phi, jac)
     cols = np.array([i for i in range(model.n) if i not in set(np.asarray(grounded).tolist())], dtype=np.int64)
     pos = {c: k for k, c in enumerate(cols.tolist())}
-    out = np.zeros(5)
+    out = np.zeros(7)       # nullspace_checks writes 7 values
     code = nullspace_checks(a.parent, a.joint_type, a.loop_body_a, a.loop_body_b, pose, jac, cols,
                             np.array([pos[int(i)] for i in observed], dtype=np.int64),
                             np.array([pos[int(i)] for i in act_tree], dtype=np.int64),
