@@ -206,6 +206,9 @@ class DaskExecutor:
         # print tracebacks over the driver's lines; its failures reach the driver as
         # exceptions (:meth:`_lost_or_raise`)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        # and tornado's "Exception in callback" for a client future whose stream closed with
+        # the scheduler, which can come before the driver hears of the loss (a second line)
+        logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
         scheduler_log = logging.getLogger("distributed.scheduler")
         if not any(isinstance(f, RecoveredGatherFilter) for f in scheduler_log.filters):
             scheduler_log.addFilter(RecoveredGatherFilter())
