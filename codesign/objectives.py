@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -63,11 +63,30 @@ def lexicographic(metrics: Mapping[str, float], objectives: Sequence[Objective])
     raise ValueError("no objectives")
 
 
-def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Objective]) -> str:
-    """(stage, stage_value) in words: which objective is being optimized, its metric's own
-    value (a maximized one's sign restored; the metric's name says its unit) and how many
-    of the conditions before it are met, e.g. "cuff_force_peak 1483.86 (wanted <= 600;
-    9 of 11 conditions met)"; without objectives, the plain pair."""
+def stage_label(stage: int, objectives: Sequence[Objective]) -> str:
+    """The one stage numbering of tables, docs and the CLI: "stage k of n: metric", k
+    counting the objectives from 1. A solution with ``stage`` conditions met is at stage
+    ``stage + 1`` (the objective it is optimizing; the last once every condition holds);
+    "stage k met" (the progress milestones) means objective k's condition holds."""
+    n = len(objectives)
+    k = min(int(stage), n - 1)
+    return f"stage {k + 1} of {n}: {objectives[k].metric}"
+
+
+def with_unit(value: float, unit: str | None, digits: int = 6) -> str:
+    """A metric's value with its unit ("850.64 N"; a ratio "-" or an unknown unit: the
+    number alone)."""
+    number = f"{value:.{digits}g}"
+    return number if unit in (None, "", "-", "?") else f"{number} {unit}"
+
+
+def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Objective],
+                     unit: Callable[[str], str | None] | None = None) -> str:
+    """(stage, stage_value) in words: the stage (:func:`stage_label`), its metric's own
+    value (a maximized one's sign restored) with its unit (``unit(metric)``, e.g. a
+    problem's ``metric_unit``) and how many of the conditions before it are met, e.g.
+    "stage 10 of 14: cuff_force_peak 850.64 N (wanted <= 700; 9 of 13 conditions met)";
+    without objectives, the plain pair."""
     if not objectives:
         return f"stage {stage}, value {stage_value:.6g}"
     k = min(int(stage), len(objectives) - 1)
@@ -78,10 +97,12 @@ def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Object
               f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}; ")
     goal = f"{objective.sense[:-1]}ing" if objective.until is None else ""
     met = f"{min(int(stage), conditions)} of {conditions} conditions met"
-    return f"{objective.metric} {value:.6g} ({goal + ', ' if goal else ''}{wanted}{met})"
+    shown = with_unit(value, unit(objective.metric) if unit else None)
+    return f"{stage_label(stage, objectives)} {shown} ({goal + ', ' if goal else ''}{wanted}{met})"
 
 
-def unmet_conditions(metrics: Mapping[str, float], objectives: Sequence[Objective]) -> tuple[str, ...]:
+def unmet_conditions(metrics: Mapping[str, float], objectives: Sequence[Objective],
+                     unit: Callable[[str], str | None] | None = None) -> tuple[str, ...]:
     """Every condition (an objective with ``until``, the last excepted) that ``metrics``
     does not meet, in words -- not only the first, where the lexicographic stage stops --
     e.g. ("interaction_force_peak_bw 146 (wanted <= 3)", "grf_peak_bw not measured")."""
@@ -94,7 +115,8 @@ def unmet_conditions(metrics: Mapping[str, float], objectives: Sequence[Objectiv
         if math.isnan(value):
             out.append(f"{objective.metric} not measured ({wanted})")
         elif not (value <= objective.until if objective.sense == "minimize" else value >= objective.until):
-            out.append(f"{objective.metric} {value:.4g} ({wanted})")
+            shown = with_unit(value, unit(objective.metric) if unit else None, digits=4)
+            out.append(f"{objective.metric} {shown} ({wanted})")
     return tuple(out)
 
 

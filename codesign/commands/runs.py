@@ -63,7 +63,8 @@ def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
         best = ranked(store.evaluations(int(run["run_id"]))).iloc[0]
         key = [(int(best["iteration"]), int(best["particle"]))]
         metrics = store.metrics(int(run["run_id"]), wide=True, keys=key)
-    text = describe_fitness(int(best["stage"]), float(best["stage_value"]), spec.objectives or problem.objectives)
+    text = describe_fitness(int(best["stage"]), float(best["stage_value"]), spec.objectives or problem.objectives,
+                            problem.metric_unit)
     verdict = run_verdict(problem, spec.evaluation)
     return text, "-" if verdict is None or metrics.empty else verdict(metrics.iloc[0].to_dict()).short
 

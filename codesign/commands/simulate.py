@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     speed = record.metrics.get("speed", math.nan)
     if verdict is not None:
         print(verdict.text)
-    print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives)}"
+    print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives, chosen.problem.metric_unit)}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
     with staged_files(out) as staging:

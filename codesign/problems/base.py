@@ -36,6 +36,11 @@ class NoSettings:
     """The settings of a problem that takes none."""
 
 
+def no_unit(name: str) -> None:
+    """The ``metric_unit`` of a problem that declares no units."""
+    return None
+
+
 def no_settings(table: Mapping[str, Any]) -> NoSettings:
     """The ``parse_settings`` of a problem without settings: any key is one UserError line."""
     for key in table:
@@ -94,3 +99,5 @@ class Problem:
     # checked against them before a run starts (empty: anything goes)
     metrics: tuple[str, ...] = ()
     walking: WalkingHooks | None = None
+    # a metric's unit ("-": a ratio; None: not declared), for what a person reads
+    metric_unit: Callable[[str], str | None] = no_unit

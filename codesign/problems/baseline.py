@@ -49,7 +49,7 @@ from codesign.types import Parameter
 from codesign.problems import human_gait
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems import walking
-from codesign.problems.walking import Replay, cost_notes, parse_walk_settings, replay, walk, warmup_settings
+from codesign.problems.walking import Replay, cost_notes, unit_of, parse_walk_settings, replay, walk, warmup_settings
 from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
@@ -262,4 +262,5 @@ def problem() -> Problem:
                    "design's added mass on its segments, step impedance at hip, knee and ankle, "
                    "Table 5.3 objectives", parameters=parameters, objectives=stages,
                    parse_settings=parse_baseline_settings, warmup=warmup_baseline, notes=notes,
-                   run_reference=("baseline_of", "baseline_eval"), metrics=METRICS, walking=WALKING)
+                   run_reference=("baseline_of", "baseline_eval"), metrics=METRICS, walking=WALKING,
+                   metric_unit=unit_of)

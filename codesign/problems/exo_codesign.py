@@ -68,7 +68,7 @@ from codesign.errors import UserError
 from codesign.model.morphology import parameter_space
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design, cost_notes,
+from codesign.problems.walking import (METRICS, unit_of, WalkingProblemSettings, check_walking_design, cost_notes,
                                        parse_walk_settings, replay_design, walk, warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
@@ -296,4 +296,5 @@ def problem(law: str = THESIS) -> Problem:
     name, description = DESCRIPTIONS[law]
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,
                    objectives=ob.codesign_stages(), parse_settings=parse_codesign_settings,
-                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING)
+                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING,
+                   metric_unit=unit_of)

@@ -11,7 +11,7 @@ from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
 from codesign.types import Parameter
 from codesign.problems.base import Problem, WalkingHooks
-from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design, cost_notes,
+from codesign.problems.walking import (METRICS, unit_of, WalkingProblemSettings, check_walking_design, cost_notes,
                                        parse_human_settings, replay_design, walk, warmup_settings)
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
@@ -74,4 +74,5 @@ def problem() -> Problem:
                    "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
                    "Table 4.2 objectives)",
                    parameters=parameters, objectives=stages, parse_settings=parse_human_settings,
-                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING)
+                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING,
+                   metric_unit=unit_of)

@@ -137,11 +137,16 @@ def cost_notes(settings: WalkingProblemSettings) -> tuple[str, ...]:
             f"of CPU per evaluation ({CPU_PER_SIMULATED_S:g} s per simulated second)",)
 
 
+def unit_of(name: str) -> str | None:
+    """The unit of a walking problem's metric ("-": a ratio; None: undeclared): WALK's
+    registry (:func:`codesign.walking.metrics.metric_unit`) and :data:`PROBLEM_UNITS`; the
+    walking problems' ``metric_unit``."""
+    return PROBLEM_UNITS.get(name) or metric_unit(name)
+
+
 def metric_units(names) -> dict[str, str]:
-    """Metric name -> unit ("-": a ratio; "?" for a name no registry declares) of a walking
-    problem's record: WALK's registry (:func:`codesign.walking.metrics.metric_unit`) and
-    :data:`PROBLEM_UNITS`."""
-    return {name: PROBLEM_UNITS.get(name) or metric_unit(name) or "?" for name in names}
+    """Metric name -> unit (:func:`unit_of`; "?" for a name no registry declares)."""
+    return {name: unit_of(name) or "?" for name in names}
 
 
 def warmup_settings(settings: WalkSettings) -> WalkSettings:

@@ -26,12 +26,12 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
                                      visit_heatmap)
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
-from codesign.objectives import describe_fitness, ranked
+from codesign.objectives import describe_fitness, ranked, stage_label
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
 from codesign.report.robustness import with_robustness
-from codesign.report.table import eval_id, format_table, to_markdown, top_solutions
+from codesign.report.table import eval_id, flag_legend, format_table, page_tables, to_markdown, top_solutions
 
 DPI = 110
 
@@ -105,6 +105,16 @@ def _stage_names(data: RunData) -> list[str]:
     return [o.metric for o in _objectives(data)]
 
 
+def _unit(data: RunData):
+    """The run's problem's ``metric_unit`` (None for a problem this version does not know)."""
+    from codesign.problems import get_problem
+
+    try:
+        return get_problem(data.spec.problem).metric_unit
+    except KeyError:
+        return None
+
+
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
            gait: bool = True, robustness: int = 1) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
@@ -115,15 +125,18 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
         overview.notes.append("No iteration is complete yet: nothing to show.")
         return [overview]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
+    one_per = "subspace_id" if len(data.subspace_groups) > 1 else "particle"
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
-                               walks=walks_column(data), objectives=_objectives(data))
+                               one_per=one_per, walks=walks_column(data), objectives=_objectives(data),
+                               unit=_unit(data))
     best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
     by_topology = top_solutions(data.evaluations, data.metrics_of, n=len(data.evaluations),
                                 describe=layout.describe, per_topology=True,
-                                walks=walks_column(data), objectives=_objectives(data))
+                                walks=walks_column(data), objectives=_objectives(data),
+                                unit=_unit(data))
     return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
             _migration(data, folder), _progress(data, folder),
-            _solutions(best_table, by_topology, folder), _designs(data, layout, best_table, folder, gait)]
+            _solutions(best_table, by_topology, one_per, folder), _designs(data, layout, best_table, folder, gait)]
 
 
 def _overview(data: RunData, layout: Layout) -> Section:
@@ -153,7 +166,7 @@ def _overview(data: RunData, layout: Layout) -> Section:
         section.paragraphs.append(
             f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in "
             f"subspace {sid} ({where}): "
-            f"{describe_fitness(int(best['stage']), float(best['stage_value']), _objectives(data))}.")
+            f"{describe_fitness(int(best['stage']), float(best['stage_value']), _objectives(data), _unit(data))}.")
     else:
         section.notes.append("No successful evaluation yet.")
     failed = ev[ev["status"] != "ok"]
@@ -256,8 +269,10 @@ def _progress(data: RunData, folder: Path) -> Section:
                                   "progress.png"),
                             "Best-so-far and median lexicographic stage, and the value of the "
                             "current stage, against the iteration."))
-    milestones = [{"stage": k, "objective": names[k - 1] if k <= len(names) else "",
-                   "first satisfied at iteration": first.get(k, "not yet")}
+    objectives = _objectives(data)
+    milestones = [{"stage": stage_label(k - 1, objectives).removeprefix("stage ") if k <= len(names) else str(k),
+                   "condition": _condition(objectives[k - 1]) if k <= len(names) else "",
+                   "first met at iteration": first.get(k, "not yet")}
                   for k in range(1, max(len(names) - 1, max(first, default=0)) + 1)]
     if milestones:
         section.tables.append(pd.DataFrame(milestones).astype(str))
@@ -268,22 +283,36 @@ def _progress(data: RunData, folder: Path) -> Section:
     return section
 
 
-def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, folder: Path) -> Section:
+def _condition(objective) -> str:
+    """An objective's condition in words ("time_fraction >= 1"; "power (minimize)" without one)."""
+    if objective.until is None:
+        return f"{objective.metric} ({objective.sense})"
+    return f"{objective.metric} {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}"
+
+
+def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str, folder: Path) -> Section:
     best_table.to_csv(folder / "top_solutions.csv", index=False)
-    paragraphs = ["Best evaluation of each of the best subspaces. `eval` "
-                  "(ITERATION:PARTICLE) is what `codesign freeze --solution` "
-                  "takes. The h/2 and soft columns re-evaluate a design at half "
-                  "the time step and with soft contacts (`--robustness N`: the "
-                  "best N): a gait that only one contact model allows falls, "
-                  "slows or slides there."]
-    tables, links = [format_table(best_table)], [("top_solutions.csv", "the table as CSV (SI units)")]
+    which = ("Best evaluation of each of the best subspaces." if one_per == "subspace_id" else
+             "The run searched one subspace: the best evaluation of each of the best particles.")
+    paragraphs = [which + " `eval` (ITERATION:PARTICLE) is what `codesign freeze --solution` "
+                  "takes; `stage` reads \"k of n: metric\", the objective a design is optimizing "
+                  "(its k - 1 conditions before it met), and `stage value` is that metric's value. "
+                  "The table comes in parts, each row by its rank. The h/2 and soft columns "
+                  "re-evaluate a design at half the time step and with soft contacts "
+                  "(`--robustness N`: the best N): a gait that only one contact model allows "
+                  "falls, slows or slides there."]
+    formatted = format_table(best_table)
+    legend = flag_legend(best_table)
+    if legend:
+        paragraphs.append(legend)
+    tables, links = page_tables(formatted), [("top_solutions.csv", "the table as CSV (SI units)")]
     if "topology" in by_topology and len(by_topology) > 1:
         by_topology.to_csv(folder / "best_per_topology.csv", index=False)
         paragraphs.append("Below, the best evaluation of each topology the search visited: which "
                           "linkages carry the gait (the transmission peak is the largest entry of "
                           "G = d(hip, knee) / d(actuated angles) over the walk, 1 for a "
                           "parallelogram; torque asked / delivered > 1: the actuators clip the law).")
-        tables.append(format_table(by_topology))
+        tables += page_tables(format_table(by_topology))
         links.append(("best_per_topology.csv", "the best of each topology as CSV (SI units)"))
     return Section("solutions", "Top solutions (thesis Table 5.4)", paragraphs=paragraphs,
                    tables=tables, links=links)
@@ -307,7 +336,8 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
         if s.anchor in ("progress", "solutions"):
             lines += [f"## {s.title}", ""] + s.paragraphs + ([""] if s.paragraphs else [])
             for t in s.tables:
-                lines += [to_markdown(t), ""]
+                caption = t.attrs.get("caption")
+                lines += ([f"**{caption}**", ""] if caption else []) + [to_markdown(t), ""]
     figures = [p for s in sections for p, _ in s.figures]
     if figures:
         lines += ["## Figures", ""] + [f"- [{p}]({p})" for p in figures] + [""]

@@ -15,9 +15,11 @@ body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; 
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #555; }
+.wide { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+caption { text-align: left; font-weight: 600; padding: 0.2em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+th { background: #f4f4f4; font-weight: 600; } td:first-child, th:first-child, td.t { text-align: left; }
 .note { background: #fff8e1; border-left: 4px solid #f0b400; padding: 0.4em 0.8em; }
 nav a { margin-right: 1em; } code { background: #f4f4f4; padding: 0 0.2em; }
 """
@@ -37,11 +39,26 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
+NUMBER = re.compile(r"^(\u26a0 )?[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?( \S+)?$")
+
+
+def _cell(value) -> str:
+    """One cell: numbers (a flag, a unit) right-aligned, text left-aligned."""
+    text = str(value)
+    kind = "" if NUMBER.match(text) or text in ("", "-") else ' class="t"'
+    return f"<td{kind}>{html.escape(text)}</td>"
+
+
 def _table_html(table: pd.DataFrame) -> str:
+    """A table (its ``attrs["caption"]`` as caption), scrolled sideways inside the page
+    where it is still too wide."""
+    caption = table.attrs.get("caption")
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
                    for row in table.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    top = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (f'<div class="wide"><table>{top}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _inline(text: str) -> str:

@@ -140,7 +140,7 @@ def start_run(spec: Spec, results: str | Path = "results", name: str | None = No
                     name=name, spec_toml=spec.text, spec_hash=spec.hash, parent=spec.freeze.parent,
                     iterations_total=spec.pso.iterations, subspaces=optimizer.space.describe()))
                 _drive(store, store.run_id, optimizer, running, progress, stop, on_iteration,
-                       objectives=spec.objectives or checked[0].objectives)
+                       objectives=spec.objectives or checked[0].objectives, unit=checked[0].metric_unit)
     finally:
         lock.release()
         if not path.exists():                   # batch jobs' log folder, if still empty
@@ -189,7 +189,7 @@ def resume_run(run: str | Path, execution: ExecutionSpec | None = None, progress
             with _executor(spec, execution, checked, path.parent, progress) as executor:
                 store.set_status(int(row["run_id"]), "running")
                 _drive(store, int(row["run_id"]), optimizer, executor, progress, stop,
-                       objectives=spec.objectives or checked[0].objectives)
+                       objectives=spec.objectives or checked[0].objectives, unit=checked[0].metric_unit)
     finally:
         if store is not None:
             store.close()
@@ -259,11 +259,13 @@ def _executor(spec: Spec, execution: ExecutionSpec | None, checked, folder: Path
 
 
 def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Executor, progress: bool,
-           where: dict, on_iteration: Callable[[int], None] | None = None, objectives: tuple = ()) -> None:
+           where: dict, on_iteration: Callable[[int], None] | None = None, objectives: tuple = (),
+           unit: Callable[[str], str | None] | None = None) -> None:
     """Run the optimizer to its end: :func:`_drive_iterations`, or :func:`_drive_pipelined`
     for a :class:`PipelinedMMPSO`; records the run status (``stopped`` on an interrupt or a
-    lost cluster, ``failed`` on anything else, ``finished``). ``objectives``: the run's, for
-    the progress bar's best (:func:`~codesign.objectives.describe_fitness`)."""
+    lost cluster, ``failed`` on anything else, ``finished``). ``objectives`` (the run's) and
+    ``unit`` (its problem's ``metric_unit``): the progress bar's best in words
+    (:func:`~codesign.objectives.describe_fitness`)."""
     status = "failed"
     bar = _progress_bar(optimizer, progress)
     where.update(folder=store.path.parent, total=optimizer.settings.iterations,
@@ -277,7 +279,7 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
         if on_iteration is not None:
             on_iteration(iteration)
         now = time.perf_counter()
-        _show(bar, evaluations / max(now - shown[0], 1e-9), best[0], objectives)
+        _show(bar, evaluations / max(now - shown[0], 1e-9), best[0], objectives, unit)
         shown[0] = now
 
     try:
@@ -356,8 +358,8 @@ def _progress_bar(optimizer: MMPSO, enabled: bool):
                 disable=not enabled, file=sys.stderr, dynamic_ncols=True)
 
 
-def _show(bar, evals_per_s: float, key, objectives: tuple) -> None:
-    best = "failed" if key[0] else describe_fitness(int(-key[1]), key[2], objectives)
+def _show(bar, evals_per_s: float, key, objectives: tuple, unit=None) -> None:
+    best = "failed" if key[0] else describe_fitness(int(-key[1]), key[2], objectives, unit)
     bar.set_postfix_str(f"{evals_per_s:.1f} evals/s, best {best}", refresh=False)
     bar.update(1)
 

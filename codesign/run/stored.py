@@ -88,7 +88,8 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
     except UserError as exc:
         raise UserError(f"--run {run}: its stored [evaluation] table: {exc}") from None
     objectives = spec.objectives or get_problem(spec.problem).objectives
-    stored = (describe_fitness(int(chosen['stage']), float(chosen['stage_value']), objectives)
+    stored = (describe_fitness(int(chosen['stage']), float(chosen['stage_value']), objectives,
+                               get_problem(spec.problem).metric_unit)
               if chosen["status"] == "ok" else chosen["status"])
     print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} (stored: {stored})")
     return StoredDesign(design, dict(spec.evaluation), spec.problem, tuple(objectives))

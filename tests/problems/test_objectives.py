@@ -113,16 +113,39 @@ def test_describe_fitness_names_the_objective_being_optimized_with_its_own_value
                   Objective("power"))
     metrics = {"speed": 0.8, "slip": 0.5, "power": 300.0}
     assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
-        "speed 0.8 (wanted >= 1; 0 of 2 conditions met)"
+        "stage 1 of 3: speed 0.8 (wanted >= 1; 0 of 2 conditions met)"
     metrics["speed"] = 1.3
     assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
-        "slip 0.5 (wanted <= 0.05; 1 of 2 conditions met)"
+        "stage 2 of 3: slip 0.5 (wanted <= 0.05; 1 of 2 conditions met)"
     metrics["slip"] = 0.01
     assert describe_fitness(*lexicographic(metrics, objectives), objectives) == \
-        "power 300 (minimizing, 2 of 2 conditions met)"
+        "stage 3 of 3: power 300 (minimizing, 2 of 2 conditions met)"
+    # with the units a problem declares; a ratio ("-") shows none
+    units = {"speed": "m/s", "slip": "-", "power": "W"}.get
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives, units) == \
+        "stage 3 of 3: power 300 W (minimizing, 2 of 2 conditions met)"
+    metrics["slip"] = 0.5
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives, units).startswith(
+        "stage 2 of 3: slip 0.5 (")
     assert describe_fitness(1, 0.25, ()) == "stage 1, value 0.25"
     metrics["speed"] = 0.0                      # a maximized 0 is stored as -0.0: shown as 0
-    assert describe_fitness(*lexicographic(metrics, objectives), objectives).startswith("speed 0 (")
+    assert describe_fitness(*lexicographic(metrics, objectives), objectives, units).startswith(
+        "stage 1 of 3: speed 0 m/s (")
+
+
+def test_one_stage_numbering_for_a_design_and_for_the_milestones():
+    """stage_label counts objectives from 1: a design with k conditions met optimizes
+    objective k + 1 (the progress table's "stage k + 1 met" once it holds), and a design
+    with every condition met is at the last stage, never beyond it."""
+    from codesign.objectives import Objective, lexicographic, stage_label
+
+    objectives = (Objective("time_fraction", "maximize", 1.0), Objective("slip", "minimize", 0.05),
+                  Objective("power"))
+    met_none = lexicographic({"time_fraction": 0.5, "slip": 0.0, "power": 1.0}, objectives)[0]
+    met_all = lexicographic({"time_fraction": 1.0, "slip": 0.0, "power": 1.0}, objectives)[0]
+    assert stage_label(met_none, objectives) == "stage 1 of 3: time_fraction"
+    assert stage_label(met_all, objectives) == "stage 3 of 3: power"
+    assert stage_label(met_all + 5, objectives) == "stage 3 of 3: power"
 
 
 def test_unmet_conditions_lists_every_failed_condition_not_only_the_first():
@@ -134,6 +157,8 @@ def test_unmet_conditions_lists_every_failed_condition_not_only_the_first():
     metrics = {"time_fraction": 0.5, "force_bw": 146.0, "slip": 0.01, "power": 300.0}
     assert lexicographic(metrics, stages)[0] == 0
     assert unmet_conditions(metrics, stages) == ("time_fraction 0.5 (wanted >= 1)", "force_bw 146 (wanted <= 3)")
+    assert unmet_conditions(metrics, stages, {"force_bw": "BW", "time_fraction": "-"}.get) == \
+        ("time_fraction 0.5 (wanted >= 1)", "force_bw 146 BW (wanted <= 3)")
     # the bounds are inclusive (as lexicographic's), the last objective is no condition
     assert unmet_conditions({"time_fraction": 1.0, "force_bw": 3.0, "slip": 0.05, "power": 1e9}, stages) == ()
     assert unmet_conditions({"time_fraction": 1.0, "force_bw": 2.0}, stages) == ("slip not measured (wanted <= 0.05)",)

@@ -24,7 +24,7 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
         'particles = 2\niterations = 1\n[evaluation]\nmax_time = 0.2\n[execution]\nmode = "serial"\n'),
         results=tmp_path, progress=False)
     out = build_report(run.parent, tmp_path / "report", gait=False, robustness=1)
-    table = pd.read_csv(out / "top_solutions.csv")
+    table = pd.read_csv(out / "top_solutions.csv", dtype={"stage": str, "stage value": str})
     best = str(table["eval"].iloc[0])
     stored = stored_candidate(str(run), False, best)
     settings = WalkSettings.from_dict({"max_time": 0.2})
@@ -56,5 +56,25 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     from codesign.objectives import unmet_conditions
     from codesign.problems import get_problem
 
-    unmet = unmet_conditions(row.dropna().to_dict(), get_problem("human_gait").objectives)
+    problem = get_problem("human_gait")
+    unmet = unmet_conditions(row.dropna().to_dict(), problem.objectives, problem.metric_unit)
     assert unmet and table["conditions not met"].iloc[0] == "; ".join(unmet)
+    # one stage numbering (issue 34): the table's stage, the overview's words and the
+    # progress milestones count the objectives from 1 ("k of n: metric"), and the stage
+    # value is that metric's stored value with its unit
+    from codesign.objectives import stage_label, with_unit
+
+    with open_run(run, readonly=True) as store:
+        evaluations = store.evaluations()
+    stage = int(evaluations[(evaluations["iteration"] == iteration)
+                            & (evaluations["particle"] == particle)]["stage"].iloc[0])
+    label = stage_label(stage, problem.objectives)
+    metric = problem.objectives[stage].metric
+    assert table["stage"].iloc[0] == label.removeprefix("stage ")
+    assert table["stage value"].iloc[0] == with_unit(row[metric], problem.metric_unit(metric), 4)
+    html = (out / "index.html").read_text()
+    assert f"Best so far: evaluation {best} in subspace" in html and f": {label} " in html
+    assert "<th>speed [m/s]</th>" in html and ">1 of 11: time_fraction</td>" in html
+    assert "<th>stage</th>" in html and "<caption>Gait (second half of the walk)</caption>" in html
+    # a run of one subspace lists the best of each particle, not one design
+    assert sorted(table["eval"]) == ["0:0", "0:1"]

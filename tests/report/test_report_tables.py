@@ -53,3 +53,31 @@ def test_observed_migration_rate_by_hand():
 def test_phase_bounds_partition_the_iterations():
     assert phase_bounds(range(10)) == [(0, 3), (4, 6), (7, 9)]
     assert phase_bounds([5, 6]) == [(5, 5), (6, 6)]
+
+
+def test_values_beyond_physical_bounds_are_flagged_and_parts_cover_every_column():
+    """format_table flags exactly the cells above their column's bound (the credibility
+    limits of problems.objectives.LIMITS; a motor at its torque limit), and page_tables
+    cuts the table into captioned parts that each lead with rank and eval and together
+    hold every column once."""
+    from codesign.problems.objectives import LIMITS
+    from codesign.report.table import FLAG, format_table, page_tables
+
+    raw = pd.DataFrame({"rank": [1, 2], "eval": ["3:1", "0:2"], "stage": ["5 of 14: grf_peak_bw", "-"],
+                        "ground reaction [BW]": [LIMITS["grf_peak_bw"] + 0.4, 1.1],
+                        "actuator torque / limit": [1.0, 0.62],
+                        "cuff force [N]": [LIMITS["cuff_force_peak"], 1483.86],
+                        "speed [m/s]": [1.24, math.nan],
+                        "h/2 speed [m/s]": [1.2, math.nan]})
+    shown = format_table(raw)
+    assert shown["ground reaction [BW]"].tolist() == [f"{FLAG} 3.40", "1.10"]
+    assert shown["actuator torque / limit"].tolist() == [f"{FLAG} 1.00", "0.62"]
+    assert shown["cuff force [N]"].tolist() == ["700", f"{FLAG} 1484"]   # the bound is allowed
+    assert shown["speed [m/s]"].tolist() == ["1.24", ""]
+    parts = page_tables(shown)
+    assert [p.attrs["caption"] for p in parts] == ["Which design, and how far it got", "Gait (second half of the walk)",
+                                                  "Actuators and the wearer's loads",
+                                                  "The same design re-evaluated (robustness)"]
+    assert all(list(p.columns[:2]) == ["rank", "eval"] for p in parts)
+    held = [c for p in parts for c in p.columns if c not in ("rank", "eval")]
+    assert sorted(held) == sorted(c for c in raw.columns if c not in ("rank", "eval"))

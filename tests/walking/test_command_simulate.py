@@ -103,8 +103,11 @@ def test_simulate_replays_stored_evaluations_bit_identically(tmp_path, capsys):
     from codesign.objectives import describe_fitness
     from codesign.problems import get_problem
 
+    problem = get_problem("human_gait")
     assert row["best"] == describe_fitness(int(top["stage"]), float(top["stage_value"]),
-                                           get_problem("human_gait").objectives)
+                                           problem.objectives, problem.metric_unit)
+    assert row["best"].startswith(f"stage {min(int(top['stage']), len(problem.objectives) - 1) + 1} of "
+                                  f"{len(problem.objectives)}: ")
     _ = pytest
 
 def test_simulate_refuses_a_design_an_evaluation_would_misread(tmp_path, capsys):
