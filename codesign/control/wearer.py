@@ -126,7 +126,7 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuator: act.Actuator | Non
         leg_nloops=np.array([len(leg.loops) for leg in legs], dtype=np.int64),
         rows=np.array(rows, dtype=np.float64).reshape(2 * L, n),
         kind=np.full(2 * L, kind, dtype=np.int64),
-        limit=np.tile(limit, (2 * L, 1)).reshape(2 * L, 3),
+        limit=np.tile(limit, (2 * L, 1)).reshape(2 * L, act.LIMIT_COLUMNS),
         motor=np.tile(motor, (2 * L, 1)).reshape(2 * L, 4),
         max_transmission=np.array([max_transmission]))
 

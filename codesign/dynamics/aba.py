@@ -20,15 +20,16 @@ def aba(m, w, tau, f_ext, use_f_ext, qdd):
     tau: float64[n] generalized forces; f_ext: float64[n,3] external spatial forces per
     body (world frame, moment about the origin), read only if use_f_ext. Uses w.IA, w.pA,
     w.U, w.D, w.u, w.a. Returns 0, or 1 + the index of a body with a non-positive
-    articulated inertia (D_i <= 0, e.g. a massless leaf).
+    articulated inertia (D_i <= 0, e.g. a massless leaf). A joint's armature (the diagonal
+    of ``m.armature``; a tree has no loop joints to couple coordinates) joins D_i.
     """
     return aba_arrays(m.parent, m.gravity[0], tau, f_ext, use_f_ext, w.Iw, w.S, w.v, w.c,
-                      w.IA, w.pA, w.U, w.D, w.u, w.a, qdd)
+                      w.IA, w.pA, w.U, w.D, w.u, w.a, qdd, m.armature)
 
 
 @njit(cache=True, inline="always")
-def aba_arrays(parent, g, tau, f_ext, use_f_ext, Iw, S, v, c, IA, pA, U, Dv, uv, a, qdd):
-    """:func:`aba` on plain arrays (hot path)."""
+def aba_arrays(parent, g, tau, f_ext, use_f_ext, Iw, S, v, c, IA, pA, U, Dv, uv, a, qdd, armature):
+    """:func:`aba` on plain arrays (hot path); ``armature[n, n]``: its diagonal joins D_i."""
     n = tau.shape[0]
     for i in range(n):
         v0 = v[i, 0]
@@ -70,7 +71,7 @@ def aba_arrays(parent, g, tau, f_ext, use_f_ext, Iw, S, v, c, IA, pA, U, Dv, uv,
         U0 = A00 * s0 + A01 * s1 + A02 * s2
         U1 = A01 * s0 + A11 * s1 + A12 * s2
         U2 = A02 * s0 + A12 * s1 + A22 * s2
-        D = s0 * U0 + s1 * U1 + s2 * U2
+        D = s0 * U0 + s1 * U1 + s2 * U2 + armature[i, i]
         if D <= 0.0:
             if status == 0:
                 status = i + 1

@@ -2,7 +2,8 @@
 
 Featherstone's ``HandC`` mass-matrix part in world coordinates: composite inertias
 Ic_i = I_i + sum of children (no transforms needed), M_ij = S_j . (Ic_i S_i) for j an
-ancestor of i (or i itself).
+ancestor of i (or i itself); then the drivetrains' constant reflected inertia
+``m.armature`` (:mod:`codesign.dynamics.model`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from numba import njit
 @njit(cache=True, _nrt=False)
 def mass_matrix(m, w):
     """w.M[n,n] (kg, kg m, kg m^2) after :func:`forward_kinematics`. Uses w.IA as the
-    composite inertias. Entries for non-ancestor pairs are zero."""
+    composite inertias. Entries for non-ancestor pairs are zero, except where a loop
+    joint's armature couples two coordinates."""
     n = m.parent.shape[0]
     Ic = w.IA
     M = w.M
@@ -41,3 +43,8 @@ def mass_matrix(m, w):
             for r in range(3):
                 for s in range(3):
                     Ic[p, r, s] += Ic[i, r, s]
+    A = m.armature
+    for i in range(n):
+        for j in range(n):
+            if A[i, j] != 0.0:
+                M[i, j] += A[i, j]

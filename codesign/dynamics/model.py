@@ -34,6 +34,20 @@ Passive joint elements (per tree joint, and per loop joint on the relative angle
   The exponent ``e`` is unreadable in the extraction; the default 3 (cubic) is an
   assumption, a parameter so a user can change it.
 
+Reflected inertia of a drivetrain (a rotor of inertia J behind a gear of ratio N) on a
+joint -- its **armature** a = N^2 J -- adds the kinetic energy a qd_rel^2 / 2 of the rotor
+spinning N times faster than the joint's relative coordinate qd_rel. For a tree joint
+qd_rel = qd[i]: a joins M[i, i] (MuJoCo's and Pinocchio's ``armature``). For a loop joint
+qd_rel = theta_b' - theta_a' = k . qd, k the constant row of +1 / -1 on the revolute
+coordinates between the world and bodies b and a (planar absolute angles are sums of the
+revolute coordinates above them): a k k^T joins M, coupling those coordinates. Both are
+constant, so they add nothing to the Coriolis terms; ``Model.armature`` is that constant
+n x n matrix (:meth:`ModelBuilder.build`, or :func:`with_armature` on a built model),
+added by the mass matrix (CRBA) and, for a tree, its diagonal by the articulated-body
+algorithm. What is left out: the rotor's spin driven by its housing's own rotation
+(J omega_housing, N times smaller than the armature's share at the same rates), and the
+rotor's reaction torque in the joint forces (:mod:`codesign.dynamics.joint_forces`).
+
 Compiled kernels never see the dataclass: they take ``model.arrays`` (a
 :class:`ModelArrays` namedtuple of numpy arrays) and a :class:`Workspace` from
 :func:`make_workspace`, as Pinocchio's ``(model, data)``.
@@ -41,6 +55,7 @@ Compiled kernels never see the dataclass: they take ``model.arrays`` (a
 
 from __future__ import annotations
 
+import dataclasses
 from collections import namedtuple
 from dataclasses import dataclass, field
 
@@ -64,6 +79,7 @@ ModelArrays = namedtuple(
         "loop_body_a", "loop_body_b", "loop_xz_a", "loop_xz_b",
         "loop_spring_k", "loop_spring_rest", "loop_damping",
         "contact_body", "contact_xz",
+        "armature",
         "gravity",  # float64[1]
     ],
 )
@@ -113,6 +129,7 @@ class Model:
     loop_damping: np.ndarray      # float64[m]
     contact_body: np.ndarray    # int64[c]
     contact_xz: np.ndarray      # float64[c, 2] in body frame
+    armature: np.ndarray        # float64[n, n], kg m^2: drivetrains' reflected inertia (below)
     gravity: float              # m/s^2, acting along -z
     body_names: tuple[str, ...]
     loop_names: tuple[str, ...]
@@ -188,20 +205,22 @@ class ModelBuilder:
                  spring_k: float = 0.0, spring_rest: float = 0.0, damping: float = 0.0,
                  ligament_k: float = 0.0, ligament_limit: float = 0.0,
                  ligament_exponent: float = 3.0, ligament_damping: float = 0.0,
-                 ligament_side: float = 1.0) -> int:
+                 ligament_side: float = 1.0, armature: float = 0.0) -> int:
         """Add a body moved by one joint relative to ``parent`` (a name, or None/'world').
 
         joint_type: 'revolute', 'prismatic_x', 'prismatic_z' (or the module constants).
         joint_xz: joint location in the parent frame (m); com_xz: CoM in the body frame (m);
-        inertia: about the CoM (kg m^2). Returns the body index (= joint = coordinate index).
+        inertia: about the CoM (kg m^2); armature: reflected inertia on the joint's
+        coordinate (kg m^2; kg on a prismatic one). Returns the body index (= joint =
+        coordinate index).
         """
         if any(b["name"] == name for b in self._bodies) or name == "world":
             raise UserError(f"body {name!r}: duplicate name; expected a new body name")
         jt = JOINT_TYPES.get(joint_type, joint_type) if isinstance(joint_type, str) else int(joint_type)
         if jt not in (REVOLUTE, PRISMATIC_X, PRISMATIC_Z):
             raise UserError(f"body {name!r}: joint_type {joint_type!r}; expected one of {list(JOINT_TYPES)}")
-        if mass < 0 or inertia < 0:
-            raise UserError(f"body {name!r}: negative mass or inertia; expected >= 0")
+        if mass < 0 or inertia < 0 or armature < 0:
+            raise UserError(f"body {name!r}: negative mass, inertia or armature; expected >= 0")
         if ligament_side not in (1.0, -1.0, 1, -1):
             raise UserError(f"body {name!r}: ligament_side {ligament_side}; expected +1 or -1")
         self._bodies.append(dict(
@@ -210,7 +229,8 @@ class ModelBuilder:
             inertia=float(inertia), spring_k=float(spring_k), spring_rest=float(spring_rest),
             damping=float(damping), ligament_k=float(ligament_k),
             ligament_limit=float(ligament_limit), ligament_exponent=float(ligament_exponent),
-            ligament_damping=float(ligament_damping), ligament_side=float(ligament_side)))
+            ligament_damping=float(ligament_damping), ligament_side=float(ligament_side),
+            armature=float(armature)))
         return len(self._bodies) - 1
 
     def add_floating_base(self, name: str, mass: float, com_xz, inertia: float) -> int:
@@ -223,17 +243,20 @@ class ModelBuilder:
 
     def add_loop_closure(self, name: str, body_a: str | None, xz_a, body_b: str | None, xz_b, *,
                          spring_k: float = 0.0, spring_rest: float = 0.0,
-                         damping: float = 0.0) -> int:
+                         damping: float = 0.0, armature: float = 0.0) -> int:
         """Revolute loop-closure joint: point xz_a of body_a meets point xz_b of body_b
-        (None or 'world' = the world, point then in world coordinates). Returns its index."""
+        (None or 'world' = the world, point then in world coordinates); armature: reflected
+        inertia on its relative angle (kg m^2). Returns its index."""
         if any(lp["name"] == name for lp in self._loops):
             raise UserError(f"loop closure {name!r}: duplicate name; expected a new name")
         a, b = self._body_index(body_a), self._body_index(body_b)
         if a == b:
             raise UserError(f"loop closure {name!r}: both ends on the same body; expected two bodies")
+        if armature < 0:
+            raise UserError(f"loop closure {name!r}: negative armature; expected >= 0")
         self._loops.append(dict(name=name, a=a, b=b, xz_a=_xz(xz_a, name), xz_b=_xz(xz_b, name),
                                 spring_k=float(spring_k), spring_rest=float(spring_rest),
-                                damping=float(damping)))
+                                damping=float(damping), armature=float(armature)))
         return len(self._loops) - 1
 
     def add_contact(self, name: str, body: str, xz) -> int:
@@ -270,9 +293,47 @@ class ModelBuilder:
             loop_spring_k=col(Lp, "spring_k"), loop_spring_rest=col(Lp, "spring_rest"),
             loop_damping=col(Lp, "damping"),
             contact_body=col(C, "body", np.int64), contact_xz=xz(C, "xz"),
+            armature=armature_matrix(col(B, "parent", np.int64), col(B, "joint_type", np.int64),
+                                     col(B, "armature"), col(Lp, "a", np.int64), col(Lp, "b", np.int64),
+                                     col(Lp, "armature")),
             gravity=self.gravity,
             body_names=tuple(b["name"] for b in B), loop_names=tuple(lp["name"] for lp in Lp),
             contact_names=tuple(c["name"] for c in C))
+
+
+def angle_row(parent: np.ndarray, joint_type: np.ndarray, body: int) -> np.ndarray:
+    """k[n] with theta_body = k . q: 1 on the revolute coordinates from the world to
+    ``body`` (zeros for the world, -1)."""
+    k = np.zeros(parent.shape[0])
+    while body >= 0:
+        k[body] = 1.0 if joint_type[body] == REVOLUTE else 0.0
+        body = int(parent[body])
+    return k
+
+
+def armature_matrix(parent: np.ndarray, joint_type: np.ndarray, joint_armature: np.ndarray,
+                    loop_a: np.ndarray, loop_b: np.ndarray, loop_armature: np.ndarray) -> np.ndarray:
+    """The constant n x n matrix the drivetrains' reflected inertias add to the mass matrix
+    (module docstring): diag(joint_armature[n]) + sum over loops of loop_armature[l] k k^T,
+    k = angle_row(b) - angle_row(a). kg m^2."""
+    out = np.diag(np.asarray(joint_armature, dtype=np.float64))
+    for a, b, arm in zip(loop_a, loop_b, loop_armature):
+        if arm != 0.0:
+            k = angle_row(parent, joint_type, int(b)) - angle_row(parent, joint_type, int(a))
+            out += arm * np.outer(k, k)
+    return np.ascontiguousarray(out)
+
+
+def with_armature(model: Model, joint_armature: np.ndarray | None = None,
+                  loop_armature: np.ndarray | None = None) -> Model:
+    """``model`` with the drivetrains' reflected inertias (kg m^2) on its joints [n] and
+    loop joints [m] (None: none) in place of the ones it had."""
+    joints = np.zeros(model.n) if joint_armature is None else np.asarray(joint_armature, dtype=np.float64)
+    loops = np.zeros(model.n_loops) if loop_armature is None else np.asarray(loop_armature, dtype=np.float64)
+    if joints.shape != (model.n,) or loops.shape != (model.n_loops,) or (joints < 0).any() or (loops < 0).any():
+        raise ValueError(f"armature: expected {model.n} joint and {model.n_loops} loop values >= 0")
+    matrix = armature_matrix(model.parent, model.joint_type, joints, model.loop_body_a, model.loop_body_b, loops)
+    return dataclasses.replace(model, armature=matrix)
 
 
 def _xz(value, name: str) -> tuple[float, float]:

@@ -28,12 +28,24 @@ An :class:`Actuator` is the hardware behind one actuated joint, described at the
              = eta P_mech + P_joule      otherwise (negative work recovered at eta)
 
   (:func:`electrical_power`; gear and friction losses and the rotor's reflected inertia
-  N^2 J_rotor are not modelled -- the inertia would belong in the engine's mass matrix).
+  N^2 J_rotor are not part of the electrical power -- the inertia is the engine's, below).
   With R and Kt per phase-to-phase and motor side, I^2 R = (tau / N)^2 / Km^2 with the
   motor constant Km = Kt / sqrt(R) of the datasheets.
 
 * ``mass_offset`` m0 (kg), ``torque_density`` rho (N m/kg): the **mass law**
-  m = m0 + tau_p / rho (:meth:`Actuator.mass`), so a stronger actuator costs mass.
+  m = m0 + tau_p / rho (:meth:`Actuator.mass`), so a stronger actuator costs mass. A
+  catalog drivetrain (:mod:`codesign.model.drivetrain`) carries its own mass as m0 with
+  rho = inf (no law).
+
+* ``rated_torque`` tau_c (N m at the joint): the **continuous (thermal) rating**. The
+  winding's heat follows the mean of tau^2, so the metric ``actuator_thermal_ratio`` =
+  sqrt(mean tau^2) / tau_c over the walk (the largest over the motors) must stay <= 1 for
+  the motor not to overheat on a long walk.
+
+* ``rotor_inertia`` J (kg m^2, motor side): the rotor's **reflected inertia** N^2 J on the
+  joint (:meth:`Actuator.armature`), which the engine adds to the mass matrix
+  (:mod:`codesign.dynamics.model`, "armature"). 0 by default: the spec's fixed rating
+  keeps its results bit for bit.
 
 ``model``: ``"bounded"`` enforces the envelope and uses the mass law; ``"thesis"`` keeps
 the thesis's rule (5.4.2: every actuator 2 kg, torque unbounded) so that thesis
@@ -48,7 +60,9 @@ maximum power of the linear DC-motor line tau_p (1 - |w| / w_max), to which P / 
 tangent at w_max / 2); N = 64; Kt = 0.091 N m/A and R = 0.17 ohm (the AK80 motor:
 T-Motor AK80-6 manual); eta = 0 (no regeneration); m0 = 0.25 kg, rho = 70 N m/kg (a
 least-squares fit over the CubeMars AK series, +-30 %), giving 1.96 kg at 120 N m -- the
-thesis's 2 kg.
+thesis's 2 kg; tau_c = 48 N m (the AK80-64's rated torque, motors.toml); J = 0 (no
+reflected inertia; the AK80-64's 5.6e-5 kg m^2 would reflect 0.23 kg m^2 at 64:1: choose
+a catalog drivetrain for it).
 """
 
 from __future__ import annotations
@@ -70,8 +84,9 @@ REPORT = 2       # a motor of the thesis's rule: unbounded, its envelope only re
 DRIVEN = 3       # a wearer joint whose law the device's actuators deliver (codesign.control.wearer):
                  # its torque is computed, not applied at its own row
 
-# columns of a limit row (float64[3]) and a motor row (float64[4])
-LIMIT_PEAK, LIMIT_SPEED, LIMIT_POWER = 0, 1, 2
+# columns of a limit row (float64[4]) and a motor row (float64[4])
+LIMIT_PEAK, LIMIT_SPEED, LIMIT_POWER, LIMIT_RATED = 0, 1, 2, 3
+LIMIT_COLUMNS = 4
 MOTOR_GEAR, MOTOR_KT, MOTOR_R, MOTOR_REGEN = 0, 1, 2, 3
 
 
@@ -88,7 +103,10 @@ class Actuator:
     regeneration: float = 0.0         # fraction of negative mechanical work recovered
     mass_offset: float = 0.25         # kg, m0 of the mass law
     torque_density: float = 70.0      # N m/kg, rho of the mass law
+    rated_torque: float = 48.0        # N m at the joint, continuous (thermal) rating
+    rotor_inertia: float = 0.0        # kg m^2, motor side
     model: str = "bounded"            # "bounded" | "thesis"
+    drivetrain: str = ""              # the catalog drivetrain it was made from ("": the spec's rating)
 
     @property
     def enforced(self) -> bool:
@@ -101,9 +119,27 @@ class Actuator:
             return ACTUATOR_MASS
         return actuator_mass(self.peak_torque, self.mass_offset, self.torque_density)
 
+    def armature(self) -> float:
+        """kg m^2: the rotor's inertia reflected on the joint, N^2 J."""
+        return self.gear_ratio ** 2 * self.rotor_inertia
+
+    def rating(self) -> dict[str, float | str]:
+        """What a person reads of the actuator: its drivetrain and ratings, units in the keys."""
+        return {"drivetrain": self.drivetrain or "the spec's rating", "peak_torque_Nm": self.peak_torque,
+                "continuous_torque_Nm": self.rated_torque, "max_speed_rad_s": self.max_speed,
+                "rated_power_W": self.rated_power, "gear_ratio": self.gear_ratio, "mass_kg": self.mass(),
+                "reflected_inertia_kgm2": self.armature()}
+
+    def rating_text(self) -> str:
+        """:meth:`rating` in one line."""
+        return (f"{self.drivetrain or 'the spec rating'}: {self.peak_torque:.1f} N m peak, {self.rated_torque:.1f} "
+                f"N m continuous, {self.max_speed:.2f} rad/s, {self.gear_ratio:g}:1, {self.mass():.2f} kg, "
+                f"reflected inertia {self.armature():.3g} kg m^2")
+
     def limit_row(self) -> np.ndarray:
-        """float64[3]: peak torque, max speed, rated power (LIMIT_*)."""
-        return np.array([self.peak_torque, self.max_speed, self.rated_power], dtype=np.float64)
+        """float64[4]: peak torque, max speed, rated power, rated torque (LIMIT_*)."""
+        return np.array([self.peak_torque, self.max_speed, self.rated_power, self.rated_torque],
+                        dtype=np.float64)
 
     def motor_row(self) -> np.ndarray:
         """float64[4]: gear ratio, torque constant, resistance, regeneration (MOTOR_*)."""
@@ -111,7 +147,7 @@ class Actuator:
                          self.regeneration], dtype=np.float64)
 
 
-NUMBER_FIELDS = tuple(f.name for f in fields(Actuator) if f.name != "model")
+NUMBER_FIELDS = tuple(f.name for f in fields(Actuator) if f.name not in ("model", "drivetrain"))
 
 
 def actuator_mass(peak_torque: float, mass_offset: float, torque_density: float) -> float:
@@ -119,7 +155,7 @@ def actuator_mass(peak_torque: float, mass_offset: float, torque_density: float)
     return float(mass_offset + peak_torque / torque_density)
 
 
-UNBOUNDED_LIMIT = np.array([math.inf, math.inf, math.inf])
+UNBOUNDED_LIMIT = np.array([math.inf, math.inf, math.inf, math.inf])
 NO_MOTOR_ROW = np.array([1.0, 1.0, 0.0, 0.0])
 
 

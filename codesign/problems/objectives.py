@@ -47,6 +47,7 @@ interaction forces as its first piece of future work (5.6). :func:`codesign_stag
     knee_hyperextension_peak_deg <= 5
     actuator_speed_ratio_peak <= 1  (no actuator driven beyond its maximum speed; with
                                      motors only -- the torque ratio is <= 1 by saturation)
+    actuator_thermal_ratio <= 1     (every motor's RMS torque within its continuous rating)
     interaction_force_peak_bw <= 2.5   (every cuff and human hip/knee joint)
     cuff_force_peak <= 700 N        (the force a person tolerates at a cuff; with cuffs only)
     torso_pitch_rms_deg <= 5        (an upright torso: within the assist's neutral zone)
@@ -129,6 +130,9 @@ LIMITS = {
     # the knee's passive hyperextension range is about 5 deg (AAOS norms)
     "knee_hyperextension_peak_deg": 5.0,
     "actuator_speed_ratio_peak": 1.0,
+    # a motor's RMS torque over the walk within its continuous (thermal) rating (issue 30):
+    # the datasheets' rated torque is what the winding carries without overheating
+    "actuator_thermal_ratio": 1.0,
     # in-vivo hip and knee contact forces in walking: 2.4 and 2.6 BW with the muscles'
     # forces (Bergmann et al., J Biomech 2001; Kutzner et al., J Biomech 2010); a model
     # without muscles, and every cuff, must stay below them
@@ -161,7 +165,7 @@ def codesign_stages(motors: bool = True) -> tuple[Objective, ...]:
     and cuff stages."""
     thesis = (Objective("time_fraction", "maximize", 1.0),) + table_5_3()[1:]
     gait = ("foot_slip_fraction", "non_contact_time", "grf_peak_bw", "knee_hyperextension_peak_deg")
-    wear = (("actuator_speed_ratio_peak",) if motors else ()) + ("interaction_force_peak_bw",) \
+    wear = (("actuator_speed_ratio_peak", "actuator_thermal_ratio") if motors else ()) + ("interaction_force_peak_bw",) \
         + (("cuff_force_peak",) if motors else ())
     return thesis[:3] + _below(*gait) + _below(*wear) + _below(*POSTURE) + thesis[3:]
 

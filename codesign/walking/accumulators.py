@@ -22,12 +22,12 @@ from numba import njit
 
 from codesign.model import actuators as act
 from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
-                                       A_TAU2, A_TAU_RATIO, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
+                                       A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
                                        GRF_BIN_IMPULSE, GRF_H, GRF_NEXT, GRF_PEAK, GRF_PREV_F,
                                        GRF_PREV_T, GRF_RING, GRF_STEPS, HEADER, I_ASSIST,
                                        I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
                                        I_PITCH2, I_SLIDING, I_STANCE, I_TAU2, I_VX, I_VX2,
-                                       JOINT_RANGE_DEG, JOINT_SIGN, KNEE_HYPER_PEAK,
+                                       JOINT_RANGE_DEG, JOINT_SIGN, KNEE_HYPER_PEAK, MAX_MOTORS,
                                        LIFTOFF_T, MIN_SWING_S, N_SAMPLES, PREV_ASSIST,
                                        PREV_FEET, PREV_FLIGHT, PREV_KNEE_STANCE, PREV_LOADED,
                                        PREV_PITCH2, PREV_POWER, PREV_SLIDING, PREV_STANCE,
@@ -54,9 +54,12 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
     for j in range(joint_tau.shape[0]):
         if kind[j] == act.NO_MOTOR:
             continue
-        motors += 1
         tau = joint_tau[j]
         w = joint_rate[j]
+        if motors < MAX_MOTORS:
+            heat = tau / limit[j, act.LIMIT_RATED]
+            acc[A_THERMAL + motors] += heat * heat
+        motors += 1
         acc[A_CMD2] += joint_cmd[j] * joint_cmd[j]
         acc[A_TAU2] += tau * tau
         p_el += act.electrical_power(tau, w, motor[j])

@@ -100,6 +100,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("actuator_demand_ratio", "-", "sqrt(sum over motors and samples of commanded tau^2 / the same "
            "of delivered tau^2): how far the law asks beyond the actuators (1: never clipped)",
            _ACT, "finalize"),
+    Metric("actuator_thermal_ratio", "-", "max over motors of sqrt(mean over the window's samples of "
+           "tau^2) / the motor's continuous torque: a motor above 1 overheats on a long walk", _ACT,
+           "finalize"),
     Metric("transmission_peak", "-", "largest |entry| of the linkage's transmission G = d(hip, knee) / "
            "d(actuated angles) over the window (wearer-space law only)", "accumulate_transmission",
            "finalize"),
@@ -196,6 +199,10 @@ GRF_BIN_END, GRF_BIN_IMPULSE, GRF_PREV_T, GRF_PREV_F = _header.add(
 # squared commanded and delivered torques (accumulate_actuators), the largest |G| entry
 # (accumulate_transmission; -1: nothing measured)
 A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSION_PEAK")
+# --- each motor's summed (tau / continuous torque)^2 over the samples (issue 30;
+# accumulate_actuators), motors counted in the effort joints' order; beyond MAX_MOTORS left out
+MAX_MOTORS = 8
+A_THERMAL = _header.add(*(f"A_THERMAL{k}" for k in range(MAX_MOTORS)))[0]
 # --- each foot's last lift-off (s; slot LIFTOFF_T + foot, accumulate_liftoff): a touchdown
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
@@ -332,6 +339,8 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO]
         if acc[A_TAU2] > 0.0:
             out["actuator_demand_ratio"] = math.sqrt(acc[A_CMD2] / acc[A_TAU2])
+        motors = min(int(acc[A_MOTORS]), MAX_MOTORS)
+        out["actuator_thermal_ratio"] = math.sqrt(max(acc[A_THERMAL + k] for k in range(motors)) / acc[A_SAMPLES])
     if acc[TRANSMISSION_PEAK] >= 0.0:
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     return {k: float(v) for k, v in out.items()}

@@ -385,7 +385,7 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h),
         drive=drive, effort_source=source,
         effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
-        effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), 3),
+        effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), act.LIMIT_COLUMNS),
         effort_motor=effort(ctrl.act_motor, drive.motor).reshape(len(source), 4))
 
 

@@ -12,6 +12,7 @@ from codesign.errors import UserError, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
+from codesign.model.drivetrain import Drivetrain, catalog_motor, drivetrain_actuator
 from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
 
@@ -106,10 +107,16 @@ class WalkSettings:
                             tuple(human_actuated))
 
 
+MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)
+
+
 def actuators_from_dict(model: Any, table: Any) -> Actuator:
-    """The WR actuators of ``actuator_model`` and the ``[evaluation.actuators]`` table
-    (UserError, one line naming the key: an unknown model or key, a value that is not a
-    finite number > 0, a regeneration outside [0, 1])."""
+    """The WR actuators of ``actuator_model`` and the ``[evaluation.actuators]`` table:
+    either its number fields (the spec's fixed rating), or ``motor`` (a catalog drive unit,
+    :mod:`codesign.model.drivetrain`) with ``stage_ratio`` (an extra reduction >= 1,
+    default 1) and ``regeneration`` (UserError, one line naming the key: an unknown model,
+    motor or key, a value that is not a finite number > 0, a regeneration outside [0, 1],
+    a rating given beside a motor)."""
     if model not in ACTUATOR_MODELS:
         raise UserError(f"evaluation.actuator_model: got {shown(model)}; expected one of "
                         f"{', '.join(ACTUATOR_MODELS)}")
@@ -118,22 +125,43 @@ def actuators_from_dict(model: Any, table: Any) -> Actuator:
     if not isinstance(table, Mapping):
         raise UserError(f"evaluation.actuators: got {shown(table)}; expected a table of "
                         f"{', '.join(ACTUATOR_KEYS)}")
+    if "motor" in table:
+        return _drivetrain_from_dict(model, table)
     kw: dict[str, Any] = {"model": model}
     for key, value in table.items():
+        if key == "stage_ratio":
+            raise UserError("evaluation.actuators.stage_ratio: given without a motor; expected "
+                            "evaluation.actuators.motor beside it")
         if key not in ACTUATOR_KEYS:
             raise UserError(f"evaluation.actuators.{key}: unknown key; expected one of "
-                            f"{', '.join(ACTUATOR_KEYS)}")
+                            f"{', '.join(ACTUATOR_KEYS)}, or motor (a catalog unit) with stage_ratio")
         number = (not isinstance(value, bool) and isinstance(value, (int, float))
                   and math.isfinite(value))
         if key == "regeneration":
             if not (number and 0 <= value <= 1):
                 raise UserError(f"evaluation.actuators.regeneration: got {shown(value)}; expected a "
                                 "fraction in [0, 1]")
-        elif key == "mass_offset":
+        elif key in ("mass_offset", "rotor_inertia"):
             if not (number and value >= 0):
-                raise UserError(f"evaluation.actuators.mass_offset: got {shown(value)}; expected a "
-                                "finite mass >= 0 kg")
+                raise UserError(f"evaluation.actuators.{key}: got {shown(value)}; expected a "
+                                "finite number >= 0 (kg, kg m^2)")
         elif not (number and value > 0):
             raise UserError(f"evaluation.actuators.{key}: got {shown(value)}; expected a finite number > 0")
         kw[key] = float(value)
     return Actuator(**kw)
+
+
+def _drivetrain_from_dict(model: str, table: Mapping) -> Actuator:
+    """The actuator of ``[evaluation.actuators]`` naming a catalog ``motor``."""
+    for key in table:
+        if key not in ("motor", "stage_ratio", "regeneration"):
+            raise UserError(f"evaluation.actuators.{key}: set by the motor {shown(table['motor'])}; expected "
+                            "only stage_ratio and regeneration beside evaluation.actuators.motor")
+    motor = catalog_motor(str(table["motor"]), "evaluation.actuators.motor")
+    ratio, regen = table.get("stage_ratio", 1.0), table.get("regeneration", 0.0)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 1.0 <= ratio <= MAX_STAGE_RATIO:
+        raise UserError(f"evaluation.actuators.stage_ratio: got {shown(ratio)}; expected a number in "
+                        f"[1, {MAX_STAGE_RATIO:g}]")
+    if isinstance(regen, bool) or not isinstance(regen, (int, float)) or not 0.0 <= regen <= 1.0:
+        raise UserError(f"evaluation.actuators.regeneration: got {shown(regen)}; expected a fraction in [0, 1]")
+    return drivetrain_actuator(Drivetrain(motor, float(ratio)), float(regen), model)

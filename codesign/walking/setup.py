@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from codesign.errors import UserError, listed
+from codesign.dynamics.model import with_armature
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
@@ -148,6 +149,23 @@ def _wr_rows(model, wr_joints) -> dict:
     return {k: tuple(v) for k, v in rows.items()}
 
 
+def with_reflected_inertia(model, wr_joints, human_joints: tuple[str, ...], actuator):
+    """``model`` with ``actuator``'s reflected rotor inertia N^2 J (:meth:`Actuator.armature`)
+    on each of ``wr_joints`` (actuated WR joints: a tree coordinate or a loop joint) and on
+    both legs' human ``human_joints`` (``human_actuated``); ``model`` itself when the
+    actuator reflects none (the spec's fixed rating), so its results stay bit for bit."""
+    armature = actuator.armature()
+    if armature == 0.0:
+        return model
+    joints, loops = np.zeros(model.n), np.zeros(model.n_loops)
+    for j in wr_joints:
+        (loops if j.loop else joints)[j.index] = armature
+    for name in human_joints:
+        for side in ("r", "l"):
+            joints[model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}")] = armature
+    return with_armature(model, joints, loops)
+
+
 def with_actuators(controller: imp.Controller, names, actuator) -> imp.Controller:
     """The controller with ``actuator`` (:class:`codesign.model.actuators.Actuator`) on
     its active joints named in ``names`` (the WR's actuated joints); the human's joints
@@ -172,6 +190,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     drive = None          # the wearer-space law's (control.wearer); None: the thesis's law
     if design.topology is None:
         model = build_human() if human_model is None else human_model
+        model = with_reflected_inertia(model, (), settings.human_actuated, settings.actuators)
         layout = human_control_layout(settings)
         active_rows = _human_rows(model)
         passive_rows: dict = {}
@@ -197,7 +216,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                 metrics = {"time": 0.0, **design_metrics, "singularity": 1.0}
                 return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
         aug = assemble(morph)
-        model = aug.model
+        model = with_reflected_inertia(aug.model, aug.actuated, (), settings.actuators)
         layout = design_control_layout(design, topology, settings)
         if has_wearer_control(design):
             active_rows = _human_rows(model)

@@ -229,3 +229,24 @@ def test_the_event_driven_and_soft_peers_run_the_same_law():
     assert 1.0 < peaks["hard"] < 2.0
     for contact in ("hard_event", "soft"):
         assert peaks[contact] == pytest.approx(peaks["hard"], rel=0.05), peaks
+
+
+@pytest.mark.parametrize("design_file", ["docs/designs/wearer-demo.json",     # actuated tree joints
+                                         "docs/designs/wearer-t01.json"])     # j6 a loop joint
+def test_a_catalog_drivetrain_reflects_its_rotor_on_the_actuated_joints(design_file):
+    """Issue 30: a catalog unit (an AK80-64: 64:1, J = 5.645e-5 kg m^2) adds N^2 J r r^T
+    to the mass matrix for each actuated joint's row r (the drive's rows: a tree
+    coordinate, or a loop joint's relative angle), nothing else; the spec's fixed rating
+    adds nothing (its results stay bit for bit)."""
+    from codesign.model.drivetrain import motor_catalog
+
+    design = load_design(design_file)
+    base, _, _ = build_setup(design, WalkSettings.from_dict({"max_time": 0.5}))
+    geared, _, _ = build_setup(design, WalkSettings.from_dict({"max_time": 0.5, "actuators": {"motor": "AK80-64"}}))
+    assert not base.model.armature.any()
+    unit = motor_catalog()["AK80-64"]
+    rows = drive_of(geared)[0].rows
+    expected = sum(unit.builtin_gear_ratio ** 2 * unit.rotor_inertia * np.outer(r, r) for r in rows)
+    assert np.abs(geared.model.armature - expected).max() < 1e-15
+    loops = any(np.count_nonzero(r) > 1 for r in rows)
+    assert loops == design_file.endswith("t01.json")      # the loop case is exercised

@@ -179,7 +179,7 @@ def test_human_gait_space_is_table_4_3_step():
         "knee_flexion_stance_mean_deg", "torque_rms"]
     assert [o.metric for o in get_problem("exo_codesign").objectives] == [
         "time_fraction", "longest_segment", "singularity", "foot_slip_fraction", "non_contact_time",
-        "grf_peak_bw", "knee_hyperextension_peak_deg", "actuator_speed_ratio_peak",
+        "grf_peak_bw", "knee_hyperextension_peak_deg", "actuator_speed_ratio_peak", "actuator_thermal_ratio",
         "interaction_force_peak_bw", "cuff_force_peak", "torso_pitch_rms_deg",
         "knee_flexion_stance_mean_deg", "speed_assist_score", "power"]
 

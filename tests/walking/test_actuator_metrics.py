@@ -53,6 +53,30 @@ def test_compiled_actuator_metrics_equal_the_reference():
     assert got["actuator_torque_ratio_peak"] > 1.0        # the unbounded REPORT motor exceeds it
 
 
+def test_thermal_ratio_of_a_recorded_torque_by_hand():
+    """Two motors over whole periods of their torques: a constant 30 N m on a 48-N m
+    continuous rating (ratio 30/48) and a 60-N m sine on a 40-N m one (RMS 60/sqrt 2 =
+    42.43 N m, ratio 1.0607): the metric is the larger, worked out by hand; the window's
+    first half and a joint without a motor do not count."""
+    t = np.linspace(0.0, 4.0, 8001)                     # window [2, 4] s: four periods of 2 Hz
+    tau = np.stack([np.full_like(t, 30.0), 60.0 * np.sin(2 * np.pi * 2.0 * t),
+                    np.full_like(t, 500.0)], axis=1)
+    tau[t < 2.0, 0] = 300.0                              # outside the window: ignored
+    kind = np.array([act.SATURATE, act.SATURATE, act.NO_MOTOR])
+    limit = np.stack([act.Actuator(rated_torque=48.0).limit_row(), act.Actuator(rated_torque=40.0).limit_row(),
+                      act.UNBOUNDED_LIMIT])
+    motor = np.stack([act.Actuator().motor_row()] * 2 + [act.NO_MOTOR_ROW])
+    acc = mt.new_accumulator(0, 2.0)
+    for i in range(len(t)):
+        ac.accumulate_actuators(acc, t[i], tau[i], np.zeros(3), tau[i], kind, limit, motor)
+        ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], np.zeros(3), np.zeros(0))
+    got = mt.finalize(acc, time=4.0, n_joints=3)["actuator_thermal_ratio"]
+    # the window's samples: 4 whole periods plus the last endpoint (sin = 0 there)
+    samples = (t >= 2.0).sum()
+    assert got == pytest.approx(math.sqrt(3600.0 * (samples - 1) / 2 / samples) / 40.0, rel=1e-9)
+    assert got == pytest.approx(60.0 / math.sqrt(2) / 40.0, rel=1e-3)
+
+
 def test_without_motors_the_actuator_metrics_are_left_out():
     t, tau, rate, _, limit, motor = synthetic()
     kind = np.full(3, act.NO_MOTOR)
@@ -62,7 +86,7 @@ def test_without_motors_the_actuator_metrics_are_left_out():
         ac.accumulate_sample(acc, t[i], 0.0, 0.0, 0.0, 1.0, 1.0, tau[i], rate[i], np.zeros(0))
     m = mt.finalize(acc, time=4.0, n_joints=3)
     assert not {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak",
-                "actuator_demand_ratio"} & set(m)
+                "actuator_demand_ratio", "actuator_thermal_ratio"} & set(m)
     assert m["power"] > 0                                 # `power` keeps all active joints
 
 

@@ -36,7 +36,7 @@ def multibody_flow(t, x, mode, p, xdot):
                          p[0].ligament_exponent, p[0].ligament_damping, p[0].ligament_side,
                          p[1].pose, p[1].rot, p[1].S, p[1].v, p[1].c, p[1].abias, p[1].Iw,
                          p[1].IA, p[1].pA, p[1].U, p[1].D, p[1].u, p[1].a, p[1].f, p[1].tau,
-                         p[1].qdd, tau, q, qd)
+                         p[1].qdd, tau, q, qd, p[0].armature)
         qdd = p[1].qdd
     else:
         m, w, _, params = p
@@ -55,14 +55,14 @@ def multibody_flow(t, x, mode, p, xdot):
 def tree_flow_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, gravity, spring_k,
                      spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp, lig_side,
                      pose, rot, S, v, c, abias, Iw, IA, pA, U, D, u, a, f, tau_total, qdd,
-                     tau, q, qd):
+                     tau, q, qd, armature):
     """qdd of a tree (no loops) with passive elements, on plain arrays."""
     fk_arrays(parent, joint_type, joint_xz, mass, com_xz, inertia, q, qd, pose, rot, S, v, c, abias, Iw)
     for i in range(q.shape[0]):
         tau_total[i] = tau[i]
     tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp,
                         lig_side, q, qd, tau_total)
-    aba_arrays(parent, gravity[0], tau_total, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd)
+    aba_arrays(parent, gravity[0], tau_total, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd, armature)
 
 
 def flow_params(model, tau=None, baumgarte_alpha: float = 0.0, baumgarte_beta: float = 0.0,

@@ -64,7 +64,8 @@ def to_pinocchio(model: Model):
 
 def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
     """MJCF text of ``model`` (tree only: loop closures and contacts are not exported;
-    contacts disabled, no damping/armature, so the physics match ours). Body frames at
+    contacts disabled, no damping; a joint's armature is MuJoCo's joint ``armature``,
+    the same term of the mass matrix, so the physics match ours). Body frames at
     the joints, as ours; the rotational inertia is put on all three axes (MuJoCo checks
     the triangle inequality; only the y value acts in planar motion)."""
     if model.n_loops:
@@ -83,7 +84,8 @@ def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
         iy = max(float(model.inertia[i]), 1e-12)
         lines = [
             f'{indent}<body name="{model.body_names[i]}" pos="{x!r} 0 {z!r}">',
-            f'{indent}  <joint name="{model.body_names[i]}" type="{kind}" axis="{axis}"/>',
+            f'{indent}  <joint name="{model.body_names[i]}" type="{kind}" axis="{axis}" '
+            f'armature="{float(model.armature[i, i])!r}"/>',
             f'{indent}  <inertial pos="{cx!r} 0 {cz!r}" mass="{mass!r}" '
             f'diaginertia="{iy!r} {iy!r} {iy!r}"/>',
         ]

@@ -79,7 +79,7 @@ def tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v):
             for i in range(n):
                 tt[i] = tau[i]
             tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp, lig_side, q, qd, tt)
-            aba_arrays(parent, g, tt, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd)
+            aba_arrays(parent, g, tt, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd, m.armature)
             for i in range(n):
                 qd[i] += h * qdd[i]
                 q[i] += h * qd[i]
@@ -101,7 +101,7 @@ def tree_rollout(m, w, tau, q, qd, h, n_steps, method, k_q, k_v):
                 for i in range(n):
                     tt[i] = tau[i]
                 tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_exp, lig_damp, lig_side, qs, vs, tt)
-                aba_arrays(parent, g, tt, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd)
+                aba_arrays(parent, g, tt, f, False, Iw, S, v, c, IA, pA, U, D, u, a, qdd, m.armature)
                 for i in range(n):
                     k_q[s, i] = vs[i]
                     k_v[s, i] = qdd[i]
