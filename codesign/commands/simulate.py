@@ -93,19 +93,21 @@ def run(args: argparse.Namespace) -> int:
                "stage_value": record.stage_value, "metrics": record.metrics,
                "units": metric_units(record.metrics),
                "timings_s": replay.timings, "design": chosen.design.to_json()}
-    motors = "actuator_torque_ratio_peak" in record.metrics
+    motors = setup.actuators if setup is not None else ()
     if motors:
-        summary["actuator"] = chosen.settings.walk.actuators.rating()
+        summary["actuators"] = {name: a.rating() for name, a in motors}
     if setup is not None and isinstance(setup.p, StepParams):   # the contact solver's counters
         summary["time_step"] = step_statistics(setup.p)
     speed = record.metrics.get("speed", math.nan)
     if verdict is not None:
         print(verdict.text)
-    if motors:
+    if motors and "actuator_torque_ratio_peak" in record.metrics:
         m = record.metrics
-        print(f"actuators ({chosen.settings.walk.actuators.rating_text()}): torque ratio "
-              f"{m['actuator_torque_ratio_peak']:.2f}, speed ratio {m['actuator_speed_ratio_peak']:.2f}, "
-              f"thermal ratio {m.get('actuator_thermal_ratio', math.nan):.2f} (each <= 1 within the rating)")
+        for name, a in motors:
+            print(f"actuator {name}: {a.rating_text()}")
+        print(f"actuators: torque ratio {m['actuator_torque_ratio_peak']:.2f}, speed ratio "
+              f"{m['actuator_speed_ratio_peak']:.2f}, thermal ratio {m.get('actuator_thermal_ratio', math.nan):.2f} "
+              "(the largest over the motors; each <= 1 within its rating)")
     print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives, chosen.problem.metric_unit)}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))

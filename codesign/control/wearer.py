@@ -98,11 +98,12 @@ class DriveLeg(NamedTuple):
     rows: tuple[np.ndarray, np.ndarray]
 
 
-def compile_drive(n: int, legs: Sequence[DriveLeg], actuator: act.Actuator | None,
+def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actuator | None],
                   max_transmission: float = MAX_TRANSMISSION) -> DriveArrays:
     """The drive's arrays for a model of n coordinates: its legs (none: the thesis's
-    actuator-space law), the actuated joints' actuator (None: unbounded, not a motor) and
-    the singular guard's bound on |G| entries."""
+    actuator-space law), the actuator of each of a leg's two actuated joints (in its
+    ``rows`` order, the same on every leg; None: unbounded, not a motor) and the singular
+    guard's bound on |G| entries."""
     L = len(legs)
     W = max([1] + [len(leg.added) for leg in legs])
     P = max([1] + [len(leg.loops) for leg in legs])
@@ -114,9 +115,10 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuator: act.Actuator | Non
         return out
 
     rows = [np.asarray(r, dtype=np.float64) for leg in legs for r in leg.rows]
-    kind = act.NO_MOTOR if actuator is None else act.SATURATE if actuator.enforced else act.REPORT
-    limit = act.UNBOUNDED_LIMIT if actuator is None else actuator.limit_row()
-    motor = act.NO_MOTOR_ROW if actuator is None else actuator.motor_row()
+    per_row = [actuators[k] for _leg in legs for k in range(2)]
+    kind = [act.NO_MOTOR if a is None else act.SATURATE if a.enforced else act.REPORT for a in per_row]
+    limit = [act.UNBOUNDED_LIMIT if a is None else a.limit_row() for a in per_row]
+    motor = [act.NO_MOTOR_ROW if a is None else a.motor_row() for a in per_row]
     return DriveArrays(
         leg_law=np.array([leg.law for leg in legs], dtype=np.int64).reshape(L, 2),
         leg_human=np.array([leg.human for leg in legs], dtype=np.int64).reshape(L, 2),
@@ -125,15 +127,15 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuator: act.Actuator | Non
         leg_loops=padded([leg.loops for leg in legs], P),
         leg_nloops=np.array([len(leg.loops) for leg in legs], dtype=np.int64),
         rows=np.array(rows, dtype=np.float64).reshape(2 * L, n),
-        kind=np.full(2 * L, kind, dtype=np.int64),
-        limit=np.tile(limit, (2 * L, 1)).reshape(2 * L, act.LIMIT_COLUMNS),
-        motor=np.tile(motor, (2 * L, 1)).reshape(2 * L, 4),
+        kind=np.array(kind, dtype=np.int64).reshape(2 * L),
+        limit=np.array(limit, dtype=np.float64).reshape(2 * L, act.LIMIT_COLUMNS),
+        motor=np.array(motor, dtype=np.float64).reshape(2 * L, 4),
         max_transmission=np.array([max_transmission]))
 
 
 def no_drive(n: int) -> DriveArrays:
     """The drive of the thesis's actuator-space law: no legs."""
-    return compile_drive(n, (), None)
+    return compile_drive(n, (), (None, None))
 
 
 def make_drive_data(d: DriveArrays, model) -> DriveData:

@@ -178,3 +178,40 @@ def drivetrain_actuator(drivetrain: Drivetrain, regeneration: float = 0.0,
                     regeneration=regeneration, mass_offset=drivetrain.mass, torque_density=math.inf,
                     rated_torque=drivetrain.rated_torque, rotor_inertia=drivetrain.motor.rotor_inertia,
                     model=model, drivetrain=f"{drivetrain.motor.name} x {drivetrain.stage_ratio:g}")
+
+
+# --------------------------------------------------------------------------- design parameters
+# A design may choose each actuated joint's drivetrain: j<id>.motor (the catalog's units in
+# file order, by the integer part: 0 <= value < number of units) and j<id>.stage_ratio.
+STAGE_RATIO_BOUNDS = (1.0, 8.0)     # a searched extra reduction: up to one belt/planetary stage
+
+
+def drive_parameter_names(joint_id: int) -> tuple[str, str]:
+    """The drivetrain parameters of actuated joint ``joint_id``."""
+    return f"j{joint_id}.motor", f"j{joint_id}.stage_ratio"
+
+
+def drive_parameter_bounds(joint_ids) -> dict[str, tuple[float, float]]:
+    """{name: (low, high)} of the drivetrain parameters of ``joint_ids``."""
+    out = {}
+    for a in joint_ids:
+        motor, ratio = drive_parameter_names(a)
+        out[motor] = (0.0, float(len(motor_catalog())))
+        out[ratio] = STAGE_RATIO_BOUNDS
+    return out
+
+
+def motor_at(value: float) -> Motor:
+    """The catalog unit a ``j<id>.motor`` value selects (its integer part; the upper bound
+    itself selects the last unit)."""
+    motors = list(motor_catalog().values())
+    return motors[min(max(int(math.floor(value)), 0), len(motors) - 1)]
+
+
+def design_drivetrain(params, joint_id: int) -> Drivetrain | None:
+    """The drivetrain ``params`` choose for actuated joint ``joint_id``; None when they
+    choose none (the settings' rating applies)."""
+    motor, ratio = drive_parameter_names(joint_id)
+    if motor not in params:
+        return None
+    return Drivetrain(motor_at(params[motor]), float(params[ratio]))

@@ -134,7 +134,7 @@ def segment_loads(morphology, mass_at: str = "attachments") -> tuple[PointMass, 
         return (float(c[0]), float(c[1]))
 
     def joint_mass(jid: int) -> float:
-        return morphology.actuator_mass if jid in morphology.actuators else PASSIVE_JOINT_MASS
+        return morphology.mass_of_actuator(jid) if jid in morphology.actuators else PASSIVE_JOINT_MASS
 
     attachments = {link: [j for j in topo.joints if j.kind == ATTACHMENT and link in j.links]
                    for link in topo.wr_links}

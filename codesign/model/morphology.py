@@ -136,7 +136,13 @@ class Morphology:
     joint_positions: dict[int, np.ndarray]
     bars: tuple[Bar, ...]
     bodies: tuple[WRBody, ...]
-    actuator_mass: float = ACTUATOR_MASS   # kg per actuator (codesign.model.actuators)
+    actuator_mass: float | tuple[float, ...] = ACTUATOR_MASS   # kg per actuator, or one per
+    #                                          actuated joint in ``actuators`` order
+
+    def mass_of_actuator(self, joint_id: int) -> float:
+        """kg of the actuator at actuated joint ``joint_id``."""
+        m = self.actuator_mass
+        return float(m[self.actuators.index(joint_id)]) if isinstance(m, tuple) else float(m)
 
     @property
     def added_mass_per_leg(self) -> float:
@@ -209,10 +215,11 @@ def compose_inertia(masses: ArrayLike, points: ArrayLike, inertias: ArrayLike) -
 
 def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[str, float],
                      human: HumanGeometry | None = None,
-                     actuator_mass: float = ACTUATOR_MASS) -> Morphology:
+                     actuator_mass: float | Sequence[float] = ACTUATOR_MASS) -> Morphology:
     """Realize ``topology`` with ``params`` (see :func:`parameter_space`) and actuator pair.
-    ``actuator_mass``: kg of each actuator (the thesis's 2 kg by default; the actuator
-    model's mass law: :meth:`codesign.model.actuators.Actuator.mass`).
+    ``actuator_mass``: kg of each actuator, or one per actuated joint in ``actuators``
+    order (the thesis's 2 kg by default; the actuator model's mass law:
+    :meth:`codesign.model.actuators.Actuator.mass`).
 
     Raises UserError for missing/unknown/out-of-range parameters, an actuator pair not
     valid for the topology, or two joints of one WR link at the same place.
@@ -222,6 +229,12 @@ def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[
     if actuators not in topology.actuator_pairs:
         raise UserError(f"actuators: {list(actuators)} is not a valid pair of topology {topology.id}; "
                         f"expected one of {listed(f'[{a}, {b}]' for a, b in topology.actuator_pairs)}")
+    if not isinstance(actuator_mass, (int, float)):
+        actuator_mass = tuple(float(m) for m in actuator_mass)
+        if len(actuator_mass) != len(actuators):
+            raise ValueError(f"actuator_mass: {len(actuator_mass)} masses for {len(actuators)} actuators")
+    masses = dict(zip(actuators, actuator_mass if isinstance(actuator_mass, tuple)
+                      else (actuator_mass,) * len(actuators)))
     pos = joint_positions(topology, params, human)
     bars = []
     for link in topology.wr_links:
@@ -242,14 +255,14 @@ def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[
             parts_i.append(m * bar.length**2 / 12.0)
         for j in topology.joints:
             if _joint_owner(topology, j.id) == child:
-                m = actuator_mass if j.id in actuators else PASSIVE_JOINT_MASS
+                m = masses.get(j.id, PASSIVE_JOINT_MASS)
                 parts_m.append(m)
                 parts_c.append(pos[j.id] - origin)
                 parts_i.append(0.5 * m * JOINT_RADIUS**2)
         mass, com, inertia = compose_inertia(parts_m, parts_c, parts_i)
         bodies.append(WRBody(child, parent, jid, origin, mass, com, inertia))
     return Morphology(topology, actuators, dict(params), human, pos, tuple(bars), tuple(bodies),
-                      float(actuator_mass))
+                      actuator_mass if isinstance(actuator_mass, tuple) else float(actuator_mass))
 
 
 def human_com_upright(human: HumanGeometry) -> tuple[float, np.ndarray]:

@@ -50,6 +50,13 @@ holds its topology's morphology and its passive joints' springs (24 parameters f
 default catalog, against 62). The pair's actuators deliver tau_a = G^T tau_h through
 the linkage's transmission, so moving the morphology keeps the gait.
 
+``WEARER_DRIVE_PROBLEM`` ("exo_codesign_wearer_drive", issue 30): the wearer-space law with
+each actuated joint's drivetrain searched too: per group, for each joint of the pair,
+``t03.j1.motor`` (a unit of the motor catalog, ``codesign/model/data/motors.toml``, by
+the integer part of a value in [0, number of units)) and ``t03.j1.stage_ratio`` (an extra
+reduction in [1, 8]); a drivetrain sets its joint's envelope, continuous rating, mass and
+reflected inertia (:mod:`codesign.model.drivetrain`).
+
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
 settings)`` (screening, rollout, metrics; the spec's ``[evaluation]`` table are WALK's
@@ -65,10 +72,12 @@ from typing import Any, Mapping
 
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
+from codesign.model.drivetrain import drive_parameter_bounds, drive_parameter_names
 from codesign.model.morphology import parameter_space
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import (METRICS, unit_of, WalkingProblemSettings, check_walking_design, cost_notes,
+from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design, cost_notes,
+                                       unit_of,
                                        parse_walk_settings, replay_design, walk, warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
@@ -80,6 +89,7 @@ from codesign.walking import (Design, WalkSettings, has_torso_feedback, has_wear
 PROBLEM = "exo_codesign"
 BALANCE_PROBLEM = "exo_codesign_balance"
 WEARER_PROBLEM = "exo_codesign_wearer"
+WEARER_DRIVE_PROBLEM = "exo_codesign_wearer_drive"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -116,6 +126,8 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
 
 # --------------------------------------------------------------------------- layouts
 THESIS, BALANCE, WEARER = "thesis", "balance", "wearer"     # the control laws of the variants
+WEARER_DRIVE = "wearer_drive"       # the wearer-space law with the drivetrains searched
+WEARER_LAWS = (WEARER, WEARER_DRIVE)
 # Under the wearer-space law a passive joint's spring acts on the wearer's hip and knee
 # through the linkage (its angle is a function of theirs): drawn from its whole range
 # (up to 12 000 N m/rad) it locks the leg, and the device fights the gait (the first
@@ -131,7 +143,7 @@ def subspace_layout(topology: Topology, actuators: tuple[int, ...], law: str = T
     ``balance``: the pair also servos the torso pitch) or the wearer-space law's
     (chapter-4 hip, knee and ankle, delivered through the pair; the other added joints
     passive)."""
-    if law == WEARER:
+    if law in WEARER_LAWS:
         return wearer_control_layout(topology, tuple(actuators), WalkSettings())
     return wr_control_layout(topology, tuple(actuators), WalkSettings(), law == BALANCE)
 
@@ -139,7 +151,7 @@ def subspace_layout(topology: Topology, actuators: tuple[int, ...], law: str = T
 def common_layout(law: str = THESIS) -> ControlLayout:
     """The common pool's layout: the ankle (the thesis's laws) or the wearer's hip, knee
     and ankle (chapter 4's names: a human-gait design is a point of this pool)."""
-    if law == WEARER:
+    if law in WEARER_LAWS:
         return human_control_layout(WalkSettings())
     return codesign_layout((), ())
 
@@ -147,15 +159,17 @@ def common_layout(law: str = THESIS) -> ControlLayout:
 def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
                         law: str = THESIS) -> tuple[Parameter, ...]:
     """The group's parameters (prefixed names, bounds): morphology, then the added joints'
-    control (the common pool's names left out)."""
+    control (the common pool's names left out), then (WEARER_DRIVE) the pair's drivetrains."""
     prefix = topology_prefix(topology.id)
     common = set(common_layout(law).parameter_names())
     out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
     for name, (low, high) in subspace_layout(topology, actuators, law).bounds().items():
         if name in common:
             continue
-        init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if law == WEARER else None
+        init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if law in WEARER_LAWS else None
         out.append(Parameter(prefix + name, low, high, *(init or (None, None))))
+    if law == WEARER_DRIVE:
+        out += [Parameter(prefix + name, low, high) for name, (low, high) in drive_parameter_bounds(actuators).items()]
     return tuple(out)
 
 
@@ -187,7 +201,7 @@ def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, 
     """The law a candidate's parameters carry: the wearer-space law's hip (``hip.*``), the
     pair's torso feedback (``t03.j1.torso.*``: balance), else the thesis's."""
     if any(name.startswith("hip.") for name in params):
-        return WEARER
+        return WEARER_DRIVE if f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params else WEARER
     own = {k.removeprefix(prefix): v for k, v in params.items() if k.startswith(prefix)}
     return BALANCE if has_torso_feedback(actuators, own) else THESIS
 
@@ -287,11 +301,14 @@ DESCRIPTIONS = {
     WEARER: (WEARER_PROBLEM, "co-design as exo_codesign with the control in the wearer's joint "
                              "space: one hip, knee and ankle law for every subspace, delivered "
                              "through each linkage's transmission (tau_a = G^T tau_h)"),
+    WEARER_DRIVE: (WEARER_DRIVE_PROBLEM, "co-design as exo_codesign_wearer with each actuated joint's "
+                                         "drivetrain searched too: a catalog motor and an extra "
+                                         "reduction (reflected inertia, continuous rating, mass)"),
 }
 
 
 def problem(law: str = THESIS) -> Problem:
-    """The co-design problem under ``law`` (THESIS, BALANCE or WEARER)."""
+    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER or WEARER_DRIVE)."""
     parameters, pools = codesign_space(cached_catalog(), law)
     name, description = DESCRIPTIONS[law]
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,

@@ -19,7 +19,9 @@ from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
 from codesign.model.anthropometry import human_geometry
+from codesign.model.actuators import Actuator
 from codesign.model.assemble import assemble
+from codesign.model.drivetrain import design_drivetrain, drive_parameter_bounds, drivetrain_actuator
 from codesign.model.gait import nominal_gait
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
@@ -49,6 +51,9 @@ class Setup:
     mode0: np.ndarray
     design_metrics: dict[str, float]
     effort_names: tuple[str, ...]   # the effort joints' (WalkModel.effort_source): j1_r, ankle_l ...
+    # the motors, one per actuated joint: the WR's pair (in its order) or the human's
+    # human_actuated joints; empty without motors
+    actuators: tuple[tuple[str, Actuator], ...] = ()
 
     @property
     def n_active(self) -> int:
@@ -108,10 +113,11 @@ def design_control_layout(design: Design, topology, settings: WalkSettings) -> C
                              has_torso_feedback(design.actuators, design.params))
 
 
-def wearer_drive(model, aug, actuators: tuple[int, int], actuator) -> DriveArrays:
+def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, Actuator]) -> DriveArrays:
     """The wearer-space drive of an augmented model under :func:`wearer_control_layout`
     (the controller's rows: hip r, l, knee r, l, ankle r, l): per leg its hip and knee,
-    its added tree coordinates and loops, its actuated pair's rows."""
+    its added tree coordinates and loops, its actuated pair's rows and their actuators
+    ``pair``."""
     actuated = _wr_rows(model, aug.actuated)
     legs = []
     for s, side in enumerate(("r", "l")):
@@ -121,7 +127,7 @@ def wearer_drive(model, aug, actuators: tuple[int, int], actuator) -> DriveArray
             added=tuple(j.index for j in aug.wr_joints if j.side == side and not j.loop),
             loops=tuple(j.index for j in aug.wr_joints if j.side == side and j.loop),
             rows=tuple(actuated[wr_joint_name(a)][s] for a in actuators)))
-    return compile_drive(model.n, legs, actuator)
+    return compile_drive(model.n, legs, pair)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
@@ -149,28 +155,37 @@ def _wr_rows(model, wr_joints) -> dict:
     return {k: tuple(v) for k, v in rows.items()}
 
 
-def with_reflected_inertia(model, wr_joints, human_joints: tuple[str, ...], actuator):
-    """``model`` with ``actuator``'s reflected rotor inertia N^2 J (:meth:`Actuator.armature`)
-    on each of ``wr_joints`` (actuated WR joints: a tree coordinate or a loop joint) and on
-    both legs' human ``human_joints`` (``human_actuated``); ``model`` itself when the
-    actuator reflects none (the spec's fixed rating), so its results stay bit for bit."""
-    armature = actuator.armature()
-    if armature == 0.0:
-        return model
-    joints, loops = np.zeros(model.n), np.zeros(model.n_loops)
-    for j in wr_joints:
-        (loops if j.loop else joints)[j.index] = armature
-    for name in human_joints:
-        for side in ("r", "l"):
-            joints[model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}")] = armature
-    return with_armature(model, joints, loops)
+def joint_actuators(design: Design, settings: WalkSettings) -> tuple[tuple[str, Actuator], ...]:
+    """(control name, actuator) of each motor: the WR's actuated joints (``j1``: the
+    drivetrain the design's ``j<id>.motor`` and ``j<id>.stage_ratio`` choose, else the
+    settings' rating) or, for the human, its ``human_actuated`` joints (the settings'
+    rating)."""
+    base = settings.actuators
+    if design.topology is None:
+        return tuple((name, base) for name in settings.human_actuated)
+    out = []
+    for a in design.actuators:
+        drivetrain = design_drivetrain(design.params, a)
+        out.append((wr_joint_name(a), base if drivetrain is None else
+                    drivetrain_actuator(drivetrain, base.regeneration, base.model)))
+    return tuple(out)
 
 
-def with_actuators(controller: imp.Controller, names, actuator) -> imp.Controller:
-    """The controller with ``actuator`` (:class:`codesign.model.actuators.Actuator`) on
-    its active joints named in ``names`` (the WR's actuated joints); the human's joints
-    keep none (muscles: unbounded)."""
-    active = tuple(dataclasses.replace(j, actuator=actuator) if j.name in names else j
+def with_reflected_inertia(model, joints) -> Any:
+    """``model`` with each actuator's reflected rotor inertia N^2 J
+    (:meth:`Actuator.armature`) on its joint; ``joints``: (is a loop joint, tree coordinate
+    or loop index, actuator) of every motor. ``model`` itself when none reflects any (the
+    spec's fixed rating), so its results stay bit for bit."""
+    tree, loops = np.zeros(model.n), np.zeros(model.n_loops)
+    for is_loop, index, actuator in joints:
+        (loops if is_loop else tree)[index] = actuator.armature()
+    return model if not (tree.any() or loops.any()) else with_armature(model, tree, loops)
+
+
+def with_actuators(controller: imp.Controller, actuators: Mapping[str, Actuator]) -> imp.Controller:
+    """The controller with an actuator (:class:`codesign.model.actuators.Actuator`) on each
+    of its active joints named in ``actuators``; the others keep none (muscles: unbounded)."""
+    active = tuple(dataclasses.replace(j, actuator=actuators[j.name]) if j.name in actuators else j
                    for j in controller.active)
     return dataclasses.replace(controller, active=active)
 
@@ -189,8 +204,10 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     screen_s = 0.0
     drive = None          # the wearer-space law's (control.wearer); None: the thesis's law
     if design.topology is None:
+        motors = joint_actuators(design, settings)
         model = build_human() if human_model is None else human_model
-        model = with_reflected_inertia(model, (), settings.human_actuated, settings.actuators)
+        model = with_reflected_inertia(model, [(False, model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}"), a)
+                                               for name, a in motors for side in ("r", "l")])
         layout = human_control_layout(settings)
         active_rows = _human_rows(model)
         passive_rows: dict = {}
@@ -200,14 +217,15 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     else:
 
         topology = design_topology(design, settings)
+        motors = joint_actuators(design, settings)
         morph = build_morphology(topology, design.actuators, morphology_params(topology, design.params),
-                                 human, settings.actuators.mass())
+                                 human, tuple(a.mass() for _, a in motors))
         masses = mass_report(morph)
         design_metrics = {"longest_segment": float(morph.longest_link), "singularity": 0.0,
                           "added_mass": float(masses["added_mass_kg"]),
                           "com_shift": float(math.hypot(masses["com_shift_x_m"], masses["com_shift_z_m"])),
                           # --- actuators (issue 15): both legs' actuators
-                          "actuator_mass": 2 * len(design.actuators) * morph.actuator_mass}
+                          "actuator_mass": 2 * sum(a.mass() for _, a in motors)}
         if screen_first:
             t0 = time.perf_counter()
             verdict = screen(morph, gait)
@@ -216,21 +234,20 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                 metrics = {"time": 0.0, **design_metrics, "singularity": 1.0}
                 return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
         aug = assemble(morph)
-        model = with_reflected_inertia(aug.model, aug.actuated, (), settings.actuators)
+        by_name = dict(motors)
+        model = with_reflected_inertia(aug.model, [(j.loop, j.index, by_name[wr_joint_name(j.catalog_id)])
+                                                   for j in aug.actuated])
         layout = design_control_layout(design, topology, settings)
         if has_wearer_control(design):
             active_rows = _human_rows(model)
-            drive = wearer_drive(model, aug, design.actuators, settings.actuators)
+            drive = wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors))
         else:
             active_rows = {**_wr_rows(model, aug.actuated), **_human_rows(model, ("ankle",))}
         passive_rows = _wr_rows(model, aug.passive)
         wr_coords = [j.index for j in aug.wr_joints if not j.loop]
     controller = layout.decode(design.params)
-    if design.topology is not None and drive is None:
-        controller = with_actuators(controller, {wr_joint_name(a) for a in design.actuators},
-                                    settings.actuators)
-    elif design.topology is None and settings.human_actuated:
-        controller = with_actuators(controller, set(settings.human_actuated), settings.actuators)
+    if drive is None:          # the thesis's law, or the human's human_actuated joints
+        controller = with_actuators(controller, dict(motors))
     rs = settings.rollout
     ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
                                   model.body_id("torso"), rs.phase0,
@@ -249,7 +266,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         metrics = {"time": 0.0, **design_metrics}
         return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
     names = effort_names(p.model.walk.effort_source, controller, design.actuators)
-    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names), None, screen_s
+    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors), None, screen_s
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,
@@ -274,6 +291,9 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         topology = design_topology(design, settings, where)
         layout = design_control_layout(design, topology, settings)
         expected = {p.name for p in parameter_space(topology)} | set(layout.parameter_names())
+        drive = set(drive_parameter_bounds(design.actuators))
+        if drive & set(design.params):       # a design that chooses its drivetrains: all of them
+            expected |= drive
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:
         raise UserError(f"{where}: params: " + "; ".join(

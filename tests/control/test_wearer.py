@@ -250,3 +250,29 @@ def test_a_catalog_drivetrain_reflects_its_rotor_on_the_actuated_joints(design_f
     assert np.abs(geared.model.armature - expected).max() < 1e-15
     loops = any(np.count_nonzero(r) > 1 for r in rows)
     assert loops == design_file.endswith("t01.json")      # the loop case is exercised
+
+
+def test_each_actuated_joint_gets_the_drivetrain_its_design_chooses():
+    """A design choosing an AK10-9 with a 3:1 stage on j1 and an AK80-64 on j4: each
+    joint's envelope in the drive, its reflected inertia on its row, the actuators' mass
+    in the metric; the wearer-drive problem decodes the same design from its candidate."""
+    from codesign.model.drivetrain import Drivetrain, drivetrain_actuator, motor_catalog
+    from codesign.problems import get_problem
+
+    base = load_design("docs/designs/wearer-demo.json")
+    names = list(motor_catalog())
+    params = {**base.params, "j1.motor": names.index("AK10-9") + 0.3, "j1.stage_ratio": 3.0,
+              "j4.motor": names.index("AK80-64") + 0.9, "j4.stage_ratio": 1.0}
+    design = Design(params, base.topology, base.actuators)
+    s, _, _ = build_setup(design, WalkSettings.from_dict({"max_time": 0.5}))
+    a1 = drivetrain_actuator(Drivetrain(motor_catalog()["AK10-9"], 3.0))
+    a4 = drivetrain_actuator(Drivetrain(motor_catalog()["AK80-64"], 1.0))
+    drive = drive_of(s)[0]
+    assert np.array_equal(drive.limit, np.stack([a1.limit_row(), a4.limit_row()] * 2))
+    expected = sum(a.armature() * np.outer(r, r) for a, r in zip((a1, a4, a1, a4), drive.rows))
+    assert np.abs(s.model.armature - expected).max() < 1e-15
+    assert s.design_metrics["actuator_mass"] == pytest.approx(2 * (a1.mass() + a4.mass()), rel=1e-12)
+    assert [(n, a.drivetrain) for n, a in s.actuators] == [("j1", "AK10-9 x 3"), ("j4", "AK80-64 x 1")]
+    problem = get_problem("exo_codesign_wearer_drive")
+    groups, candidate = problem.walking.encode(design)
+    assert problem.walking.decode(groups, candidate, problem.parse_settings({})) == design
