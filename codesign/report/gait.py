@@ -119,7 +119,8 @@ def actuator_figure(table, names: tuple[str, ...], t_from: float = 0.0):
     """Figure of the effort joints' loads (``names``; the columns of
     :func:`codesign.walking.trajectory.actuator_table` in ``table``) from ``t_from`` (s):
     per joint, commanded and delivered torque over time (N m), and the samples in the
-    torque-speed plane with the motor's envelope (+-tau_lim(rate)); under the
+    torque-speed plane with the motor's envelope (+-tau_lim(rate)) and its continuous
+    rating (dashed; the time panel's title gives the RMS torque against it); under the
     wearer-space law a last row with the transmission's entries G (dimensionless)."""
     t = table["t_s"].to_numpy()
     keep = t >= t_from
@@ -141,6 +142,13 @@ def actuator_figure(table, names: tuple[str, ...], t_from: float = 0.0):
             lim = table[limit].to_numpy()[keep][order]
             ax[1].plot(rate[order], lim, color="C3", lw=1.0, label="envelope")
             ax[1].plot(rate[order], -lim, color="C3", lw=1.0)
+            rated = float(table[f"tau_continuous_{name}_Nm"].iloc[0])
+            if np.isfinite(rated):
+                rms = float(np.sqrt(np.mean(tau ** 2)))
+                for sign in (1, -1):
+                    ax[1].axhline(sign * rated, color="C1", lw=0.8, ls="--",
+                                  label="continuous" if sign > 0 else None)
+                ax[0].set_title(f"RMS {rms:.0f} N m of {rated:.0f} N m continuous", fontsize=7, loc="right")
         ax[1].set_xlabel("rate [rad/s]" if name == names[-1] and not g_cols else "")
         ax[1].set_ylabel("torque [N m]")
     axes[0, 0].legend(loc="upper right", fontsize=7)

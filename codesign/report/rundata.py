@@ -14,10 +14,12 @@ from pathlib import Path
 import pandas as pd
 
 from codesign.errors import UserError
+from codesign.problems.exo_codesign import DESCRIPTIONS
 from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 
-CODESIGN_PROBLEMS = ("exo_codesign", "exo_codesign_balance", "exo_codesign_wearer")  # registered by the walking stage
+# the co-design problems (every law's): their runs search the topology catalog's subspaces
+CODESIGN_PROBLEMS = tuple(name for name, _ in DESCRIPTIONS.values())
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ def actuator_table(rollout, setup):
         cols[f"power_{name}_W"] = tau[:, j] * rate[:, j]
         if wm.effort_kind[j] != act.NO_MOTOR:
             cols[f"tau_limit_{name}_Nm"] = np.array([act.torque_limit(w, wm.effort_limit[j]) for w in rate[:, j]])
+            cols[f"tau_continuous_{name}_Nm"] = np.full(len(t), wm.effort_limit[j, act.LIMIT_RATED])
     for leg, side in enumerate(("r", "l")[:L]):
         for a in range(2):
             actuator = names[2 * leg + a]          # the drive's actuators come first

@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from codesign.cli import main
 
 
@@ -217,3 +219,36 @@ def test_each_design_gets_its_own_default_folder(tmp_path, monkeypatch, capsys):
     assert main(["simulate", "--human", "--max-time", "0.2", "--sample", "0.05", "--no-animation"]) == 0
     assert (tmp_path / "results" / "simulate" / "human" / "record.json").is_file()
     assert "wrote results/simulate/human/trajectory.csv" in capsys.readouterr().out
+
+
+def test_the_trajectorys_actuator_loads_add_up_to_the_recorded_metrics(tmp_path, capsys):
+    """A 2-s walk of the make-run design on catalog drivetrains, recorded every step: the
+    mean of sum |tau w| over the trajectory's effort joints in the window (t >= 1 s) is the
+    recorded mechanical power, and the largest RMS torque over the motors divided by its
+    tau_continuous column is the recorded thermal ratio; record.json names each motor's
+    drivetrain (issue 34: actuator loads; issue 30: drivetrains)."""
+    import numpy as np
+    import pandas as pd
+
+    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "wearer-demo.json"
+    out = tmp_path / "sim"
+    settings = json.dumps({"actuators": {"motor": "AK10-9", "stage_ratio": 3}})
+    assert main(["simulate", str(design), "--max-time", "2", "--sample", "0.001", "--no-animation",
+                 "--out", str(out), "--settings", settings]) == 0
+    table = pd.read_csv(out / "trajectory.csv")
+    record = json.loads((out / "record.json").read_text())
+    window = table["t_s"].to_numpy() >= 1.0 - 1e-9
+    effort = [c[len("power_"):-len("_W")] for c in table.columns if c.startswith("power_")]
+    power = sum(np.abs(table[f"power_{j}_W"].to_numpy()[window]) for j in effort)
+    t = table["t_s"].to_numpy()[window]
+    mean_power = np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)) / (t[-1] - t[0])
+    assert mean_power == pytest.approx(record["metrics"]["power"], rel=1e-3)
+    motors = [j for j in effort if f"tau_continuous_{j}_Nm" in table]
+    assert len(motors) == 4                                   # two actuators per leg, the ankles muscles
+    thermal = max(np.sqrt(np.mean(table[f"tau_{j}_Nm"].to_numpy()[window] ** 2))
+                  / table[f"tau_continuous_{j}_Nm"].iloc[0] for j in motors)
+    # the metric averages the rollout's own samples, the trajectory its recorded 1-ms states
+    # (the torques recomputed there): 0.1 % apart
+    assert thermal == pytest.approx(record["metrics"]["actuator_thermal_ratio"], rel=2e-3)
+    assert {a["drivetrain"] for a in record["actuators"].values()} == {"AK10-9 x 3"}
+    assert "actuator j1: AK10-9 x 3:" in capsys.readouterr().out
