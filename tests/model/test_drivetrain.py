@@ -104,3 +104,24 @@ def test_a_stage_law_counts_stages_from_its_maximum_ratio():
     assert Drivetrain(motor_catalog()["AK60-6"], 25.0, law).efficiency == pytest.approx(0.81)
     assert Drivetrain(motor_catalog()["AK60-6"], 26.0, law).efficiency == pytest.approx(0.729)
     assert np.isclose(law.mass(1.0, 100.0), 0.0) and law.mass(2.0, 100.0) == pytest.approx(10.0)
+
+
+def test_a_design_chooses_every_actuated_joints_drivetrain_or_none():
+    """check_design: drivetrain parameters for every actuated joint (both names each) or
+    for none; a partial choice is one line naming the missing ones."""
+    import json
+
+    from codesign.walking import WalkSettings
+    from codesign.walking.design import Design
+    from codesign.walking.setup import check_design
+
+    doc = json.loads(open("docs/designs/wearer-demo.json").read())
+    base = Design(doc["params"], doc["topology"], tuple(doc["actuators"]))
+    settings = WalkSettings()
+    check_design(base, settings)                                   # none: the settings' rating
+    full = {**base.params, "j1.motor": 5.5, "j1.stage_ratio": 3.0, "j4.motor": 4.2, "j4.stage_ratio": 1.0}
+    check_design(Design(full, base.topology, base.actuators), settings)
+    partial = {k: v for k, v in full.items() if k != "j4.stage_ratio"}
+    with pytest.raises(UserError) as err:
+        check_design(Design(partial, base.topology, base.actuators), settings)
+    assert "missing j4.stage_ratio" in str(err.value) and "\n" not in str(err.value)
