@@ -201,8 +201,9 @@ GRF_BIN_END, GRF_BIN_IMPULSE, GRF_PREV_T, GRF_PREV_F = _header.add(
 A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSION_PEAK")
 # --- each motor's summed (tau / continuous torque)^2 over the samples (issue 30;
 # accumulate_actuators), motors counted in the effort joints' order; beyond MAX_MOTORS left out
-MAX_MOTORS = 8
-A_THERMAL = _header.add(*(f"A_THERMAL{k}" for k in range(MAX_MOTORS)))[0]
+(A_THERMAL0, A_THERMAL1, A_THERMAL2, A_THERMAL3, A_THERMAL4, A_THERMAL5, A_THERMAL6,
+ A_THERMAL7) = _header.add(*(f"A_THERMAL{k}" for k in range(8)))
+A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
 # --- each foot's last lift-off (s; slot LIFTOFF_T + foot, accumulate_liftoff): a touchdown
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
