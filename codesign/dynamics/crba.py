@@ -43,8 +43,5 @@ def mass_matrix(m, w):
             for r in range(3):
                 for s in range(3):
                     Ic[p, r, s] += Ic[i, r, s]
-    A = m.armature
-    for i in range(n):
-        for j in range(n):
-            if A[i, j] != 0.0:
-                M[i, j] += A[i, j]
+    for k in range(m.armature_value.shape[0]):      # its nonzero entries: none, or a few
+        M[m.armature_ij[k, 0], m.armature_ij[k, 1]] += m.armature_value[k]

@@ -79,7 +79,7 @@ ModelArrays = namedtuple(
         "loop_body_a", "loop_body_b", "loop_xz_a", "loop_xz_b",
         "loop_spring_k", "loop_spring_rest", "loop_damping",
         "contact_body", "contact_xz",
-        "armature",
+        "armature", "armature_ij", "armature_value",
         "gravity",  # float64[1]
     ],
 )
@@ -137,8 +137,13 @@ class Model:
     arrays: ModelArrays = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        values = {name: getattr(self, name) for name in ModelArrays._fields if name != "gravity"}
+        derived = ("gravity", "armature_ij", "armature_value")
+        values = {name: getattr(self, name) for name in ModelArrays._fields if name not in derived}
         values["gravity"] = np.array([self.gravity], dtype=np.float64)
+        # the armature's nonzero entries (k of them; none without drivetrains), for CRBA
+        nonzero = np.argwhere(self.armature != 0.0).astype(np.int64)
+        values["armature_ij"] = np.ascontiguousarray(nonzero.reshape(-1, 2))
+        values["armature_value"] = np.ascontiguousarray(self.armature[nonzero[:, 0], nonzero[:, 1]])
         object.__setattr__(self, "arrays", ModelArrays(**values))
 
     @property
