@@ -46,6 +46,10 @@ class Objective:
     sense: str = "minimize"
     until: float | None = None
 
+    def condition(self) -> str:
+        """Its condition in words ("<= 0.7", ">= 1"; "" without one)."""
+        return "" if self.until is None else f"{'<=' if self.sense == 'minimize' else '>='} {self.until:g}"
+
 
 def lexicographic(metrics: Mapping[str, float], objectives: Sequence[Objective]) -> tuple[int, float]:
     """(stage, stage_value) of a metrics dict. Raises KeyError for a missing metric."""
@@ -80,6 +84,13 @@ def with_unit(value: float, unit: str | None, digits: int = 6) -> str:
     return number if unit in (None, "", "-", "?") else f"{number} {unit}"
 
 
+def stage_objective(stage: int, stage_value: float, objectives: Sequence[Objective]) -> tuple[Objective, float]:
+    """(the objective a solution at ``stage`` optimizes, that metric's own value: the stored
+    ``stage_value`` with a maximized one's sign restored, never "-0")."""
+    objective = objectives[min(int(stage), len(objectives) - 1)]
+    return objective, (stage_value if objective.sense == "minimize" else -stage_value) + 0.0
+
+
 def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Objective],
                      unit: Callable[[str], str | None] | None = None) -> str:
     """(stage, stage_value) in words: the stage (:func:`stage_label`), its metric's own
@@ -89,12 +100,9 @@ def describe_fitness(stage: int, stage_value: float, objectives: Sequence[Object
     without objectives, the plain pair."""
     if not objectives:
         return f"stage {stage}, value {stage_value:.6g}"
-    k = min(int(stage), len(objectives) - 1)
-    objective = objectives[k]
-    value = (stage_value if objective.sense == "minimize" else -stage_value) + 0.0   # no "-0"
+    objective, value = stage_objective(stage, stage_value, objectives)
     conditions = len(objectives) - 1
-    wanted = ("" if objective.until is None else
-              f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}; ")
+    wanted = "" if objective.until is None else f"wanted {objective.condition()}; "
     goal = f"{objective.sense[:-1]}ing" if objective.until is None else ""
     met = f"{min(int(stage), conditions)} of {conditions} conditions met"
     shown = with_unit(value, unit(objective.metric) if unit else None)
@@ -111,7 +119,7 @@ def unmet_conditions(metrics: Mapping[str, float], objectives: Sequence[Objectiv
         if objective.until is None:
             continue
         value = float(metrics.get(objective.metric, math.nan))
-        wanted = f"wanted {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}"
+        wanted = f"wanted {objective.condition()}"
         if math.isnan(value):
             out.append(f"{objective.metric} not measured ({wanted})")
         elif not (value <= objective.until if objective.sense == "minimize" else value >= objective.until):

@@ -67,6 +67,7 @@ import numpy as np
 from numba import njit
 
 from codesign.control import signals as sg
+from codesign.dynamics.model import absolute_angle_row
 from codesign.model import actuators as act
 
 ASSIST_STIFFNESS = 3000.0      # N m / rad  (thesis 4.1.1)
@@ -76,20 +77,6 @@ GAIT_FREQUENCY = 0.9           # Hz (thesis 4.1.2, Winter's normal walking)
 
 
 # --------------------------------------------------------------------------- joint rows
-def absolute_angle_row(parent: np.ndarray, joint_type: np.ndarray, body: int) -> np.ndarray:
-    """float64[n]: coefficients c with theta_body = c . q (sum of revolute coordinates on the
-    path from the root to ``body``; body -1, the world, gives zeros)."""
-    from codesign.dynamics.model import REVOLUTE
-
-    row = np.zeros(len(parent))
-    i = int(body)
-    while i >= 0:
-        if joint_type[i] == REVOLUTE:
-            row[i] = 1.0
-        i = int(parent[i])
-    return row
-
-
 def tree_joint_row(n: int, index: int) -> np.ndarray:
     """float64[n] unit row of tree joint ``index``."""
     row = np.zeros(n)

@@ -306,25 +306,27 @@ class ModelBuilder:
             contact_names=tuple(c["name"] for c in C))
 
 
-def angle_row(parent: np.ndarray, joint_type: np.ndarray, body: int) -> np.ndarray:
-    """k[n] with theta_body = k . q: 1 on the revolute coordinates from the world to
-    ``body`` (zeros for the world, -1)."""
-    k = np.zeros(parent.shape[0])
-    while body >= 0:
-        k[body] = 1.0 if joint_type[body] == REVOLUTE else 0.0
-        body = int(parent[body])
-    return k
+def absolute_angle_row(parent: np.ndarray, joint_type: np.ndarray, body: int) -> np.ndarray:
+    """float64[n]: coefficients c with theta_body = c . q (sum of revolute coordinates on the
+    path from the root to ``body``; body -1, the world, gives zeros)."""
+    row = np.zeros(len(parent))
+    i = int(body)
+    while i >= 0:
+        if joint_type[i] == REVOLUTE:
+            row[i] = 1.0
+        i = int(parent[i])
+    return row
 
 
 def armature_matrix(parent: np.ndarray, joint_type: np.ndarray, joint_armature: np.ndarray,
                     loop_a: np.ndarray, loop_b: np.ndarray, loop_armature: np.ndarray) -> np.ndarray:
     """The constant n x n matrix the drivetrains' reflected inertias add to the mass matrix
     (module docstring): diag(joint_armature[n]) + sum over loops of loop_armature[l] k k^T,
-    k = angle_row(b) - angle_row(a). kg m^2."""
+    k = absolute_angle_row(b) - absolute_angle_row(a). kg m^2."""
     out = np.diag(np.asarray(joint_armature, dtype=np.float64))
     for a, b, arm in zip(loop_a, loop_b, loop_armature):
         if arm != 0.0:
-            k = angle_row(parent, joint_type, int(b)) - angle_row(parent, joint_type, int(a))
+            k = absolute_angle_row(parent, joint_type, b) - absolute_angle_row(parent, joint_type, a)
             out += arm * np.outer(k, k)
     return np.ascontiguousarray(out)
 

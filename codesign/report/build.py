@@ -271,7 +271,7 @@ def _progress(data: RunData, folder: Path) -> Section:
                             "current stage, against the iteration."))
     objectives = _objectives(data)
     milestones = [{"stage": stage_label(k - 1, objectives).removeprefix("stage ") if k <= len(names) else str(k),
-                   "condition": _condition(objectives[k - 1]) if k <= len(names) else "",
+                   "condition": f"{objectives[k - 1].metric} {objectives[k - 1].condition()}" if k <= len(names) else "",
                    "first met at iteration": first.get(k, "not yet")}
                   for k in range(1, max(len(names) - 1, max(first, default=0)) + 1)]
     if milestones:
@@ -281,13 +281,6 @@ def _progress(data: RunData, folder: Path) -> Section:
     table.to_csv(folder / "progress.csv")
     section.links.append(("progress.csv", "progress per iteration (CSV)"))
     return section
-
-
-def _condition(objective) -> str:
-    """An objective's condition in words ("time_fraction >= 1"; "power (minimize)" without one)."""
-    if objective.until is None:
-        return f"{objective.metric} ({objective.sense})"
-    return f"{objective.metric} {'<=' if objective.sense == 'minimize' else '>='} {objective.until:g}"
 
 
 def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str, folder: Path) -> Section:

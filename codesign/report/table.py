@@ -21,7 +21,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from codesign.objectives import Objective, ranked, stage_label, unmet_conditions, with_unit
+from codesign.objectives import Objective, ranked, stage_label, stage_objective, unmet_conditions, with_unit
 from codesign.problems.objectives import LIMITS
 
 FLAG = "\u26a0"     # ⚠: a value beyond its column's physical bound
@@ -166,8 +166,7 @@ def _stage_cells(ev: pd.Series, objectives: Sequence[Objective],
     if not objectives:
         return {"stage": str(int(ev["stage"])), "stage value": f"{float(ev['stage_value']):.4g}"}
     label = stage_label(int(ev["stage"]), objectives).removeprefix("stage ")
-    objective = objectives[min(int(ev["stage"]), len(objectives) - 1)]
-    value = float(ev["stage_value"]) * (1.0 if objective.sense == "minimize" else -1.0) + 0.0
+    objective, value = stage_objective(int(ev["stage"]), float(ev["stage_value"]), objectives)
     return {"stage": label, "stage value": with_unit(value, unit(objective.metric) if unit else None, 4)}
 
 
