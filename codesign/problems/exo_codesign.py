@@ -55,7 +55,9 @@ each actuated joint's drivetrain searched too: per group, for each joint of the 
 ``t03.j1.motor`` (a unit of the motor catalog, ``codesign/model/data/motors.toml``, by
 the integer part of a value in [0, number of units)) and ``t03.j1.stage_ratio`` (an extra
 reduction in [1, 8]); a drivetrain sets its joint's envelope, continuous rating, mass and
-reflected inertia (:mod:`codesign.model.drivetrain`).
+reflected inertia (:mod:`codesign.model.drivetrain`). ``THESIS_DRIVE_PROBLEM``
+("exo_codesign_drive"): the same drivetrain parameters under the thesis's law (each
+actuated joint its own law in its own coordinates).
 
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
@@ -90,6 +92,7 @@ PROBLEM = "exo_codesign"
 BALANCE_PROBLEM = "exo_codesign_balance"
 WEARER_PROBLEM = "exo_codesign_wearer"
 WEARER_DRIVE_PROBLEM = "exo_codesign_wearer_drive"
+THESIS_DRIVE_PROBLEM = "exo_codesign_drive"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -127,7 +130,9 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
 # --------------------------------------------------------------------------- layouts
 THESIS, BALANCE, WEARER = "thesis", "balance", "wearer"     # the control laws of the variants
 WEARER_DRIVE = "wearer_drive"       # the wearer-space law with the drivetrains searched
+THESIS_DRIVE = "thesis_drive"       # the thesis's law with the drivetrains searched
 WEARER_LAWS = (WEARER, WEARER_DRIVE)
+DRIVE_LAWS = (WEARER_DRIVE, THESIS_DRIVE)
 # Under the wearer-space law a passive joint's spring acts on the wearer's hip and knee
 # through the linkage (its angle is a function of theirs): drawn from its whole range
 # (up to 12 000 N m/rad) it locks the leg, and the device fights the gait (the first
@@ -159,7 +164,7 @@ def common_layout(law: str = THESIS) -> ControlLayout:
 def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
                         law: str = THESIS) -> tuple[Parameter, ...]:
     """The group's parameters (prefixed names, bounds): morphology, then the added joints'
-    control (the common pool's names left out), then (WEARER_DRIVE) the pair's drivetrains."""
+    control (the common pool's names left out), then (DRIVE_LAWS) the pair's drivetrains."""
     prefix = topology_prefix(topology.id)
     common = set(common_layout(law).parameter_names())
     out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
@@ -168,7 +173,7 @@ def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
             continue
         init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if law in WEARER_LAWS else None
         out.append(Parameter(prefix + name, low, high, *(init or (None, None))))
-    if law == WEARER_DRIVE:
+    if law in DRIVE_LAWS:
         out += [Parameter(prefix + name, low, high) for name, (low, high) in drive_parameter_bounds(actuators).items()]
     return tuple(out)
 
@@ -199,9 +204,13 @@ def codesign_space(catalog: Catalog, law: str = THESIS
 
 def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, float]) -> str:
     """The law a candidate's parameters carry: the wearer-space law's hip (``hip.*``), the
-    pair's torso feedback (``t03.j1.torso.*``: balance), else the thesis's."""
+    pair's torso feedback (``t03.j1.torso.*``: balance), else the thesis's; with the
+    pair's drivetrains (``t03.j1.motor`` ...) the law's drive variant."""
+    drive = f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params
     if any(name.startswith("hip.") for name in params):
-        return WEARER_DRIVE if f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params else WEARER
+        return WEARER_DRIVE if drive else WEARER
+    if drive:
+        return THESIS_DRIVE
     own = {k.removeprefix(prefix): v for k, v in params.items() if k.startswith(prefix)}
     return BALANCE if has_torso_feedback(actuators, own) else THESIS
 
@@ -304,11 +313,13 @@ DESCRIPTIONS = {
     WEARER_DRIVE: (WEARER_DRIVE_PROBLEM, "co-design as exo_codesign_wearer with each actuated joint's "
                                          "drivetrain searched too: a catalog motor and an extra "
                                          "reduction (reflected inertia, continuous rating, mass)"),
+    THESIS_DRIVE: (THESIS_DRIVE_PROBLEM, "co-design as exo_codesign (the thesis's law) with each actuated "
+                                         "joint's drivetrain searched too, as in exo_codesign_wearer_drive"),
 }
 
 
 def problem(law: str = THESIS) -> Problem:
-    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER or WEARER_DRIVE)."""
+    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER, WEARER_DRIVE or THESIS_DRIVE)."""
     parameters, pools = codesign_space(cached_catalog(), law)
     name, description = DESCRIPTIONS[law]
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,

@@ -302,3 +302,26 @@ def test_balance_problem_adds_the_pairs_torso_terms_and_decodes_by_them(problem,
     one_missing = next(k for k in params if k.endswith("torso.K.v2"))
     with pytest.raises(ValueError, match=one_missing.replace(".", r"\.")):
         pr.decode_group(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog)
+
+
+def test_thesis_drive_problem_adds_the_pairs_drivetrains_and_decodes_by_them(problem, catalog):
+    # exo_codesign_drive = exo_codesign + each actuated joint's motor and extra reduction
+    # (issue 30, the thesis's law); decode picks the drive variant by the parameters
+    from codesign.model.drivetrain import STAGE_RATIO_BOUNDS, motor_catalog
+
+    drive = get_problem("exo_codesign_drive")
+    plain_groups = {g.name: set(g.parameters) for g in problem.pools[0].groups}
+    for (_sid, tid, pair), group in zip(catalog.subspaces(), drive.pools[0].groups):
+        extra = set(group.parameters) - plain_groups[group.name]
+        assert extra == {f"t{tid:02d}.j{a}.{f}" for a in pair for f in ("motor", "stage_ratio")}
+    bounds = {p.name: p for p in drive.parameters}
+    assert (bounds["t01.j1.motor"].low, bounds["t01.j1.motor"].high) == (0.0, len(motor_catalog()))
+    assert (bounds["t01.j3.stage_ratio"].low, bounds["t01.j3.stage_ratio"].high) == STAGE_RATIO_BOUNDS
+    assert drive.objectives == problem.objectives
+    group = drive.pools[0].groups[7]
+    params = sample(group, drive, bounds, np.random.default_rng(5))
+    design = pr.decode_group(group.name, params, catalog)
+    assert sum(k.endswith((".motor", ".stage_ratio")) for k in design.params) == 4
+    assert not any(k.startswith("hip.") for k in design.params)     # the thesis's law, not the wearer's
+    groups, candidate = drive.walking.encode(design)
+    assert drive.walking.decode(groups, candidate, drive.parse_settings({})) == design
