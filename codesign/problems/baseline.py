@@ -28,8 +28,10 @@ evaluation it is a failed record. The baseline is resolved once per process (cac
 the same lumped model (its metrics equal the stored ones).
 
 The mass rule and where the lumps sit: :mod:`codesign.model.lumping`. The actuators weigh
-what the source design's weigh (issue 15): the mass law of the source run's
-``actuator_model`` / ``[evaluation.actuators]``, or of this spec's own for a design file.
+what the source design's weigh (issue 15): each actuated joint's drivetrain where the
+design chooses one (issue 30: ``j<id>.motor``, ``j<id>.stage_ratio``), else the mass law of
+the source run's ``actuator_model`` / ``[evaluation.actuators]``, or of this spec's own
+for a design file.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design, WalkSettings, load_design
 from codesign.problems import objectives as ob
-from codesign.walking.setup import morphology_params
+from codesign.walking.setup import joint_actuators, morphology_params
 
 KEYS = ("baseline_of", "baseline_eval", "baseline_mass_at")
 # the walking problems' metrics and the lumped masses (:func:`codesign.model.lumping.load_metrics`)
@@ -169,11 +171,10 @@ def _resolve(settings: BaselineSettings, cwd: str) -> Baseline:
     except KeyError:
         raise UserError(f"evaluation.baseline_of: {source}: topology {design.topology} is not in "
                         f"{catalog}; expected a topology of the catalog") from None
-    actuator = (run_settings or settings.walk).actuators
+    masses = [a.mass() for _, a in joint_actuators(design, run_settings or settings.walk)]
     try:
         morph = build_morphology(topology, design.actuators,
-                                 morphology_params(topology, design.params), human_geometry(),
-                                 actuator.mass())
+                                 morphology_params(topology, design.params), human_geometry(), masses)
         loads = segment_loads(morph, settings.mass_at)
     except (UserError, ValueError) as exc:
         raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None

@@ -272,3 +272,29 @@ def test_lumped_actuators_weigh_what_the_source_design_s_weigh(tmp_path, paralle
     assert strong.metrics["added_mass"] - bounded.metrics["added_mass"] == pytest.approx(4 * 120.0 / 70.0, abs=1e-12)
     assert "actuators.peak_torque" in _one_line_error({"baseline_of": str(good),
                                                        "actuators": {"peak_torque": -1.0}})
+
+
+
+def test_lumped_drivetrains_weigh_what_the_design_s_chosen_units_weigh(tmp_path):
+    # issue 30: a design that chooses each actuated joint's drivetrain lumps those units
+    # (catalog mass + the stage law), the same added mass as its own evaluation reports;
+    # without its drivetrains, the default rating's 0.25 + 120 / 70 kg per actuator
+    from pathlib import Path
+
+    from codesign.model.drivetrain import design_drivetrain, drivetrain_actuator
+    from codesign.walking import Design, evaluate, load_design
+
+    design = load_design(Path(__file__).resolve().parents[2] / "docs/designs/drive-t05-amplify.json")
+    plain = Design({k: v for k, v in design.params.items() if not k.endswith((".motor", ".stage_ratio"))},
+                   design.topology, design.actuators)
+    files = {}
+    for name, d in (("drive", design), ("plain", plain)):
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(json.dumps(d.to_json()))
+    lumped, lumped_plain = (resolve({"baseline_of": str(files[n])}) for n in ("drive", "plain"))
+    assert lumped.metrics["added_mass"] == pytest.approx(evaluate(design, {"max_time": 0.05}).metrics["added_mass"],
+                                                         abs=1e-12)
+    units = [drivetrain_actuator(design_drivetrain(design.params, a)).mass() for a in design.actuators]
+    assert all(2.5 < m < 3.5 for m in units)         # kg: an AK10-9 (0.96 kg) behind a ~5:1 stage
+    assert lumped.metrics["added_mass"] - lumped_plain.metrics["added_mass"] == pytest.approx(
+        2 * sum(units) - 4 * (0.25 + 120.0 / 70.0), abs=1e-9)
