@@ -1,14 +1,26 @@
 """The initial state of a rollout inside the nominal gait: the human joints at a phase of
-Winter's gait, the added linkage's loops closed around them (loop-closure IK)."""
+Winter's gait, the added linkage's loops closed around them (loop-closure IK), and the
+body put on the ground: its lowest contact point at rest (``initial_state = "lowest_point"``, the
+default) or every contact point on the ground at rest with the pelvis at the gait's speed
+(``initial_state = "gait"``, :func:`gait_start`, issue 31)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from codesign.dynamics.kinematics import forward_kinematics, point_jacobian
+from codesign.dynamics.model import make_workspace
 from codesign.screening.kinematics import loop_residual_jacobian
+from codesign.walking.rollout_base import contact_heights
 from codesign.screening.screen import close_loops_kernel
 
 HUMAN_JOINT_BODY = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
+START_KINDS = ("lowest_point", "gait")   # WalkSettings.initial_state
+# A contact point at most this high after the body is put on the ground is on it: the
+# gait's angles put a foot flat to within a few millimetres (Winter's data are rounded to
+# 0.1 deg: 0.1 deg over a 0.2-m foot is 0.35 mm); 3 mm of height is 9 N of a heel pad's
+# 3 N/mm stiffness (Aerts et al., J Biomech 1995), nothing a rigid contact would feel.
+GROUND_TOL = 3e-3   # m
 
 
 def gait_configuration(model, gait, frequency: float, phase0: float, hip_height: float):
@@ -51,3 +63,36 @@ def close_wr_loops(model, q, qd, wr_coords, steps: int = 12, tol: float = 1e-10)
     rhs = -jac @ qd
     qd[free] = np.linalg.lstsq(jac[:, free], rhs, rcond=None)[0]
     return cur, qd, float(err)
+
+
+def gait_start(model, q: np.ndarray, qd: np.ndarray, speed: float,
+               ground_tol: float = GROUND_TOL) -> tuple[np.ndarray, np.ndarray, int]:
+    """A start inside the gait with no landing (issue 31): the base lowered so the lowest
+    contact point is at z = 0, the pelvis moving forward at ``speed`` (m/s; its vertical
+    rate and every joint rate free), and the rates the least change (Euclidean, over
+    the free coordinates) of the given ones that puts every contact point within
+    ``ground_tol`` m of the ground at rest (J_c qd = 0, both directions): the stance foot
+    neither sinks, lifts nor slides, so the first step carries the body's weight without
+    an impact. The contact points' Jacobian has no column of an added linkage's
+    coordinates (the feet hang from the human's tree), so its rates are closed after.
+
+    q, qd: float64[n] (a gait configuration, :func:`gait_configuration`). Returns (q,
+    qd, index of the lowest contact point)."""
+    q = q.copy()
+    qd = qd.copy()
+    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    q[iz] = 0.0
+    heights = contact_heights(model, q)
+    lowest = int(np.argmin(heights))
+    q[iz] = -heights[lowest]
+    on_ground = np.flatnonzero(heights - heights[lowest] <= ground_tol)
+    w = make_workspace(model)
+    forward_kinematics(model.arrays, q, qd, w)
+    J = np.zeros((2 * on_ground.size, model.n))
+    for k, i in enumerate(on_ground):
+        point_jacobian(model.arrays, w, model.contact_body[i], model.contact_xz[i, 0],
+                       model.contact_xz[i, 1], J[2 * k:2 * k + 2])
+    qd[ix] = speed
+    free = np.flatnonzero(np.arange(model.n) != ix)
+    qd[free] += np.linalg.lstsq(J[:, free], -J @ qd, rcond=None)[0]   # minimum-norm change
+    return q, qd, lowest
