@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from codesign.dynamics.kinematics import forward_kinematics, point_jacobian
-from codesign.dynamics.model import make_workspace
 from codesign.screening.kinematics import loop_residual_jacobian
-from codesign.walking.rollout_base import contact_heights
+from codesign.walking.rollout_base import contact_jacobian, lowered
 from codesign.screening.screen import close_loops_kernel
 
 HUMAN_JOINT_BODY = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
@@ -67,31 +65,21 @@ def close_wr_loops(model, q, qd, wr_coords, steps: int = 12, tol: float = 1e-10)
 
 def gait_start(model, q: np.ndarray, qd: np.ndarray, speed: float,
                ground_tol: float = GROUND_TOL) -> tuple[np.ndarray, np.ndarray, int]:
-    """A start inside the gait with no landing (issue 31): the base lowered so the lowest
+    """A start inside the gait without a kinematic landing (issue 31): the base lowered so the lowest
     contact point is at z = 0, the pelvis moving forward at ``speed`` (m/s; its vertical
     rate and every joint rate free), and the rates the least change (Euclidean, over
     the free coordinates) of the given ones that puts every contact point within
     ``ground_tol`` m of the ground at rest (J_c qd = 0, both directions): the stance foot
-    neither sinks, lifts nor slides, so the first step carries the body's weight without
-    an impact. The contact points' Jacobian has no column of an added linkage's
+    neither sinks, lifts nor slides (the controller may still pull the joints towards
+    its own references in the first steps: docs/walking.md). The contact points' Jacobian has no column of an added linkage's
     coordinates (the feet hang from the human's tree), so its rates are closed after.
 
     q, qd: float64[n] (a gait configuration, :func:`gait_configuration`). Returns (q,
     qd, index of the lowest contact point)."""
-    q = q.copy()
+    q, heights, lowest = lowered(model, q)
     qd = qd.copy()
-    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
-    q[iz] = 0.0
-    heights = contact_heights(model, q)
-    lowest = int(np.argmin(heights))
-    q[iz] = -heights[lowest]
-    on_ground = np.flatnonzero(heights - heights[lowest] <= ground_tol)
-    w = make_workspace(model)
-    forward_kinematics(model.arrays, q, qd, w)
-    J = np.zeros((2 * on_ground.size, model.n))
-    for k, i in enumerate(on_ground):
-        point_jacobian(model.arrays, w, model.contact_body[i], model.contact_xz[i, 0],
-                       model.contact_xz[i, 1], J[2 * k:2 * k + 2])
+    J = contact_jacobian(model, q, qd, np.flatnonzero(heights <= ground_tol))
+    ix = model.body_id("torso_x")
     qd[ix] = speed
     free = np.flatnonzero(np.arange(model.n) != ix)
     qd[free] += np.linalg.lstsq(J[:, free], -J @ qd, rcond=None)[0]   # minimum-norm change

@@ -454,23 +454,38 @@ def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def place_on_ground(model: Model, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Shift the base so the lowest contact point is at z = 0 with zero velocity.
-
-    Returns (q, qd, index of the lowest contact point)."""
+def lowered(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(q with the base height set so the lowest contact point is at z = 0, float64[c]
+    every contact point's height above that point (m), the lowest point's index)."""
     q = q.copy()
-    qd = qd.copy()
-    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    iz = model.body_id("torso_z")
     q[iz] = 0.0
     heights = contact_heights(model, q)
     low = int(np.argmin(heights))
     q[iz] = -heights[low]
+    return q, heights - heights[low], low
+
+
+def contact_jacobian(model: Model, q: np.ndarray, qd: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """float64[2 k, n]: the world (vx, vz) Jacobian of the contact points ``points``
+    (int[k]) at (q, qd), two rows per point."""
     w = make_workspace(model)
     forward_kinematics(model.arrays, q, qd, w)
-    J = np.zeros((2, model.n))
-    point_jacobian(model.arrays, w, model.contact_body[low], model.contact_xz[low, 0],
-                   model.contact_xz[low, 1], J)
-    v = J @ qd
+    J = np.zeros((2 * len(points), model.n))
+    for k, i in enumerate(points):
+        point_jacobian(model.arrays, w, model.contact_body[i], model.contact_xz[i, 0],
+                       model.contact_xz[i, 1], J[2 * k:2 * k + 2])
+    return J
+
+
+def place_on_ground(model: Model, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Shift the base so the lowest contact point is at z = 0 with zero velocity.
+
+    Returns (q, qd, index of the lowest contact point)."""
+    q, _, low = lowered(model, q)
+    qd = qd.copy()
+    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    v = contact_jacobian(model, q, qd, np.array([low])) @ qd
     qd[ix] -= v[0]      # the base prismatic columns are the world x and z axes
     qd[iz] -= v[1]
     return q, qd, low
