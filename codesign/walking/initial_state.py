@@ -1,8 +1,9 @@
 """The initial state of a rollout inside the nominal gait: the human joints at a phase of
 Winter's gait, the added linkage's loops closed around them (loop-closure IK), and the
 body put on the ground: its lowest contact point at rest (``initial_state = "lowest_point"``, the
-default) or every contact point on the ground at rest with the pelvis at the gait's speed
-(``initial_state = "gait"``, :func:`gait_start`, issue 31)."""
+default) or, from the pose the law walks (:func:`on_reference`), every contact point on
+the ground at rest with the pelvis at the gait's speed (``initial_state = "gait"``,
+:func:`gait_start`, issue 31)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,29 @@ def gait_configuration(model, gait, frequency: float, phase0: float, hip_height:
             i = model.body_id(f"{HUMAN_JOINT_BODY[joint]}_{side}")
             q[i] = ang[k]
             qd[i] = rate[k]
+    return q, qd
+
+
+def on_reference(model, controller, q: np.ndarray, qd: np.ndarray, phase0: float,
+                 step: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """q, qd (float64[n], copies) with every human joint the law servos (an active joint
+    named hip, knee or ankle: :class:`codesign.control.impedance.Controller`) at its
+    reference and the reference's rate at phase ``phase0`` of the right leg (left + 0.5):
+    the pose the law walks, so that its stiff joints do not kick at t = 0 (human-walking's
+    law is 4.6 kN m away from Winter's pose at phase 0.2). The rate is the reference's
+    central difference over +-``step`` of phase times the gait frequency (the reference
+    is C1)."""
+    q = q.copy()
+    qd = qd.copy()
+    for joint in controller.active:
+        if joint.name not in HUMAN_JOINT_BODY:
+            continue
+        for side, shift in (("r", 0.0), ("l", 0.5)):
+            i = model.body_id(f"{HUMAN_JOINT_BODY[joint.name]}_{side}")
+            phase = phase0 + shift
+            q[i] = float(joint.reference(phase))
+            slope = (joint.reference(phase + step) - joint.reference(phase - step)) / (2.0 * step)
+            qd[i] = float(slope) * controller.frequency
     return q, qd
 
 

@@ -42,8 +42,8 @@ class WalkSettings:
     chapter-4 controller walk within what the WR's actuators deliver (default: none)?
     initial_state: how the body is put on the ground at t = 0 (:mod:`codesign.walking.initial_state`):
     ``"lowest_point"`` (default: its lowest contact point at rest, the gait's joint rates)
-    or ``"gait"`` (every contact point on the ground at rest, the pelvis at the target
-    speed: no landing).
+    or ``"gait"`` (the human joints the law servos at its references, every contact
+    point on the ground at rest, the pelvis at the target speed: no landing).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()

@@ -31,7 +31,8 @@ from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
 from codesign.walking.rollout_base import place_on_ground
 from codesign.walking.design import Design
-from codesign.walking.initial_state import HUMAN_JOINT_BODY, close_wr_loops, gait_configuration, gait_start
+from codesign.walking.initial_state import (HUMAN_JOINT_BODY, close_wr_loops, gait_configuration, gait_start,
+                                            on_reference)
 from codesign.walking.settings import WalkSettings
 
 SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
@@ -254,6 +255,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                                   driven=frozenset(WEARER_JOINTS) if drive is not None else frozenset())
     q, qd = gait_configuration(model, gait, controller.frequency, rs.phase0, human.hip_height)
     if settings.initial_state == "gait":      # the feet's rates first: the linkage's follow
+        q, qd = on_reference(model, controller, q, qd, rs.phase0)
         q, qd, lowest = gait_start(model, q, qd, mt.TARGET_SPEED)
     if model.n_loops:
         q, qd, err = close_wr_loops(model, q, qd, wr_coords)

@@ -68,3 +68,24 @@ def test_the_setup_starts_as_its_setting_says():
             assert np.abs(v[np.argmin(z)]).max() < 1e-6
         else:
             assert np.abs(v[z <= GROUND_TOL]).max() < 1e-6 and qd[model.body_id("torso_x")] == pelvis
+
+
+def test_the_gait_start_is_the_pose_the_law_walks():
+    # the compiled controller at t = 0 asks only its damping of the human joints: its
+    # stiffness term K (q_ref - q) is zero, where the default start's Winter pose is
+    # kilo-newton-metres away from human-walking's references
+    from codesign.control.impedance import control_torques
+
+    design = load_design(DESIGN)
+    for start, stiffness_torque in (("gait", 0.0), ("lowest_point", None)):
+        setup, _, _ = build_setup(design, WalkSettings.from_dict({"initial_state": start, "phase0": 0.2}))
+        n, c = setup.model.n, setup.ctrl
+        na = c.act_rows.shape[0]
+        tau, joint_tau, joint_rate, joint_cmd = np.zeros(n), np.zeros(na), np.zeros(na), np.zeros(na)
+        gain = np.zeros((na, 2))
+        control_torques(0.0, setup.x0[:n], setup.x0[n:], c, tau, joint_tau, joint_rate, gain, joint_cmd)
+        spring = joint_cmd + gain[:, 1] * joint_rate           # K (q_ref - q) of each joint, N m
+        if stiffness_torque is None:
+            assert np.abs(spring).max() > 1000.0
+        else:
+            assert np.abs(spring).max() < 1e-6
