@@ -299,7 +299,8 @@ def accumulate_gait_sample(acc, t, q, gait_q, feet, tol):
     k GAIT_DT <= t + tol not stored yet (all samples, also before the window: heel
     strikes need the swing before them). tol (s): h / 2 for the stepping rollout, whose
     records take the first step start within h / 2 of a record time; 0 for a state at
-    every accepted step."""
+    every accepted step. A rollout continued from t0 > 0 fills the samples before t0 with
+    its first state (no contact change there: no heel strike)."""
     k = int(acc[GAIT_NEXT])
     cap = int(acc[GAIT_CAP])
     while k < cap and k * acc[GAIT_DT] <= t + tol:
