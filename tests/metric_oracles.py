@@ -37,7 +37,9 @@ def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, feet, pitch, 
         "foot_slip_fraction": (np.trapezoid(np.asarray(sliding, float)[w], tw)
                                / np.trapezoid(np.asarray(loaded, float)[w], tw)),
         "grf_peak_bw": float(np.nanmax(g)) / body_weight if np.isfinite(g).any() else math.nan,
+        "grf_peak_bw_start": float(np.nanmax(np.asarray(grf, float)[~w])) / body_weight,
         "knee_hyperextension_peak_deg": float(np.maximum(-ang[..., 1], 0.0).max()),
+        "ankle_plantarflexion_peak_deg": float((-ang[..., 2]).max()),
         "joint_range_violation_deg": float(out_of_range.max()),
         "torso_pitch_rms_deg": math.sqrt(np.trapezoid(pitch_deg ** 2, tw) / (tw[-1] - tw[0])),
         "knee_flexion_stance_mean_deg": (np.trapezoid((on * ang[..., 1]).sum(axis=1), tw)

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     with staged_files(out) as staging:
         if rollout is not None:
             table = trajectory_table(rollout, setup)
-            summary["nominal_gait"] = agreement = gait_agreement(table, setup, t_end)
+            summary["nominal_gait"] = agreement = gait_agreement(table, setup, t_end, rollout.acc)
             for key, label in (("controller_phase", "at the controller's phase"),
                                ("strides", "heel strike to heel strike")):
                 part = agreement[key]

@@ -35,6 +35,20 @@ GAIT_FREQUENCY = (0.4, 1.2)         # Hz
 # 75-kg person (Yin et al. 2007: ~1000 / 100), and saturates a 120-N m actuator at 3.4 deg
 TORSO_STIFFNESS = (-2000.0, 2000.0)  # N m / rad
 TORSO_DAMPING = (-200.0, 200.0)      # N m s / rad
+# A person's joint stiffness in walking (issue 31), the bound a human-like gait's search
+# gives the chapter-4 law's K (a spec's [space.parameters."<joint>.K.v<i>"] bounds,
+# pipelines/human-like-physio.toml; the problem's own bounds stay STIFFNESS, so stored
+# designs decode as before). Winter-scale: the ankle's plantarflexor moment peaks near
+# 1.5 N m/kg in walking (Winter, The Biomechanics and Motor Control of Human Gait, 1991)
+# while it dorsiflexes 14.6 deg in stance (Winter's angles, human/: -7.7 deg at 7 % to
+# +6.9 deg at 37 % of the stride), a quasi-stiffness of 105 N m / 0.255 rad = 410 N m/rad
+# for the 70-kg subject; the knee's
+# and hip's are lower (their moments are about half, their excursions larger). Ankle
+# stiffness measured by perturbations during stance rises from 1.5 to 6.5 N m/(rad kg)
+# (Rouse, Hargrove, Perreault, Kuiken, IEEE TNSRE 22(3), 2014: 455 N m/rad at 70 kg).
+# 1000 N m/rad is twice the largest of these; the thesis's 12 000 is 24 times it, and
+# human-walking.json's 7-10 kN m/rad hold a gait that a muscle could not.
+PHYSIOLOGICAL_STIFFNESS = (0.0, 1000.0)   # N m / rad
 HUMAN_REFERENCE_ANGLE_ANATOMICAL = {     # rad, flexion / dorsiflexion positive
     "hip": (-0.8, 0.8),
     "knee": (-0.1, 1.5),

@@ -22,7 +22,9 @@ from numba import njit
 
 from codesign.model import actuators as act
 from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
-                                       A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, CUFF_PEAK, GRF_BIN_END,
+                                       A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, ANKLE_PF_PEAK,
+                                       CUFF_PEAK, GAIT_CAP, GAIT_COLUMNS, GAIT_DT, GAIT_NEXT,
+                                       GAIT_ROWS, GRF_BIN_END, GRF_PEAK_START,
                                        GRF_BIN_IMPULSE, GRF_H, GRF_NEXT, GRF_PEAK, GRF_PREV_F,
                                        GRF_PREV_T, GRF_RING, GRF_STEPS, HEADER, I_ASSIST,
                                        I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
@@ -252,6 +254,8 @@ def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_forc
             hyper = max(-a, 0.0)                        # knee flexion < 0: hyperextension
             if hyper > acc[KNEE_HYPER_PEAK]:
                 acc[KNEE_HYPER_PEAK] = hyper
+        elif joint == 2 and -a > acc[ANKLE_PF_PEAK]:    # dorsiflexion < 0: plantarflexion
+            acc[ANKLE_PF_PEAK] = -a
         out = max(JOINT_RANGE_DEG[joint, 0] - a, a - JOINT_RANGE_DEG[joint, 1], 0.0)
         if out > acc[RANGE_PEAK]:
             acc[RANGE_PEAK] = out
@@ -275,3 +279,35 @@ def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_forc
         f = math.hypot(cuff_force[k, 0], cuff_force[k, 1])
         if f > acc[CUFF_PEAK]:
             acc[CUFF_PEAK] = f
+
+
+# --------------------------------------------------------------------------- issue 31
+@njit(cache=True, _nrt=False)
+def accumulate_ground_peak_start(acc, t, grf):
+    """The first half's ground-reaction peak (``grf_peak_bw_start``): the windowed vertical
+    ground reaction grf (N, :func:`push_ground_impulse`; NaN: not measured) of the step
+    from t (s), counted while t < T_START."""
+    if t < acc[T_START] and grf > acc[GRF_PEAK_START]:      # False for NaN
+        acc[GRF_PEAK_START] = grf
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_gait_sample(acc, t, q, gait_q, feet, tol):
+    """Store the gait sample (metrics.GAIT_COLUMNS: the engine angles q[gait_q] of hip,
+    knee, ankle right then left, rad, NaN where gait_q is -1; feet float64[2], right and
+    left on the ground 0/1) of the state at time t (s) as every sample k of time
+    k GAIT_DT <= t + tol not stored yet (all samples, also before the window: heel
+    strikes need the swing before them). tol (s): h / 2 for the stepping rollout, whose
+    records take the first step start within h / 2 of a record time; 0 for a state at
+    every accepted step. A rollout continued from t0 > 0 fills the samples before t0 with
+    its first state (no contact change there: no heel strike)."""
+    k = int(acc[GAIT_NEXT])
+    cap = int(acc[GAIT_CAP])
+    while k < cap and k * acc[GAIT_DT] <= t + tol:
+        row = int(acc[GAIT_ROWS]) + GAIT_COLUMNS * k
+        for j in range(6):
+            acc[row + j] = q[gait_q[j]] if gait_q[j] >= 0 else np.nan
+        acc[row + 6] = feet[0]
+        acc[row + 7] = feet[1]
+        k += 1
+    acc[GAIT_NEXT] = k

@@ -29,7 +29,9 @@ from codesign.types import EvalRecord
 from codesign.walking import compiled
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
+from codesign.model.gait import nominal_gait
 from codesign.walking.design import Design
+from codesign.walking.gait_agreement import sampled_stride_agreement, stride_metrics
 from codesign.walking.settings import WalkSettings
 from codesign.walking.setup import SITE_NAMES, Setup, build_setup
 
@@ -46,11 +48,13 @@ METRICS = mt.metric_names(SITE_NAMES)
 
 # --------------------------------------------------------------------------- evaluation
 def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
-    """Named metrics of a finished rollout (gait metrics + design metrics)."""
+    """Named metrics of a finished rollout (gait metrics, the stride agreement with
+    Winter's gait, design metrics)."""
     m = mt.finalize(rollout.acc, time=rollout.time, n_joints=setup.n_active,
                     site_names=SITE_NAMES, total_mass=setup.model.total_mass(),
                     gravity=setup.model.gravity)
-    return {**m, **setup.design_metrics}
+    strides = stride_metrics(sampled_stride_agreement(rollout.acc, nominal_gait()))
+    return {**m, **strides, **setup.design_metrics}
 
 
 def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):

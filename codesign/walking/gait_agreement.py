@@ -1,6 +1,7 @@
 """How natural a recorded gait is: heel strikes from the recorded contacts, and the joint
 angles' agreement with Winter's nominal gait at the controller's phase or over strides
-(used by :mod:`codesign.walking.trajectory` and ``codesign simulate``; plain NumPy)."""
+(used by :mod:`codesign.walking.trajectory` and ``codesign simulate``; plain NumPy); the
+stride metrics ``stride_r_<joint>`` of a rollout's gait samples (:func:`stride_metrics`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 
 import numpy as np
 
+from codesign.walking import metrics as mt
 from codesign.walking.metrics import MIN_SWING_S
 
 
@@ -80,3 +82,26 @@ def stride_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,
         out[f"{joint}_corr"] = float(np.corrcoef(a_, b_)[0, 1]) if ok else math.nan
         out[f"{joint}_rms_rad"] = float(np.sqrt(np.mean((a_ - b_) ** 2))) if a_.size else math.nan
     return out
+
+
+def sampled_stride_agreement(acc: np.ndarray, nominal) -> dict[str, float]:
+    """:func:`stride_gait_agreement` of the gait samples a rollout's accumulator holds
+    (:func:`codesign.walking.metrics.gait_samples`: every GAIT_SAMPLE_S, each foot on the
+    ground while a contact point of it is active), over whole strides in the metrics'
+    window (t >= T_START). nominal: :class:`codesign.model.gait.NominalGait`. Returns
+    ``{"<joint>_corr": r, "<joint>_rms_rad": e}``."""
+    from codesign.model.gait import GAIT_JOINTS
+
+    samples = mt.gait_samples(acc)
+    angles = {f"{joint}_{side}": samples.angles[:, 3 * leg + k]
+              for leg, side in enumerate("rl") for k, joint in enumerate(GAIT_JOINTS)}
+    strikes = {side: heel_strikes(samples.t, samples.feet[:, leg] > 0.0) for leg, side in enumerate("rl")}
+    return stride_gait_agreement(samples.t, angles, nominal, strikes, float(acc[mt.T_START]))
+
+
+def stride_metrics(agreement: dict[str, float]) -> dict[str, float]:
+    """The metrics ``stride_r_<joint>`` (metrics.REGISTRY) of a
+    :func:`sampled_stride_agreement`: its correlations (NaN without a whole stride)."""
+    from codesign.model.gait import GAIT_JOINTS
+
+    return {f"stride_r_{joint}": agreement[f"{joint}_corr"] for joint in GAIT_JOINTS}

@@ -80,14 +80,22 @@ REGISTRY: tuple[Metric, ...] = (
            "of it slides (> SLIP_SPEED = 1 cm/s), both feet pooled", _GAIT, "finalize_gait"),
     Metric("grf_peak_bw", "-", "peak of the total vertical ground reaction averaged over GRF_WINDOW = "
            "30 ms, in body weights (person + device; NaN for hard_event)", _GAIT, "finalize_gait"),
+    Metric("grf_peak_bw_start", "-", "grf_peak_bw over the first half (t < max_time / 2): the start's "
+           "landing, which the window leaves out", "accumulate_ground_peak_start", "finalize_gait"),
     Metric("knee_hyperextension_peak_deg", "deg", "largest knee hyperextension (beyond 0 deg)",
            _GAIT, "finalize_gait"),
+    Metric("ankle_plantarflexion_peak_deg", "deg", "largest anatomical ankle plantarflexion, both legs "
+           "(negative: the ankle stays dorsiflexed)", _GAIT, "finalize_gait"),
     Metric("joint_range_violation_deg", "deg", "largest excursion of a hip, knee or ankle beyond its "
            "passive range of motion (JOINT_RANGE_DEG)", _GAIT, "finalize_gait"),
     Metric("torso_pitch_rms_deg", "deg", "RMS over the window of the torso's pitch from upright "
            "(NaN without a pitch assist)", _GAIT, "finalize_gait"),
     Metric("knee_flexion_stance_mean_deg", "deg", "mean anatomical knee flexion while its foot is on the "
            "ground, both legs pooled", _GAIT, "finalize_gait"),
+    *(Metric(f"stride_r_{joint}", "-", f"Pearson correlation of the {joint} angle with Winter's, each "
+             "stride heel strike to heel strike (MIN_SWING_S) time-normalized, whole strides in the window, "
+             "both legs pooled, sampled every GAIT_SAMPLE_S = 10 ms", "accumulate_gait_sample",
+             "stride_metrics (walking/gait_agreement.py)") for joint in ("hip", "knee", "ankle")),
     Metric("cuff_force_peak", "N", "largest force magnitude at a device-human attachment joint "
            "(NaN without attachments)", _GAIT, "finalize_gait"),
     Metric("interaction_force_peak_bw", "-", "largest force over the attachments and the human joint "
@@ -208,6 +216,12 @@ A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
 LIFTOFF_T = LIFTOFF_R
+# --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
+# nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
+# the gait samples (accumulate_gait_sample): their spacing (s), capacity, the next one's
+# index and the offset of their rows (GAIT_COLUMNS floats each) after the GRF ring
+GRF_PEAK_START, ANKLE_PF_PEAK = _header.add("GRF_PEAK_START", "ANKLE_PF_PEAK")
+GAIT_DT, GAIT_CAP, GAIT_NEXT, GAIT_ROWS = _header.add("GAIT_DT", "GAIT_CAP", "GAIT_NEXT", "GAIT_ROWS")
 HEADER_SLOTS: tuple[str, ...] = tuple(_header.names)
 HEADER = len(HEADER_SLOTS)
 # per interaction site, after the header (accumulate_sample)
@@ -223,6 +237,12 @@ SITE_SLOTS = len(SITE_SLOT_NAMES)
 # steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
 # (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s
+# The gait samples behind the stride metrics (stride_r_*): every 10 ms from t = 0, the
+# grid ``codesign simulate`` records at by default, so that its printed agreement and the
+# metric are one number. A row: the engine angles of hip, knee, ankle of the right then
+# the left leg (rad), then each foot on the ground (0/1: a contact point of it active).
+GAIT_SAMPLE_S = 0.01   # s
+GAIT_COLUMNS = 8
 
 # --- gait physics (issue 15)
 # A contact point slides when its tangential velocity exceeds 1 cm/s: 10x the largest
@@ -245,12 +265,14 @@ JOINT_SIGN = np.array([1.0, -1.0, 1.0])   # engine = sign * anatomical (codesign
 
 
 def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
-                    h: float = 0.0) -> np.ndarray:
-    """float64[HEADER + 3 n_sites + grf_steps] accumulator for a window starting at
-    ``t_start`` (s); ``grf_steps`` > 0: the vertical ground reaction is averaged over the
-    last grf_steps steps of h seconds
-    (:func:`codesign.walking.accumulators.push_ground_impulse`)."""
-    acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps)
+                    h: float = 0.0, gait_samples: int = 0) -> np.ndarray:
+    """float64[HEADER + 3 n_sites + grf_steps + GAIT_COLUMNS gait_samples] accumulator
+    for a window starting at ``t_start`` (s); ``grf_steps`` > 0: the vertical ground
+    reaction is averaged over the last grf_steps steps of h seconds
+    (:func:`codesign.walking.accumulators.push_ground_impulse`); ``gait_samples``: rows
+    for that many gait samples, one every GAIT_SAMPLE_S from t = 0
+    (:func:`codesign.walking.accumulators.accumulate_gait_sample`, :func:`gait_sample_count`)."""
+    acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps + GAIT_COLUMNS * gait_samples)
     acc[T_START] = t_start
     acc[TD_FOOT] = -1.0
     acc[LIFTOFF_R] = acc[LIFTOFF_L] = -1e9        # in the air "forever": the first touchdown counts
@@ -260,12 +282,44 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[GRF_STEPS] = grf_steps
     acc[GRF_H] = h
     acc[GRF_RING] = HEADER + SITE_SLOTS * n_sites
+    # --- issue 31
+    acc[GRF_PEAK_START] = -1.0
+    acc[ANKLE_PF_PEAK] = -math.inf
+    acc[GAIT_DT] = GAIT_SAMPLE_S
+    acc[GAIT_CAP] = gait_samples
+    acc[GAIT_ROWS] = acc[GRF_RING] + grf_steps
     return acc
 
 
 def grf_window_steps(h: float) -> int:
     """Steps of h seconds in the GRF window (at least 1)."""
     return max(1, int(round(GRF_WINDOW / h)))
+
+
+def gait_sample_count(max_time: float) -> int:
+    """How many gait samples a rollout of ``max_time`` s holds: the times k GAIT_SAMPLE_S
+    <= max_time, k = 0, 1, ... (those of ``np.arange(0, max_time + GAIT_SAMPLE_S / 2,
+    GAIT_SAMPLE_S)``, simulate's recording grid)."""
+    times = np.arange(0.0, max_time + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
+    return int(np.count_nonzero(times <= max_time))
+
+
+class GaitSamples(NamedTuple):
+    """The gait samples an accumulator holds (:func:`gait_samples`): t float64[k] (s),
+    angles float64[k, 6] (engine rad: hip, knee, ankle right, then left), feet
+    float64[k, 2] (right, left on the ground: 0/1)."""
+
+    t: np.ndarray
+    angles: np.ndarray
+    feet: np.ndarray
+
+
+def gait_samples(acc: np.ndarray) -> GaitSamples:
+    """The gait samples stored so far in ``acc`` (copies)."""
+    k = int(acc[GAIT_NEXT])
+    base = int(acc[GAIT_ROWS])
+    rows = acc[base:base + GAIT_COLUMNS * k].reshape(k, GAIT_COLUMNS)
+    return GaitSamples(np.arange(k) * acc[GAIT_DT], rows[:, :6].copy(), rows[:, 6:].copy())
 
 
 # --------------------------------------------------------------------------- finalizers
@@ -284,7 +338,10 @@ def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) 
     return {
         "foot_slip_fraction": acc[I_SLIDING] / acc[I_LOADED] if acc[I_LOADED] > 0 else nan,
         "grf_peak_bw": peak(GRF_PEAK, body_weight),
+        "grf_peak_bw_start": acc[GRF_PEAK_START] / body_weight if acc[GRF_PEAK_START] >= 0.0 else nan,
         "knee_hyperextension_peak_deg": peak(KNEE_HYPER_PEAK),
+        "ankle_plantarflexion_peak_deg": (acc[ANKLE_PF_PEAK] if measured and math.isfinite(acc[ANKLE_PF_PEAK])
+                                          else nan),
         "joint_range_violation_deg": peak(RANGE_PEAK),
         "torso_pitch_rms_deg": math.sqrt(acc[I_PITCH2] / duration) if duration > 0 else nan,
         "knee_flexion_stance_mean_deg": acc[I_KNEE_STANCE] / acc[I_FEET] if acc[I_FEET] > 0 else nan,

@@ -382,7 +382,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
         no_loop_torque=np.zeros(model.n_loops), gait_q=gait_coordinates(model),
         cuff=attachment_joints(model),
-        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h),
+        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h,
+                                mt.gait_sample_count(settings.max_time)),
         drive=drive, effort_source=source,
         effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
         effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), act.LIMIT_COLUMNS),
@@ -453,23 +454,38 @@ def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def place_on_ground(model: Model, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Shift the base so the lowest contact point is at z = 0 with zero velocity.
-
-    Returns (q, qd, index of the lowest contact point)."""
+def lowered(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(q with the base height set so the lowest contact point is at z = 0, float64[c]
+    every contact point's height above that point (m), the lowest point's index)."""
     q = q.copy()
-    qd = qd.copy()
-    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    iz = model.body_id("torso_z")
     q[iz] = 0.0
     heights = contact_heights(model, q)
     low = int(np.argmin(heights))
     q[iz] = -heights[low]
+    return q, heights - heights[low], low
+
+
+def contact_jacobian(model: Model, q: np.ndarray, qd: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """float64[2 k, n]: the world (vx, vz) Jacobian of the contact points ``points``
+    (int[k]) at (q, qd), two rows per point."""
     w = make_workspace(model)
     forward_kinematics(model.arrays, q, qd, w)
-    J = np.zeros((2, model.n))
-    point_jacobian(model.arrays, w, model.contact_body[low], model.contact_xz[low, 0],
-                   model.contact_xz[low, 1], J)
-    v = J @ qd
+    J = np.zeros((2 * len(points), model.n))
+    for k, i in enumerate(points):
+        point_jacobian(model.arrays, w, model.contact_body[i], model.contact_xz[i, 0],
+                       model.contact_xz[i, 1], J[2 * k:2 * k + 2])
+    return J
+
+
+def place_on_ground(model: Model, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Shift the base so the lowest contact point is at z = 0 with zero velocity.
+
+    Returns (q, qd, index of the lowest contact point)."""
+    q, _, low = lowered(model, q)
+    qd = qd.copy()
+    ix, iz = model.body_id("torso_x"), model.body_id("torso_z")
+    v = contact_jacobian(model, q, qd, np.array([low])) @ qd
     qd[ix] -= v[0]      # the base prismatic columns are the world x and z axes
     qd[iz] -= v[1]
     return q, qd, low

@@ -346,6 +346,8 @@ def walk_observe(t, x, mode, p):
     grf = np.nan
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
+        ac.accumulate_ground_peak_start(wd.acc, t, grf)
+    ac.accumulate_gait_sample(wd.acc, t, x, wm.gait_q, feet, 0.0)
     if t >= wd.acc[mt.T_START]:
         loaded, sliding = foot_slip_now(m, w, cw, s, mode, wm)
         ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet,

@@ -15,6 +15,7 @@ from codesign.model.actuators import Actuator
 from codesign.model.drivetrain import Drivetrain, catalog_motor, drivetrain_actuator
 from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
+from codesign.walking.initial_state import START_KINDS
 
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 # what a rollout setting must be, where it is more than "a finite number >= 0"
@@ -39,6 +40,10 @@ class WalkSettings:
     the unaugmented human's joints (of ``hip``, ``knee``, ``ankle``) that get the same
     actuator envelope instead of unbounded muscles -- e.g. ``["hip", "knee"]``: can the
     chapter-4 controller walk within what the WR's actuators deliver (default: none)?
+    initial_state: how the body is put on the ground at t = 0 (:mod:`codesign.walking.initial_state`):
+    ``"lowest_point"`` (default: its lowest contact point at rest, the gait's joint rates)
+    or ``"gait"`` (the human joints the law servos at its references, every contact
+    point on the ground at rest, the pelvis at the target speed: no landing).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -47,6 +52,7 @@ class WalkSettings:
     catalog: str = ""
     actuators: Actuator = Actuator()
     human_actuated: tuple[str, ...] = ()
+    initial_state: str = "lowest_point"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -57,7 +63,7 @@ class WalkSettings:
         d = dict(d or {})
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
-                               "actuators", "human_actuated"}
+                               "actuators", "human_actuated", "initial_state"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -100,11 +106,14 @@ class WalkSettings:
                 or len(set(human_actuated)) != len(human_actuated)):
             raise UserError(f"evaluation.human_actuated: got {shown(human_actuated)}; expected a list of "
                             f"distinct human joints from {', '.join(HUMAN_JOINTS)}")
+        initial_state = d.get("initial_state", "lowest_point")
+        if initial_state not in START_KINDS:
+            raise UserError(f"evaluation.initial_state: got {shown(initial_state)}; expected one of {', '.join(START_KINDS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
-                            tuple(human_actuated))
+                            tuple(human_actuated), initial_state)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -31,7 +31,8 @@ from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
 from codesign.walking.rollout_base import place_on_ground
 from codesign.walking.design import Design
-from codesign.walking.initial_state import HUMAN_JOINT_BODY, close_wr_loops, gait_configuration
+from codesign.walking.initial_state import (HUMAN_JOINT_BODY, close_wr_loops, gait_configuration, gait_start,
+                                            on_reference)
 from codesign.walking.settings import WalkSettings
 
 SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
@@ -253,12 +254,16 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                                   model.body_id("torso"), rs.phase0,
                                   driven=frozenset(WEARER_JOINTS) if drive is not None else frozenset())
     q, qd = gait_configuration(model, gait, controller.frequency, rs.phase0, human.hip_height)
+    if settings.initial_state == "gait":      # the feet's rates first: the linkage's follow
+        q, qd = on_reference(model, controller, q, qd, rs.phase0)
+        q, qd, lowest = gait_start(model, q, qd, mt.TARGET_SPEED)
     if model.n_loops:
         q, qd, err = close_wr_loops(model, q, qd, wr_coords)
         if not err <= 1e-8:
             metrics = {"time": 0.0, **design_metrics}
             return None, mt.measured_record(metrics, f"initial_state: loops do not close in the gait ({err:.2g} m)"), screen_s
-    q, qd, lowest = place_on_ground(model, q, qd)
+    if settings.initial_state == "lowest_point":
+        q, qd, lowest = place_on_ground(model, q, qd)
     p = ro.make_params(model, ctrl, rs, human.hip_height, SITES, drive=drive)
     x0 = np.concatenate([q, qd])
     mode0, code = ro.initial_modes(x0, p, lowest)

@@ -163,6 +163,9 @@ def observe(t, x, p, assist_active):
                     break
     # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
     grf = ac.push_ground_impulse(wd.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
+    ac.accumulate_ground_peak_start(wd.acc, t, grf)
+    # the state after the step, at t + h, as walk's records take it at the next step's start
+    ac.accumulate_gait_sample(wd.acc, t + ss[ts.H], x, wm.gait_q, wd.feet, 0.5 * ss[ts.H])
     if t < wd.acc[mt.T_START]:
         return OK                              # before the metrics' window
     center_of_mass(m, w, wd.com)

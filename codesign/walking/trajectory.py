@@ -11,7 +11,7 @@ import numpy as np
 from codesign.dynamics.model import REVOLUTE
 from codesign.model import actuators as act
 from codesign.model.gait import nominal_gait
-from codesign.walking.gait_agreement import heel_strikes, nominal_gait_agreement, stride_gait_agreement
+from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
 from codesign.walking.rollout_base import clone_arrays, control
 
@@ -104,21 +104,18 @@ def windowed_ground_reaction(table, window_s: float = GRF_WINDOW) -> dict[str, n
     return out
 
 
-def gait_agreement(table, setup, t_end: float) -> dict[str, dict[str, float]]:
-    """A trajectory table's agreement with the nominal gait over the second half of the
-    rollout (the metrics' window): ``{"controller_phase": ..., "strides": ...}``, the
-    simulated angles against Winter's at the controller's phase
-    (:func:`~codesign.walking.gait_agreement.nominal_gait_agreement`) and over strides from heel
-    strike to heel strike (:func:`~codesign.walking.gait_agreement.stride_gait_agreement`; a
-    foot is on the ground while one of its contact points carries a normal force)."""
+def gait_agreement(table, setup, t_end: float, acc: np.ndarray) -> dict[str, dict[str, float]]:
+    """A rollout's agreement with the nominal gait over the second half (the metrics'
+    window): ``{"controller_phase": ..., "strides": ...}``, the trajectory table's angles
+    against Winter's at the controller's phase
+    (:func:`~codesign.walking.gait_agreement.nominal_gait_agreement`) and over strides from
+    heel strike to heel strike in the rollout's gait samples (its accumulator ``acc``:
+    :func:`~codesign.walking.gait_agreement.sampled_stride_agreement`, whose correlations
+    are the metrics ``stride_r_<joint>``, whatever the table's sampling)."""
     bodies = {"hip": "thigh", "knee": "shank", "ankle": "foot"}
     angles = {f"{j}_{s}": table[f"q_{b}_{s}_rad"].to_numpy() for j, b in bodies.items() for s in "rl"}
     t = table["t_s"].to_numpy()
     gait = nominal_gait()
-    strikes = {}
-    for side in "rl":
-        forces = [c for c in table.columns if c.startswith("fn_") and c.endswith(f"_{side}_N")]
-        strikes[side] = heel_strikes(t, (table[forces].to_numpy() > 0.0).any(axis=1))
     return {"controller_phase": nominal_gait_agreement(t, angles, gait, float(setup.ctrl.timing[0]),
                                                        float(setup.ctrl.timing[1]), 0.5 * t_end),
-            "strides": stride_gait_agreement(t, angles, gait, strikes, 0.5 * t_end)}
+            "strides": sampled_stride_agreement(acc, gait)}

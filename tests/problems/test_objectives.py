@@ -102,6 +102,27 @@ def test_the_baseline_has_no_actuator_stage_and_the_human_keeps_table_4_2s_order
     human = [o.metric for o in ob.human_stages()]
     assert human[:5] == ["time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time"]
     assert human[-1] == "torque_rms" and "grf_peak_bw" in human
+    # issue 31: the human-like gait's stages, after the credibility ones, before the torque
+    assert human[-7:-1] == ["stride_r_hip", "stride_r_knee", "stride_r_ankle", "ankle_plantarflexion_peak_deg",
+                            "grf_peak_bw", "grf_peak_bw_start"]
+
+
+def test_the_human_like_stages_rank_the_human_walking_designs_numbers():
+    # human-walking.json's measured metrics (codesign simulate, issue 31) pass every
+    # credibility stage and stop at the hip's stride correlation; a gait meeting the
+    # issue's bounds reaches the torque stage
+    stages = ob.human_stages()
+    walking = dict(time_fraction=1.0, speed_match=0.998, speed_std=0.05, assist_fraction=0.0,
+                   non_contact_time=0.0, foot_slip_fraction=0.006, grf_peak_bw=2.90,
+                   knee_hyperextension_peak_deg=0.0, torso_pitch_rms_deg=2.3,
+                   knee_flexion_stance_mean_deg=20.5, stride_r_hip=0.936, stride_r_knee=0.671,
+                   stride_r_ankle=0.111, ankle_plantarflexion_peak_deg=7.6, grf_peak_bw_start=5.95,
+                   torque_rms=95.9)
+    first = [o.metric for o in stages].index("stride_r_hip")
+    assert fitness(walking, stages) == (first, pytest.approx(-0.936, abs=1e-12))
+    human = {**walking, "stride_r_hip": 0.97, "stride_r_knee": 0.92, "stride_r_ankle": 0.75,
+             "ankle_plantarflexion_peak_deg": 14.0, "grf_peak_bw": 1.3, "grf_peak_bw_start": 1.4}
+    assert fitness(human, stages) == (len(stages) - 1, pytest.approx(95.9, abs=1e-12))
     assert all(o.until == ob.LIMITS[o.metric] for o in ob.codesign_stages() if o.metric in ob.LIMITS)
 
 

@@ -176,7 +176,8 @@ def test_human_gait_space_is_table_4_3_step():
     assert [o.metric for o in get_problem("human_gait").objectives] == [
         "time_fraction", "speed_match", "speed_std", "assist_fraction", "non_contact_time",
         "foot_slip_fraction", "grf_peak_bw", "knee_hyperextension_peak_deg", "torso_pitch_rms_deg",
-        "knee_flexion_stance_mean_deg", "torque_rms"]
+        "knee_flexion_stance_mean_deg", "stride_r_hip", "stride_r_knee", "stride_r_ankle",
+        "ankle_plantarflexion_peak_deg", "grf_peak_bw", "grf_peak_bw_start", "torque_rms"]
     assert [o.metric for o in get_problem("exo_codesign").objectives] == [
         "time_fraction", "longest_segment", "singularity", "foot_slip_fraction", "non_contact_time",
         "grf_peak_bw", "knee_hyperextension_peak_deg", "actuator_speed_ratio_peak", "actuator_thermal_ratio",

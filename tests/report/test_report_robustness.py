@@ -74,7 +74,7 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     assert table["stage value"].iloc[0] == with_unit(row[metric], problem.metric_unit(metric), 4)
     html = (out / "index.html").read_text()
     assert f"Best so far: evaluation {best} in subspace" in html and f": {label} " in html
-    assert "<th>speed [m/s]</th>" in html and ">1 of 11: time_fraction</td>" in html
+    assert "<th>speed [m/s]</th>" in html and ">1 of 17: time_fraction</td>" in html
     assert "<th>stage</th>" in html and "<caption>Gait (second half of the walk)</caption>" in html
     # a run of one subspace lists the best of each particle, not one design
     assert sorted(table["eval"]) == ["0:0", "0:1"]

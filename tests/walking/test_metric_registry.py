@@ -23,10 +23,12 @@ def test_slots_are_numbered_by_their_order_of_declaration():
         assert getattr(mt, name) == i, name
     for i, name in enumerate(mt.SITE_SLOT_NAMES):
         assert getattr(mt, name) == i, name
-    assert mt.SITE_SLOTS == 3 and mt.LIFTOFF_T + 1 == mt.LIFTOFF_L == mt.HEADER - 1
+    assert mt.SITE_SLOTS == 3 and mt.LIFTOFF_T + 1 == mt.LIFTOFF_L
+    assert mt.GAIT_ROWS == mt.HEADER - 1
     # the accumulator's length: header, 3 slots per site, the GRF ring
-    acc = mt.new_accumulator(4, 5.0, 30, 1e-3)
-    assert acc.shape == (mt.HEADER + 3 * 4 + 30,) and acc[mt.GRF_RING] == mt.HEADER + 12
+    acc = mt.new_accumulator(4, 5.0, 30, 1e-3, 7)
+    assert acc.shape == (mt.HEADER + 3 * 4 + 30 + 8 * 7,) and acc[mt.GRF_RING] == mt.HEADER + 12
+    assert acc[mt.GAIT_ROWS] == mt.HEADER + 12 + 30 and acc[mt.GAIT_CAP] == 7
     assert acc[mt.T_START] == 5.0 and acc[mt.LIFTOFF_R] == acc[mt.LIFTOFF_L] == -1e9
 
 
@@ -42,11 +44,13 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     acc[mt.A_TAU2] = acc[mt.TRANSMISSION_PEAK] = 1.0      # that delivered torque, through a drive
     out = mt.finalize(acc, time=1.0, n_joints=1, site_names=SITE_NAMES, total_mass=70.0)
     design = [m.name for m in mt.REGISTRY if m.finalizer == "build_setup"]
-    assert list(out) == [n for n in names if n not in design]
+    strides = [m.name for m in mt.REGISTRY if m.finalizer.startswith("stride_metrics")]
+    assert strides == ["stride_r_hip", "stride_r_knee", "stride_r_ankle"]
+    assert list(out) == [n for n in names if n not in design + strides]
     assert design == ["longest_segment", "singularity", "added_mass", "com_shift", "actuator_mass"]
     for m in mt.REGISTRY:
         assert m.unit and m.definition and "\n" not in m.definition, m.name
-        assert m.finalizer in ("finalize", "finalize_gait", "build_setup"), m.name
+        assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "build_setup", "stride_metrics"), m.name
         source = m.accumulator.split(" ")[0]
         assert source in ("Rollout.time", "setup.design_metrics") or hasattr(ac, source), m.name
     gait = mt.finalize_gait(acc, 700.0, [])

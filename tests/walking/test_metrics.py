@@ -47,9 +47,11 @@ def synthetic_gait(t):
     3 + 4 sin(2 W t) deg from upright."""
     loaded = 1.0 + (np.sin(2 * W * t) > 0)
     sliding = ((t >= 6.0) & (t < 6.5)).astype(float)
-    grf = 70 * 9.81 * (1.0 + 0.3 * np.exp(-((t - 7.0) / 0.05) ** 2))
+    grf = 70 * 9.81 * (1.0 + 0.3 * np.exp(-((t - 7.0) / 0.05) ** 2) + 0.8 * np.exp(-((t - 0.3) / 0.05) ** 2))
     angles = np.zeros((len(t), 6))
     angles[:, 1] = np.radians(7.0) * np.sin(W * t)            # engine knee > 0: hyperextension
+    angles[:, 2] = np.radians(15.0 * np.sin(W * t) - 5.0)     # ankle: 20 deg plantarflexion at its least
+    angles[:, 5] = np.radians(-25.0) * (t < 5.0)              # left ankle: 25 deg before the window only
     angles[:, 3] = np.radians(130.0) * np.sin(W * t) ** 2     # left hip flexion
     angles[:, 4] = -np.radians(30.0)                          # left knee flexed 30 deg
     cuff = np.zeros((len(t), 2, 2))
@@ -70,6 +72,7 @@ def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
         while td and td[0][0] <= t[i]:
             tk, foot, xf = td.pop(0)
             ac.accumulate_touchdown(acc, tk, foot, xf)
+        ac.accumulate_ground_peak_start(acc, t[i], gait["grf"][i])
         ac.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
                            gait["angles"][i], gait_q, gait["cuff"][i], gait["feet"][i],
                            gait["pitch"][i])
@@ -113,6 +116,8 @@ def test_known_answers():
     loaded = 1.5                                   # mean feet loaded (sin > 0 half the time)
     assert m["foot_slip_fraction"] == pytest.approx(0.5 / (loaded * 5.0), rel=2e-3)
     assert m["grf_peak_bw"] == pytest.approx(1.3, rel=1e-9)
+    assert m["grf_peak_bw_start"] == pytest.approx(1.8, rel=1e-9)     # the bump at 0.3 s, before the window
+    assert m["ankle_plantarflexion_peak_deg"] == pytest.approx(20.0, rel=1e-5)   # sampled peak
     assert m["knee_hyperextension_peak_deg"] == pytest.approx(7.0, rel=1e-5)   # sampled peak
     assert m["joint_range_violation_deg"] == pytest.approx(10.0, abs=1e-4)
     assert m["cuff_force_peak"] == pytest.approx(400.0, rel=1e-12)
@@ -232,3 +237,71 @@ def test_a_bounce_or_a_scuff_is_not_a_step():
     # what the metric reported before: each scuff (0.25 m from the other foot) taken for
     # the step, the real touchdown after it for the same foot again
     assert steps(touchdowns_only) == pytest.approx(((6 * 0.7 + 3 * 0.25) / 9, 9))
+
+
+def test_gait_samples_are_taken_on_the_recording_grid():
+    # the stepping rollout's states after each step, at t = (k + 1) h: sample k keeps the
+    # state at the step start within h / 2 of k GAIT_SAMPLE_S, as walk's records do
+    # (the first, at t = 0, takes the first state there is: h)
+    h = 1e-3
+    acc = mt.new_accumulator(0, 0.5, gait_samples=mt.gait_sample_count(1.0))
+    assert mt.gait_sample_count(1.0) == 101
+    gait_q = np.arange(6, dtype=np.int64)
+    for k in range(1000):
+        t = (k + 1) * h
+        ac.accumulate_gait_sample(acc, t, t + np.arange(6.0), gait_q, np.array([1.0, float(t > 0.5)]), 0.5 * h)
+    samples = mt.gait_samples(acc)
+    assert samples.t.shape == (101,) and np.array_equal(samples.t, np.arange(0.0, 1.005, 0.01))
+    assert samples.angles[0, 0] == pytest.approx(h, abs=1e-15)
+    assert np.allclose(samples.angles[1:, 0], samples.t[1:], atol=1e-12, rtol=0)
+    assert np.allclose(samples.angles[:, 5] - samples.angles[:, 0], 5.0, atol=1e-12, rtol=0)
+    assert np.array_equal(samples.feet[:, 1], (samples.t > 0.505).astype(float))
+    absent = np.array([0, 1, 2, -1, -1, -1], dtype=np.int64)       # no left leg: NaN
+    ac.accumulate_gait_sample(acc := mt.new_accumulator(0, 0.5, gait_samples=3), 0.0, np.ones(3), absent,
+                              np.ones(2), 0.0)
+    assert mt.gait_samples(acc).t.shape == (1,) and np.isnan(mt.gait_samples(acc).angles[0, 3:]).all()
+
+
+def stride_samples(left_sign):
+    """An accumulator whose gait samples (every 10 ms over 12 s) are Winter's gait
+    stride-normalized over strides of 1.00-1.20 s, minus 0.05 rad; the left leg
+    ``left_sign`` times Winter's (minus 0.05) over the right leg's strides, each foot on the ground for
+    the first 60 % of its stride."""
+    from codesign.model.gait import nominal_gait
+
+    gait = nominal_gait()
+    acc = mt.new_accumulator(0, 6.0, gait_samples=mt.gait_sample_count(12.0))
+    # heel strikes on the sampling grid (the samples' times, k GAIT_SAMPLE_S), so that
+    # the strikes found in the samples are the exact ones
+    strides = np.random.default_rng(7).integers(100, 121, 12)
+    s = (13 + np.cumsum(np.concatenate([[0], strides]))) * mt.GAIT_SAMPLE_S
+    gait_q = np.arange(6, dtype=np.int64)
+    for t in np.arange(mt.gait_sample_count(12.0)) * mt.GAIT_SAMPLE_S:
+        k = min(max(int(np.searchsorted(s, t, side="right")) - 1, 0), len(s) - 2)
+        phase = (t - s[k]) / (s[k + 1] - s[k])
+        a = gait.angles(phase)
+        on = float(phase < 0.6 and t >= s[0])
+        ac.accumulate_gait_sample(acc, t, np.concatenate([a - 0.05, left_sign * a - 0.05]), gait_q, np.array([on, on]), 0.0)
+    return acc, s
+
+
+def test_stride_metrics_of_the_gait_samples_know_their_answers():
+    # stride-normalized Winter's gait (strides of varying length): r = 1 for each joint,
+    # the RMS difference the 0.05-rad offset
+    from codesign.model.gait import nominal_gait
+
+    acc, _ = stride_samples(1.0)
+    out = ga.sampled_stride_agreement(acc, nominal_gait())
+    for joint in ("hip", "knee", "ankle"):
+        assert out[f"{joint}_corr"] == pytest.approx(1.0, abs=1e-9), joint
+        assert out[f"{joint}_rms_rad"] == pytest.approx(0.05, rel=1e-9), joint
+    assert ga.stride_metrics(out) == {f"stride_r_{j}": out[f"{j}_corr"] for j in ("hip", "knee", "ankle")}
+    # the left leg mirrored over the same samples: x = [f - 0.05, -f - 0.05], y = [f, f]
+    # has mean(x y) = -0.05 mean(f) = mean(x) mean(y): r = 0 exactly
+    acc, _ = stride_samples(-1.0)
+    out = ga.sampled_stride_agreement(acc, nominal_gait())
+    for joint in ("hip", "knee", "ankle"):
+        assert out[f"{joint}_corr"] == pytest.approx(0.0, abs=1e-9), joint
+    # a window with no whole stride: NaN
+    acc = mt.new_accumulator(0, 11.5, gait_samples=mt.gait_sample_count(12.0))
+    assert math.isnan(ga.sampled_stride_agreement(acc, nominal_gait())["hip_corr"])
