@@ -44,8 +44,10 @@ TORSO_DAMPING = (-200.0, 200.0)      # N m s / rad
 # +6.9 deg at 37 % of the stride), a quasi-stiffness of 105 N m / 0.255 rad = 410 N m/rad
 # for the 70-kg subject; the knee's
 # and hip's are lower (their moments are about half, their excursions larger). Ankle
-# stiffness measured by perturbations during stance rises from 1.5 to 6.5 N m/(rad kg)
-# (Rouse, Hargrove, Perreault, Kuiken, IEEE TNSRE 22(3), 2014: 455 N m/rad at 70 kg).
+# stiffness measured by perturbations during stance rises to a few N m/(rad kg) (Rouse,
+# Hargrove, Perreault, Kuiken, IEEE TNSRE 22(3), 2014: ~455 N m/rad at 70 kg, a figure
+# recalled, not re-read here); the stance quasi-stiffness regressions of Shamaei, Sawicki
+# and Dollar (PLoS ONE 8(3): e59935, 2013) are of the same order.
 # 1000 N m/rad is twice the largest of these; the thesis's 12 000 is 24 times it, and
 # human-walking.json's 7-10 kN m/rad hold a gait that a muscle could not.
 PHYSIOLOGICAL_STIFFNESS = (0.0, 1000.0)   # N m / rad
