@@ -1,0 +1,136 @@
+"""A walking design as a MuJoCo model (``codesign export``, ``codesign crosscheck``).
+
+The engine model the evaluation builds (:func:`codesign.walking.setup.build_setup`: the
+human, or the human with the device assembled and its drivetrains' reflected inertia)
+written by :func:`codesign.dynamics.mjcf.model_mjcf`, with
+
+* the effort joints (the actuated joints the metrics measure: the device's pair, the
+  ankles; the human's hip, knee and ankle) as motors, each with its actuator's peak
+  torque as the control range (N m; a muscle, without an actuator, unbounded);
+* the human's hip and ankle passive ranges of motion (``metrics.JOINT_RANGE_DEG``) as
+  joint ranges for the reader, not enforced (the engine does not enforce them either),
+  and the knee ligament (the engine's one-sided cubic spring past ``ligament_limit``) as
+  an enforced limit there: MuJoCo has no such spring;
+* the contact points as spheres on the floor with the evaluation's friction;
+* the evaluation's initial state (``Setup.x0``: the gait's first pose, loops closed, the
+  lowest point on the ground) as the keyframe ``initial``.
+
+MuJoCo's numbers (:data:`TIMESTEP`, :data:`CONTACT`, :data:`EQUALITY_SOLREF`): a 0.5-ms
+step, the semi-implicit ``implicitfast`` integrator, elliptic friction cones, stiff
+contacts and loop equalities (time constant 2 ms = 4 steps, critically damped; impedance
+0.99-0.999 reached within 0.5 mm). They are MuJoCo's soft constraints made stiff, not the
+engine's hard ones: the differences this leaves are what ``codesign crosscheck`` reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from codesign.dynamics import mjcf
+from codesign.dynamics.model import Model, absolute_angle_row
+from codesign.errors import UserError
+from codesign.walking.design import Design
+from codesign.walking.metrics import JOINT_RANGE_DEG, JOINT_SIGN
+from codesign.walking.settings import WalkSettings
+from codesign.walking.setup import Setup, build_setup
+
+TIMESTEP = 5e-4                       # s
+INTEGRATOR = "implicitfast"
+CONTACT_RADIUS = 0.002                # m: each contact point's sphere
+SOLREF = (0.002, 1.0)                 # s, damping ratio: contacts and loop equalities
+SOLIMP = (0.99, 0.999, 0.0005, 0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class MujocoExport:
+    """A design's MuJoCo model: ``xml`` (MJCF text), the engine ``model`` it was written
+    from, ``order`` int64[n] (the engine coordinate of each MuJoCo coordinate: q_mujoco =
+    q[order]), the initial state ``x0`` float64[2n] (engine order; the keyframe), the
+    ``motors`` and the ``setup`` the evaluation builds (controller, parameters)."""
+
+    xml: str
+    model: Model
+    order: np.ndarray
+    x0: np.ndarray
+    motors: tuple[mjcf.Motor, ...]
+    setup: Setup
+
+
+def joint_ranges(model: Model) -> tuple[mjcf.JointRange, ...]:
+    """The human's hip, knee and ankle ranges (engine angles, rad; module docstring): the
+    passive ranges of motion for hip and ankle (not enforced), the knee's ligament as an
+    enforced limit on its side (the other side open)."""
+    out = []
+    for side in ("r", "l"):
+        for k, body in enumerate(("thigh", "shank", "foot")):
+            name = f"{body}_{side}"
+            if name not in model.body_names:
+                continue
+            i = model.body_id(name)
+            if model.ligament_k[i] > 0.0:
+                limit = float(model.ligament_limit[i])
+                lo, hi = (-math.pi, limit) if model.ligament_side[i] > 0 else (limit, math.pi)
+                out.append(mjcf.JointRange(name, lo, hi, True))
+                continue
+            bounds = sorted(math.radians(JOINT_SIGN[k] * d) for d in JOINT_RANGE_DEG[k])
+            out.append(mjcf.JointRange(name, bounds[0], bounds[1], False))
+    return tuple(out)
+
+
+def effort_motors(setup: Setup) -> tuple[mjcf.Motor, ...]:
+    """One motor per effort joint of the set-up (``Setup.effort_names``): on the tree
+    coordinate or loop joint whose row the controller drives, limited to its actuator's
+    peak torque (N m; inf without one)."""
+    model, wm = setup.model, setup.p.model.walk
+    loops = [absolute_angle_row(model.parent, model.joint_type, int(b))
+             - absolute_angle_row(model.parent, model.joint_type, int(a))
+             for a, b in zip(model.loop_body_a, model.loop_body_b)]
+    out = []
+    for e, name in enumerate(setup.effort_names):
+        s = int(wm.effort_source[e])
+        row = wm.ctrl.act_rows[s] if s >= 0 else wm.drive.rows[-1 - s]
+        limit = float(wm.effort_limit[e, 0])
+        nonzero = np.flatnonzero(row)
+        if len(nonzero) == 1 and row[nonzero[0]] == 1.0:
+            out.append(mjcf.Motor(name, False, int(nonzero[0]), limit))
+            continue
+        match = [k for k, r in enumerate(loops) if np.array_equal(r, row)]
+        if not match:       # pragma: no cover - the controller's rows are these two kinds
+            raise ValueError(f"motor {name}: its row is neither a tree joint nor a loop joint")
+        out.append(mjcf.Motor(name, True, match[0], limit))
+    return tuple(out)
+
+
+def export_setup(setup: Setup, settings: WalkSettings, name: str = "codesign",
+                 timestep: float = TIMESTEP) -> MujocoExport:
+    """The MuJoCo model of a built set-up (module docstring) under the evaluation's
+    friction ``settings.rollout.mu``; ``timestep`` s. UserError for what MJCF cannot
+    hold (a loop joint's drivetrain armature across branches, :func:`mjcf.armature_split`)."""
+    model = setup.model
+    motors = effort_motors(setup)
+    options = mjcf.MjcfOptions(
+        timestep=timestep, integrator=INTEGRATOR,
+        contact=mjcf.Contact(friction=settings.rollout.mu, radius=CONTACT_RADIUS, solref=SOLREF,
+                             solimp=SOLIMP),
+        equality_solref=SOLREF, equality_solimp=SOLIMP, ranges=joint_ranges(model),
+        motors=motors, keyframe=setup.x0)
+    try:
+        xml = mjcf.model_mjcf(model, options, name)
+    except ValueError as exc:
+        raise UserError(f"design: {exc}") from None
+    return MujocoExport(xml, model, mjcf.mujoco_order(model), setup.x0.copy(), motors, setup)
+
+
+def export_design(design: Design, settings: WalkSettings, name: str = "codesign",
+                  timestep: float = TIMESTEP) -> MujocoExport:
+    """:func:`export_setup` of the set-up the evaluation builds for ``design``
+    (UserError, one line, for a design the evaluation would not simulate: singular, loops
+    that do not close)."""
+    setup, early, _ = build_setup(design, settings)
+    if setup is None:
+        raise UserError(f"design: not simulated ({early.message}); expected a design the "
+                        "evaluation simulates")
+    return export_setup(setup, settings, name, timestep)
