@@ -29,7 +29,8 @@ What maps to what:
 * a tree joint's armature, spring (stiffness, springref) and damping: the joint's own;
 * contact point: a sphere geom of radius ``r`` centred on the point, on a floor plane at
   z = -r, so a point touches the floor at z = 0 as in the engine; only these spheres
-  collide, with the floor only;
+  collide, with the floor only, whose friction, solref and solimp are the spheres' (MuJoCo
+  mixes the two geoms' values);
 * the one-sided knee ligament (a cubic spring, no MJCF element): a joint ``range`` with a
   limit on the ligament's side, given by the caller (:class:`JointRange`);
 * a motor on a tree or loop joint with its torque limit (``ctrlrange`` in N m; gear 1).
@@ -206,7 +207,9 @@ def model_mjcf(model: Model, options: MjcfOptions = MjcfOptions(), name: str = "
     world = ["    " + s for s in loop_sites.get(-1, [])] + world
     if contact is not None:
         world.insert(0, f'    <geom name="floor" type="plane" size="0 0 1" pos="0 0 {_f(-contact.radius)}" '
-                        f'contype="2" conaffinity="1" rgba="0.8 0.8 0.8 1"/>')
+                        f'contype="2" conaffinity="1" friction="{_f(contact.friction)} 0 0" '
+                        f'solref="{_vec(contact.solref)}" solimp="{_vec(contact.solimp)}" '
+                        f'rgba="0.8 0.8 0.8 1"/>')
     flags = [] if contact is not None else ['contact="disable"']
     if not options.constraints:
         flags.append('constraint="disable"')

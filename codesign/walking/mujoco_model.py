@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from codesign.dynamics import mjcf
-from codesign.dynamics.model import Model, absolute_angle_row
+from codesign.dynamics.model import Model
 from codesign.errors import UserError
 from codesign.walking.design import Design
 from codesign.walking.metrics import JOINT_RANGE_DEG, JOINT_SIGN
@@ -80,27 +80,30 @@ def joint_ranges(model: Model) -> tuple[mjcf.JointRange, ...]:
     return tuple(out)
 
 
+def row_target(model: Model, row: np.ndarray) -> tuple[bool, int]:
+    """(is a loop joint, index) of a controller row float64[n]: a unit row is its tree
+    coordinate; otherwise the loop whose relative angle it is (its tendon in the export).
+    ValueError for a row of neither kind."""
+    nonzero = np.flatnonzero(row)
+    if len(nonzero) == 1 and row[nonzero[0]] == 1.0:
+        return False, int(nonzero[0])
+    for k in range(model.n_loops):
+        if np.array_equal(mjcf.loop_row(model, k), row):
+            return True, k
+    raise ValueError("a controller row that is neither a tree joint nor a loop joint")
+
+
 def effort_motors(setup: Setup) -> tuple[mjcf.Motor, ...]:
     """One motor per effort joint of the set-up (``Setup.effort_names``): on the tree
-    coordinate or loop joint whose row the controller drives, limited to its actuator's
-    peak torque (N m; inf without one)."""
-    model, wm = setup.model, setup.p.model.walk
-    loops = [absolute_angle_row(model.parent, model.joint_type, int(b))
-             - absolute_angle_row(model.parent, model.joint_type, int(a))
-             for a, b in zip(model.loop_body_a, model.loop_body_b)]
+    coordinate or loop joint whose row the controller drives (:func:`row_target`),
+    limited to its actuator's peak torque (N m; inf without one)."""
+    wm = setup.p.model.walk
     out = []
     for e, name in enumerate(setup.effort_names):
         s = int(wm.effort_source[e])
         row = wm.ctrl.act_rows[s] if s >= 0 else wm.drive.rows[-1 - s]
-        limit = float(wm.effort_limit[e, 0])
-        nonzero = np.flatnonzero(row)
-        if len(nonzero) == 1 and row[nonzero[0]] == 1.0:
-            out.append(mjcf.Motor(name, False, int(nonzero[0]), limit))
-            continue
-        match = [k for k, r in enumerate(loops) if np.array_equal(r, row)]
-        if not match:       # pragma: no cover - the controller's rows are these two kinds
-            raise ValueError(f"motor {name}: its row is neither a tree joint nor a loop joint")
-        out.append(mjcf.Motor(name, True, match[0], limit))
+        loop, index = row_target(setup.model, row)
+        out.append(mjcf.Motor(name, loop, index, float(wm.effort_limit[e, 0])))
     return tuple(out)
 
 
