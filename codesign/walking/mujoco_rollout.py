@@ -2,7 +2,7 @@
 exported model (:mod:`codesign.walking.mujoco_model`), measured by this project's metric
 accumulators (``codesign crosscheck``).
 
-Per step of ``TIMESTEP`` (0.5 ms) from the keyframe (the evaluation's initial state) at t
+Per step of ``TIMESTEP`` (0.1 ms) from the keyframe (the evaluation's initial state) at t
 = 0: the engine coordinates are read from MuJoCo (q[order] = qpos), the compiled control
 law of the evaluation (:func:`codesign.walking.rollout_base.control`: the impedance laws,
 the wearer-space drive, the actuators' saturation) gives the generalized forces tau,

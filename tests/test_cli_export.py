@@ -1,0 +1,66 @@
+"""`codesign export` and `codesign crosscheck` as real processes: bad input is one line,
+exit 2, nothing written; the human alone exports and MuJoCo loads it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mujoco
+import pytest
+
+from runtools import codesign, listing, one_line
+
+REPO = Path(__file__).resolve().parents[1]
+HUMAN = REPO / "docs/designs/human-walking.json"
+
+
+@pytest.mark.parametrize("args, pattern", [
+    (["{design}", "--mjcf", "{tmp}/out.txt"], r"codesign export: error: --mjcf .*out\.txt: not an \.xml file; expected .*"),
+    (["{design}", "--mjcf", "{tmp}/missing/out.xml"], r"codesign export: error: --mjcf .*out\.xml: cannot write there .*"),
+    (["{tmp}/nope.json", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: .*nope\.json.*"),
+    (["{tmp}/broken.json", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: .*broken\.json.*"),
+    (["{design}", "--human", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: design: give a design JSON file, --human or --run .*"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, pattern):
+    (tmp_path / "broken.json").write_text("{not json")
+    before = listing(tmp_path)
+    filled = [a.format(design=HUMAN, tmp=tmp_path) for a in args]
+    one_line(codesign("export", *filled, cwd=REPO), 2, pattern)
+    assert listing(tmp_path) == before
+
+
+def test_a_folder_as_mjcf_is_refused(tmp_path):
+    before = listing(tmp_path)
+    one_line(codesign("export", HUMAN, "--mjcf", tmp_path, cwd=REPO), 2, r"codesign export: error: --mjcf .*: is a folder; expected .*")
+    assert listing(tmp_path) == before
+
+
+def test_crosscheck_bad_seconds_is_one_line_exit_2(tmp_path):
+    one_line(codesign("crosscheck", HUMAN, "--seconds", "-1", cwd=REPO), 2, r"codesign crosscheck: error: --max-time: -1.0; expected .*")
+
+
+def test_human_alone_exports_and_mujoco_loads_it(tmp_path):
+    out = tmp_path / "human.xml"
+    done = codesign("export", "--human", "--mjcf", out, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"wrote {out}" in done.stdout and "python -m mujoco.viewer" in done.stdout
+    mj = mujoco.MjModel.from_xml_path(str(out))
+    assert (mj.nq, mj.neq, mj.nkey) == (11, 0, 1)
+    data = mujoco.MjData(mj)
+    mujoco.mj_resetDataKeyframe(mj, data, 0)
+    mujoco.mj_forward(mj, data)
+    assert data.qpos[1] > 0.8        # the hip at its walking height
+
+
+def test_crosscheck_json_reports_both_walks_with_their_fields(tmp_path):
+    """A short crosscheck of the human (0.3 s) as JSON: both simulators' records and the
+    correlation; the engine's walk is the evaluation's."""
+    done = codesign("crosscheck", HUMAN, "--seconds", "0.3", "--json", cwd=REPO, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    assert doc["seconds"] == 0.3
+    for side in ("engine", "mujoco"):
+        assert set(doc[side]) == {"status", "walked_s", "speed", "grf_peak_bw", "cuff_force_peak", "power", "wall_s"}
+    assert doc["engine"]["walked_s"] == pytest.approx(0.3)
+    assert len(doc["correlation"]) == 3 and all(r > 0.9 for r in doc["correlation"])
