@@ -64,3 +64,38 @@ def test_crosscheck_json_reports_both_walks_with_their_fields(tmp_path):
         assert set(doc[side]) == {"status", "walked_s", "speed", "grf_peak_bw", "cuff_force_peak", "power", "wall_s"}
     assert doc["engine"]["walked_s"] == pytest.approx(0.3)
     assert len(doc["correlation"]) == 3 and all(r > 0.9 for r in doc["correlation"])
+
+
+def test_png_without_opengl_is_one_line_exit_2_and_nothing_written(tmp_path):
+    """MUJOCO_GL=glfw without a display: MuJoCo has no OpenGL context; neither file is written."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"} | {"MUJOCO_GL": "glfw"}
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "export", str(HUMAN), "--mjcf",
+                           str(tmp_path / "h.xml"), "--png", str(tmp_path / "h.png")],
+                          capture_output=True, text=True, timeout=180, cwd=REPO, env=env)
+    one_line(done, 2, r"codesign export: error: --png .*h\.png: MuJoCo cannot render here .*")
+    assert listing(tmp_path) == {}
+
+
+def test_png_still_of_the_keyframe(tmp_path):
+    """Headless (EGL asked for): a 640 x 480 still that is not blank."""
+    import os
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "MUJOCO_GL")}
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "export", str(HUMAN), "--mjcf",
+                           str(tmp_path / "h.xml"), "--png", str(tmp_path / "h.png")],
+                          capture_output=True, text=True, timeout=180, cwd=REPO, env=env)
+    if done.returncode == 2 and "cannot render" in done.stderr:
+        pytest.skip("no headless OpenGL (EGL) on this machine")
+    assert done.returncode == 0, done.stderr[-2000:]
+    image = Image.open(tmp_path / "h.png")
+    assert image.size == (640, 480)
+    pixels = set(image.convert("RGB").getdata())
+    assert len(pixels) > 20          # the figure, the floor and the sky, shaded

@@ -88,7 +88,8 @@ class MjcfOptions:
     ``contact`` None: contacts off (no floor, no spheres); ``constraints``: False turns
     MuJoCo's constraints off (``<flag constraint="disable">``, loop equalities and limits
     included); ``equality_solref``/``equality_solimp``: the loop closures' softness;
-    ``keyframe``: float64[2n] (q, qd, engine order) written as key ``initial``."""
+    ``keyframe``: float64[2n] (q, qd, engine order) written as key ``initial``;
+    ``visual``: capsules for the viewer (:func:`_visual_geoms`; no mass, no contact)."""
 
     timestep: float = 5e-4
     integrator: str = "implicitfast"
@@ -99,6 +100,32 @@ class MjcfOptions:
     ranges: tuple[JointRange, ...] = ()
     motors: tuple[Motor, ...] = ()
     keyframe: np.ndarray | None = None
+    visual: bool = True
+
+
+VISUAL_RADIUS = (0.025, 0.012)   # m: a human segment's capsule, a device link's (body named wr*)
+
+
+def _visual_geoms(model: Model, i: int, children: dict[int, list[int]]) -> list[str]:
+    """Capsules from body i's joint to each point it carries (its children's joints, its
+    loop points, its contact points) and to twice its centre of mass where that reaches
+    further (the torso's trunk, a free link's end): drawn only
+    (group 1, contype 0: they neither collide nor weigh, the inertia being explicit)."""
+    points = [model.joint_xz[c] for c in children.get(i, [])]
+    points += [model.loop_xz_a[k] for k in np.flatnonzero(model.loop_body_a == i)]
+    points += [model.loop_xz_b[k] for k in np.flatnonzero(model.loop_body_b == i)]
+    points += [model.contact_xz[k] for k in np.flatnonzero(model.contact_body == i)]
+    device = model.body_names[i].startswith("wr")
+    radius = VISUAL_RADIUS[1 if device else 0]
+    rgba = "0.2 0.4 0.9 1" if device else "0.85 0.7 0.55 1"
+    common = f'contype="0" conaffinity="0" group="1" rgba="{rgba}"'
+    out = [f'<geom type="capsule" size="{_f(radius)}" fromto="0 0 0 {_f(p[0])} 0 {_f(p[1])}" {common}/>'
+           for p in points if np.hypot(p[0], p[1]) > 1e-6]
+    tip = 2.0 * model.com_xz[i]           # a segment's far end, where no carried point is beyond its CoM
+    if model.mass[i] > 0.0 and np.hypot(*tip) > max((np.hypot(*p) for p in points), default=0.0):
+        out.append(f'<geom type="capsule" size="{_f(radius)}" fromto="0 0 0 {_f(tip[0])} 0 {_f(tip[1])}" '
+                   f'{common}/>')
+    return out
 
 
 def _children(model: Model) -> dict[int, list[int]]:
@@ -199,6 +226,8 @@ def model_mjcf(model: Model, options: MjcfOptions = MjcfOptions(), name: str = "
                 lines.append(f'{inner}<geom name="{model.contact_names[k]}" class="contact_point" '
                              f'pos="{_f(xz[0])} 0 {_f(xz[1])}"/>')
         lines += [inner + s for s in loop_sites.get(i, [])]
+        if options.visual:
+            lines += [inner + g for g in _visual_geoms(model, i, children)]
         lines += [body_xml(c, inner, [], model.joint_xz[c]) for c in children.get(i, [])]
         lines.append(f"{indent}</body>")
         return "\n".join(lines)
@@ -225,6 +254,8 @@ def model_mjcf(model: Model, options: MjcfOptions = MjcfOptions(), name: str = "
                   f'solref="{_vec(contact.solref)}" solimp="{_vec(contact.solimp)}" rgba="0.9 0.2 0.2 1"/>'
                   '</default>',
                   '  </default>']
+    if options.visual:
+        parts.append('  <visual><headlight ambient="0.5 0.5 0.5" diffuse="0.6 0.6 0.6"/></visual>')
     parts += ["  <worldbody>", *world, "  </worldbody>"]
     parts += _loops_xml(model, options, loop_armature)
     parts += _motors_xml(model, options.motors)
