@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import mujoco
+import numpy as np
 import pytest
 
 from runtools import codesign, listing, one_line
@@ -15,12 +16,16 @@ REPO = Path(__file__).resolve().parents[1]
 HUMAN = REPO / "docs/designs/human-walking.json"
 
 
+ERROR = "codesign export: error: "
+
+
 @pytest.mark.parametrize("args, pattern", [
-    (["{design}", "--mjcf", "{tmp}/out.txt"], r"codesign export: error: --mjcf .*out\.txt: not an \.xml file; expected .*"),
-    (["{design}", "--mjcf", "{tmp}/missing/out.xml"], r"codesign export: error: --mjcf .*out\.xml: cannot write there .*"),
-    (["{tmp}/nope.json", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: .*nope\.json.*"),
-    (["{tmp}/broken.json", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: .*broken\.json.*"),
-    (["{design}", "--human", "--mjcf", "{tmp}/out.xml"], r"codesign export: error: design: give a design JSON file, --human or --run .*"),
+    (["{design}", "--mjcf", "{tmp}/out.txt"], ERROR + r"--mjcf .*out\.txt: not a \.xml file; expected .*"),
+    (["{design}", "--mjcf", "{tmp}/missing/out.xml"], ERROR + r"--mjcf .*out\.xml: cannot write there .*"),
+    (["{tmp}/nope.json", "--mjcf", "{tmp}/out.xml"], ERROR + r".*nope\.json.*"),
+    (["{tmp}/broken.json", "--mjcf", "{tmp}/out.xml"], ERROR + r".*broken\.json.*"),
+    (["{design}", "--human", "--mjcf", "{tmp}/out.xml"], ERROR + r"design: give a design JSON file, --human or --run .*"),
+    (["{design}", "--mjcf", "{tmp}/out.xml", "--png", "{tmp}/still.jpg"], ERROR + r"--png .*still\.jpg: not a \.png .*"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, pattern):
     (tmp_path / "broken.json").write_text("{not json")
@@ -32,12 +37,14 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, patter
 
 def test_a_folder_as_mjcf_is_refused(tmp_path):
     before = listing(tmp_path)
-    one_line(codesign("export", HUMAN, "--mjcf", tmp_path, cwd=REPO), 2, r"codesign export: error: --mjcf .*: is a folder; expected .*")
+    one_line(codesign("export", HUMAN, "--mjcf", tmp_path, cwd=REPO), 2, ERROR + r"--mjcf .*: is a folder; expected .*")
     assert listing(tmp_path) == before
 
 
-def test_crosscheck_bad_seconds_is_one_line_exit_2(tmp_path):
-    one_line(codesign("crosscheck", HUMAN, "--seconds", "-1", cwd=REPO), 2, r"codesign crosscheck: error: --max-time: -1.0; expected .*")
+def test_crosscheck_bad_seconds_or_step_is_one_line_exit_2():
+    error = "codesign crosscheck: error: "
+    one_line(codesign("crosscheck", HUMAN, "--seconds", "-1", cwd=REPO), 2, error + r"--max-time: -1.0; expected .*")
+    one_line(codesign("crosscheck", HUMAN, "--step-ms", "0", cwd=REPO), 2, error + r"--step-ms: 0; expected .*")
 
 
 def test_human_alone_exports_and_mujoco_loads_it(tmp_path):
@@ -97,5 +104,5 @@ def test_png_still_of_the_keyframe(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     image = Image.open(tmp_path / "h.png")
     assert image.size == (640, 480)
-    pixels = set(image.convert("RGB").getdata())
+    pixels = {tuple(p) for p in np.asarray(image.convert("RGB")).reshape(-1, 3)}
     assert len(pixels) > 20          # the figure, the floor and the sky, shaded

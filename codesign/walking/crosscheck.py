@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from codesign.walking.mujoco_model import CONTACT_RADIUS, INTEGRATOR, SOLIMP, SOLREF, TIMESTEP, export_setup
+from codesign.walking.mujoco_model import CONTACT_RADIUS, INTEGRATOR, SOLIMP, TIMESTEP, export_setup, solref
 from codesign.walking.mujoco_rollout import MujocoRollout, run_mujoco
 from codesign.walking.rollout import Rollout
 from codesign.walking.rollout_base import gait_coordinates
@@ -77,26 +77,28 @@ def joint_correlation(setup: Setup, a: np.ndarray, b: np.ndarray) -> tuple[float
 
 
 def crosscheck(setup: Setup, settings: WalkSettings, engine: Rollout, engine_metrics: dict[str, float],
-               engine_wall_s: float, record_times: np.ndarray) -> tuple[Crosscheck, MujocoRollout]:
-    """Walk the set-up in MuJoCo for ``settings.rollout.max_time`` and set it beside the
-    engine's rollout ``engine`` (recorded at ``record_times`` s, with its named metrics
-    and wall time s). Returns (the comparison, MuJoCo's rollout)."""
-    export = export_setup(setup, settings)
+               engine_wall_s: float, record_times: np.ndarray,
+               timestep: float = TIMESTEP) -> tuple[Crosscheck, MujocoRollout]:
+    """Walk the set-up in MuJoCo (steps of ``timestep`` s) for ``settings.rollout.max_time``
+    and set it beside the engine's rollout ``engine`` (recorded at ``record_times`` s, with
+    its named metrics and wall time s). Returns (the comparison, MuJoCo's rollout)."""
+    export = export_setup(setup, settings, timestep=timestep)
     mj = run_mujoco(export, settings.rollout.max_time, record_times)
     result = Crosscheck(
         engine=walk_of(engine.status, engine.time, engine_metrics, engine_wall_s),
         mujoco=walk_of(mj.status, mj.time, mj.metrics, mj.wall_s),
         correlation=joint_correlation(setup, engine.records, mj.records),
         max_loop_residual_m=mj.max_loop_residual_m, max_penetration_m=mj.max_penetration_m,
-        mujoco_settings=mujoco_settings(settings))
+        mujoco_settings=mujoco_settings(settings, timestep))
     return result, mj
 
 
-def mujoco_settings(settings: WalkSettings) -> str:
-    """MuJoCo's numbers of the export, one line."""
-    return (f"MuJoCo {TIMESTEP * 1e3:g}-ms steps, {INTEGRATOR}, elliptic cones, friction {settings.rollout.mu:g}, "
-            f"solref {SOLREF[0] * 1e3:g} ms / damping ratio {SOLREF[1]:g}, solimp {SOLIMP[0]:g}-{SOLIMP[1]:g} "
-            f"over {SOLIMP[2] * 1e3:g} mm (contacts: spheres of {CONTACT_RADIUS * 1e3:g} mm; loop equalities)")
+def mujoco_settings(settings: WalkSettings, timestep: float = TIMESTEP) -> str:
+    """MuJoCo's numbers of the export at ``timestep`` s, one line."""
+    ref = solref(timestep)
+    return (f"MuJoCo {timestep * 1e3:g}-ms steps, {INTEGRATOR}, elliptic cones, friction {settings.rollout.mu:g}, "
+            f"solref {ref[0] * 1e3:g} ms / damping ratio {ref[1]:g}, solimp {SOLIMP[0]:g} "
+            f"(contacts: spheres of {CONTACT_RADIUS * 1e3:g} mm; loop equalities)")
 
 
 def relative(a: float, b: float) -> float:

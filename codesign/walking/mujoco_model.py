@@ -15,7 +15,7 @@ written by :func:`codesign.dynamics.mjcf.model_mjcf`, with
 * the evaluation's initial state (``Setup.x0``: the gait's first pose, loops closed, the
   lowest point on the ground) as the keyframe ``initial``.
 
-MuJoCo's numbers (:data:`TIMESTEP`, :data:`SOLREF`, :data:`SOLIMP`): 0.1-ms steps, the
+MuJoCo's numbers (:data:`TIMESTEP`, :func:`solref`, :data:`SOLIMP`): 0.1-ms steps, the
 semi-implicit ``implicitfast`` integrator, elliptic friction cones, and contacts and loop
 equalities as stiff as MuJoCo makes them at that step: a time constant of two steps
 (0.2 ms, MuJoCo's floor), critically damped, impedance 0.9999 (the constraint lets
@@ -44,7 +44,8 @@ from codesign.walking.setup import Setup, build_setup
 TIMESTEP = 1e-4                       # s
 INTEGRATOR = "implicitfast"
 CONTACT_RADIUS = 0.002                # m: each contact point's sphere
-SOLREF = (2 * TIMESTEP, 1.0)          # s, damping ratio: contacts and loop equalities
+STEPS_PER_TIMECONST = 2               # solref's time constant in steps (MuJoCo's floor)
+DAMPING_RATIO = 1.0                   # solref's: critically damped
 SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)   # MuJoCo's impedance: dmin, dmax, width m, mid, power
 
 
@@ -61,6 +62,12 @@ class MujocoExport:
     x0: np.ndarray
     motors: tuple[mjcf.Motor, ...]
     setup: Setup
+
+
+def solref(timestep: float) -> tuple[float, float]:
+    """MuJoCo's ``solref`` (time constant s, damping ratio) of the contacts and loop
+    equalities at ``timestep`` s: :data:`STEPS_PER_TIMECONST` steps, critically damped."""
+    return STEPS_PER_TIMECONST * timestep, DAMPING_RATIO
 
 
 def joint_ranges(model: Model) -> tuple[mjcf.JointRange, ...]:
@@ -114,15 +121,17 @@ def effort_motors(setup: Setup) -> tuple[mjcf.Motor, ...]:
 def export_setup(setup: Setup, settings: WalkSettings, name: str = "codesign",
                  timestep: float | None = None) -> MujocoExport:
     """The MuJoCo model of a built set-up (module docstring) under the evaluation's
-    friction ``settings.rollout.mu``; ``timestep`` s (None: :data:`TIMESTEP`). UserError for what MJCF cannot
+    friction ``settings.rollout.mu``; ``timestep`` s (None: :data:`TIMESTEP`; the
+    constraints' time constant follows it, :func:`solref`). UserError for what MJCF cannot
     hold (a loop joint's drivetrain armature across branches, :func:`mjcf.armature_split`)."""
     model = setup.model
     motors = effort_motors(setup)
+    step = TIMESTEP if timestep is None else float(timestep)
     options = mjcf.MjcfOptions(
-        timestep=TIMESTEP if timestep is None else timestep, integrator=INTEGRATOR,
-        contact=mjcf.Contact(friction=settings.rollout.mu, radius=CONTACT_RADIUS, solref=SOLREF,
+        timestep=step, integrator=INTEGRATOR,
+        contact=mjcf.Contact(friction=settings.rollout.mu, radius=CONTACT_RADIUS, solref=solref(step),
                              solimp=SOLIMP),
-        equality_solref=SOLREF, equality_solimp=SOLIMP, ranges=joint_ranges(model),
+        equality_solref=solref(step), equality_solimp=SOLIMP, ranges=joint_ranges(model),
         motors=motors, keyframe=setup.x0)
     try:
         xml = mjcf.model_mjcf(model, options, name)

@@ -91,7 +91,9 @@ class _Contacts:
         for k in range(data.ncon):
             con = data.contact[k]
             g1, g2 = int(con.geom[0]), int(con.geom[1])
-            point, sign = (self.point_of_geom[g2], 1.0) if self.point_of_geom[g2] >= 0 else (self.point_of_geom[g1], -1.0)
+            point, sign = self.point_of_geom[g2], 1.0
+            if point < 0:
+                point, sign = self.point_of_geom[g1], -1.0
             if point < 0 or con.efc_address < 0:
                 continue
             mujoco.mj_contactForce(mj, data, k, self.force6)
