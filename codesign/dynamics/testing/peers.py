@@ -53,11 +53,12 @@ def to_pinocchio(model: Model):
 
 def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
     """MJCF text of ``model`` (tree only: loop closures and contacts are not exported;
-    contacts and constraints disabled; a joint's armature is MuJoCo's joint
+    contacts and constraints disabled, no visual geoms (the benchmarks' peer workload is
+    the bodies alone); a joint's armature is MuJoCo's joint
     ``armature``, the same term of the mass matrix, so the physics match ours), written
     by :func:`codesign.dynamics.mjcf.model_mjcf` (body frames at the joints, MuJoCo's
     coordinates in :func:`depth_first_order`)."""
     if model.n_loops:
         raise ValueError("to_mjcf: loop closures are not exported")
     return model_mjcf(model, MjcfOptions(timestep=timestep, integrator=integrator, contact=None,
-                                         constraints=False))
+                                         constraints=False, visual=False))
