@@ -100,7 +100,7 @@ class _Contacts:
             world = sign * (con.frame.reshape(3, 3).T @ self.force6[:3])   # on the point's sphere
             self.normal[point] += world[2]
             self.tangent[point] += world[0]
-            depth = max(depth, -float(con.dist))
+            depth = max(depth, float(con.includemargin - con.dist))    # the floor is the margin lower
         residual = 0.0
         rows = np.flatnonzero(data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
         for r in rows[::3]:          # connect: three rows (x, y, z) of point a - point b
