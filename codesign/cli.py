@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "analyze": "codesign.commands.analyze",
     "bench": "codesign.commands.bench",
     "warmup": "codesign.commands.warmup",
+    "export": "codesign.commands.export",
+    "crosscheck": "codesign.commands.crosscheck",
 }
 
 

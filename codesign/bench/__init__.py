@@ -16,4 +16,5 @@ BENCHMARKS: dict[str, str] = {
     "storage": "codesign.bench.storage",
     "coldstart": "codesign.bench.coldstart",
     "scaling": "codesign.bench.scaling",
+    "mujoco": "codesign.bench.mujoco",
 }

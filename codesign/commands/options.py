@@ -20,10 +20,13 @@ def settings_overrides(text: str) -> dict:
     return overrides
 
 
-def add_design_arguments(parser, max_time_help: str = "seconds (default 10)") -> None:
+def add_design_arguments(parser, max_time_help: str | None = "seconds (default 10)",
+                         max_time_flags: tuple[str, ...] = ("--max-time",)) -> None:
     """The options that pick one walking design and its settings (``codesign simulate``,
-    ``codesign analyze gait``): a design file, ``--human`` or a run's candidate, the
-    problem that evaluates it, ``--settings`` and ``--max-time``."""
+    ``codesign analyze gait``, ``codesign export``, ``codesign crosscheck``): a design
+    file, ``--human`` or a run's candidate, the problem that evaluates it, ``--settings``
+    and ``--max-time`` (spelled ``max_time_flags``; left out with ``max_time_help``
+    None, for a command that simulates nothing)."""
     from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS   # light: numbers only
 
     parser.add_argument("design", nargs="?", help="design JSON: {topology, actuators, params}")
@@ -46,7 +49,10 @@ def add_design_arguments(parser, max_time_help: str = "seconds (default 10)") ->
     parser.add_argument("--settings", default="{}",
                         help="JSON object of evaluation settings over the run's, e.g. '{\"phase0\": 0.2}' "
                              "(default %(default)s)")
-    parser.add_argument("--max-time", type=float, default=None, help=max_time_help)
+    if max_time_help is None:
+        parser.set_defaults(max_time=None)
+    else:
+        parser.add_argument(*max_time_flags, dest="max_time", type=float, default=None, help=max_time_help)
 
 
 class ChosenDesign(NamedTuple):

@@ -14,23 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from codesign.dynamics.mjcf import MjcfOptions, depth_first_order, model_mjcf
 from codesign.dynamics.model import PRISMATIC_X, PRISMATIC_Z, REVOLUTE, Model
 
 _OFF_AXIS_INERTIA = 1e-3  # kg m^2 on the peer's x and z axes (irrelevant in the plane)
 
-
-def depth_first_order(model: Model) -> np.ndarray:
-    """Body indices in depth-first order (Pinocchio needs every subtree contiguous)."""
-    children: dict[int, list[int]] = {}
-    for i in range(model.n):
-        children.setdefault(int(model.parent[i]), []).append(i)
-    order: list[int] = []
-    stack = list(reversed(children.get(-1, [])))
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        stack.extend(reversed(children.get(i, [])))
-    return np.array(order, dtype=np.int64)
+__all__ = ["depth_first_order", "to_mjcf", "to_pinocchio"]
 
 
 def to_pinocchio(model: Model):
@@ -64,43 +53,12 @@ def to_pinocchio(model: Model):
 
 def to_mjcf(model: Model, timestep: float, integrator: str = "Euler") -> str:
     """MJCF text of ``model`` (tree only: loop closures and contacts are not exported;
-    contacts disabled, no damping; a joint's armature is MuJoCo's joint ``armature``,
-    the same term of the mass matrix, so the physics match ours). Body frames at
-    the joints, as ours; the rotational inertia is put on all three axes (MuJoCo checks
-    the triangle inequality; only the y value acts in planar motion)."""
+    contacts and constraints disabled, no visual geoms (the benchmarks' peer workload is
+    the bodies alone); a joint's armature is MuJoCo's joint
+    ``armature``, the same term of the mass matrix, so the physics match ours), written
+    by :func:`codesign.dynamics.mjcf.model_mjcf` (body frames at the joints, MuJoCo's
+    coordinates in :func:`depth_first_order`)."""
     if model.n_loops:
         raise ValueError("to_mjcf: loop closures are not exported")
-    children: dict[int, list[int]] = {}
-    for i in range(model.n):
-        children.setdefault(int(model.parent[i]), []).append(i)
-
-    def body_xml(i: int, indent: str) -> str:
-        jt = model.joint_type[i]
-        axis = {REVOLUTE: "0 -1 0", PRISMATIC_X: "1 0 0", PRISMATIC_Z: "0 0 1"}[int(jt)]
-        kind = "hinge" if jt == REVOLUTE else "slide"
-        x, z = (float(v) for v in model.joint_xz[i])
-        cx, cz = (float(v) for v in model.com_xz[i])
-        mass = max(float(model.mass[i]), 1e-12)
-        iy = max(float(model.inertia[i]), 1e-12)
-        lines = [
-            f'{indent}<body name="{model.body_names[i]}" pos="{x!r} 0 {z!r}">',
-            f'{indent}  <joint name="{model.body_names[i]}" type="{kind}" axis="{axis}" '
-            f'armature="{float(model.armature[i, i])!r}"/>',
-            f'{indent}  <inertial pos="{cx!r} 0 {cz!r}" mass="{mass!r}" '
-            f'diaginertia="{iy!r} {iy!r} {iy!r}"/>',
-        ]
-        lines += [body_xml(c, indent + "  ") for c in children.get(i, [])]
-        lines.append(f"{indent}</body>")
-        return "\n".join(lines)
-
-    bodies = "\n".join(body_xml(c, "    ") for c in children.get(-1, []))
-    return f"""<mujoco model="codesign">
-  <compiler angle="radian" inertiafromgeom="false"/>
-  <option timestep="{timestep!r}" integrator="{integrator}" gravity="0 0 {-float(model.gravity)!r}">
-    <flag contact="disable" constraint="disable"/>
-  </option>
-  <worldbody>
-{bodies}
-  </worldbody>
-</mujoco>
-"""
+    return model_mjcf(model, MjcfOptions(timestep=timestep, integrator=integrator, contact=None,
+                                         constraints=False, visual=False))
