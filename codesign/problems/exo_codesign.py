@@ -183,9 +183,11 @@ def common_parameters(law: str = THESIS) -> tuple[Parameter, ...]:
     return tuple(Parameter(n, lo, hi) for n, (lo, hi) in common_layout(law).bounds().items())
 
 
-def codesign_space(catalog: Catalog, law: str = THESIS
+def codesign_space(catalog: Catalog, law: str = THESIS, common: tuple[Parameter, ...] | None = None
                    ) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
-    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``."""
+    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``;
+    ``common``: the common pool's parameters instead of the law's (:func:`common_parameters`;
+    exo_assist's assistance profile)."""
     parameters: dict[str, Parameter] = {}
     groups = []
     for _sid, tid, pair in catalog.subspaces():
@@ -195,7 +197,7 @@ def codesign_space(catalog: Catalog, law: str = THESIS
             if (known.low, known.high) != (p.low, p.high):
                 raise ValueError(f"parameter {p.name}: bounds differ between groups")
         groups.append(Group(group_name(tid, pair), tuple(p.name for p in own)))
-    common = common_parameters(law)
+    common = common_parameters(law) if common is None else common
     parameters.update((p.name, p) for p in common)
     pools = (Pool(SUBSPACE_POOL, tuple(groups)),
              Pool(COMMON_POOL, (Group(COMMON_GROUP, tuple(p.name for p in common)),)))

@@ -17,6 +17,7 @@ from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
 
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
+WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s"}
 
@@ -39,6 +40,9 @@ class WalkSettings:
     the unaugmented human's joints (of ``hip``, ``knee``, ``ankle``) that get the same
     actuator envelope instead of unbounded muscles -- e.g. ``["hip", "knee"]``: can the
     chapter-4 controller walk within what the WR's actuators deliver (default: none)?
+    wearer: ``passive`` (the thesis's wearer, moved by the device) or ``active`` (issue
+    32: the wearer's own hip, knee and ankle law acts, a co-design's device adds its
+    assistance profile, and the wearer's effort is measured; WEARER_MODES).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -47,6 +51,7 @@ class WalkSettings:
     catalog: str = ""
     actuators: Actuator = Actuator()
     human_actuated: tuple[str, ...] = ()
+    wearer: str = "passive"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -57,7 +62,7 @@ class WalkSettings:
         d = dict(d or {})
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
-                               "actuators", "human_actuated"}
+                               "actuators", "human_actuated", "wearer"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -100,11 +105,14 @@ class WalkSettings:
                 or len(set(human_actuated)) != len(human_actuated)):
             raise UserError(f"evaluation.human_actuated: got {shown(human_actuated)}; expected a list of "
                             f"distinct human joints from {', '.join(HUMAN_JOINTS)}")
+        wearer = d.get("wearer", "passive")
+        if wearer not in WEARER_MODES:
+            raise UserError(f"evaluation.wearer: got {shown(wearer)}; expected one of {', '.join(WEARER_MODES)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
-                            tuple(human_actuated))
+                            tuple(human_actuated), wearer)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)
