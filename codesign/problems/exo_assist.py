@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -108,16 +107,7 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Assis
     if len(groups) < 1:
         raise ValueError("no subspace group given; expected the subspace pool's group name")
     design = ex.decode_group(groups[0], {**dict(settings.wearer), **params}, cached_catalog(settings.walk.catalog))
-    assist = {}
-    for p in assist_parameters():
-        value = params.get(p.name)
-        if value is None:
-            raise ValueError(f"parameter {p.name}: missing")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"parameter {p.name}: {value!r} is not a finite number")
-        if not p.low <= value <= p.high:
-            raise ValueError(f"parameter {p.name}: {value} outside [{p.low}, {p.high}]")
-        assist[p.name] = float(value)
+    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
     return Design({**design.params, **assist}, design.topology, design.actuators)
 
 
@@ -160,13 +150,10 @@ def with_effort(record: EvalRecord, design: Design, settings: AssistSettings) ->
 
 
 def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The problem's evaluate: never raises for a bad candidate."""
-    try:
-        settings = context.settings or parse_assist_settings({})
-        design = decode(context.subspace, params, settings)
-    except (ValueError, UserError) as exc:
-        return EvalRecord.failed(f"decode: {exc}")
-    return replay_assist(design, settings).record
+    """The problem's evaluate (never raises for a bad candidate): the assisted walk
+    compared with the unassisted one (:func:`replay_assist`)."""
+    return ex.evaluate_decoded(params, context, parse_assist_settings, decode,
+                               lambda design, settings: replay_assist(design, settings).record)
 
 
 def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:

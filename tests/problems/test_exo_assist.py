@@ -95,3 +95,15 @@ def test_an_evaluation_compares_with_the_unassisted_walk_walked_once():
     assert first.metrics["wearer_metabolic_unassisted"] == alone["wearer_metabolic"]
     assert first.metrics["effort_reduction"] == pytest.approx(
         1 - first.metrics["wearer_metabolic"] / alone["wearer_metabolic"], rel=1e-12)
+
+
+def test_simulate_states_the_effort_per_joint_and_in_all():
+    from codesign.commands.simulate import effort_lines
+
+    metrics = {"effort_reduction": 0.2, "wearer_metabolic": 4.0, "wearer_metabolic_unassisted": 5.0,
+               "speed_change": -0.01, "effort_reduction_hip": 0.5, "wearer_hip_metabolic": 1.0,
+               "wearer_hip_metabolic_unassisted": 2.0}
+    joints, total = effort_lines(metrics)
+    assert "hip 2.000 -> 1.000 (+50.0 %)" in joints and "knee" not in joints
+    assert total.startswith("effort reduction 20.0 % (5.000 -> 4.000") and "speed change -1.0 %" in total
+    assert effort_lines({"speed": 1.0}) == []
