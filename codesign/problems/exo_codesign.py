@@ -121,8 +121,11 @@ def topology_prefix(topology_id: int) -> str:
 # --------------------------------------------------------------------------- settings
 def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     """``parse_settings`` of the co-design problems: WALK's settings (the gait frequency
-    fixed) and a catalog that can be read."""
+    fixed, a passive wearer) and a catalog that can be read."""
     settings = WalkingProblemSettings(parse_walk_settings(table))
+    if settings.walk.wearer != "passive":
+        raise UserError(f"evaluation.wearer: got {settings.walk.wearer!r}; expected \"passive\" (these problems "
+                        "move a passive wearer; a device assisting an active wearer is problem exo_assist)")
     cached_catalog(settings.walk.catalog)
     return settings
 

@@ -32,6 +32,8 @@ def test_settings_read_the_wearer_once_and_refuse_a_passive_wearer_or_a_device_a
         ea.parse_assist_settings({"wearer_design": str(DEVICE)})
     with pytest.raises(UserError, match="evaluation.wearer_design"):
         ea.parse_assist_settings({"wearer_design": 3})
+    with pytest.raises(UserError, match="evaluation.wearer: .*exo_assist"):
+        get_problem("exo_codesign").parse_settings({"wearer": "active"})
 
 
 def test_the_space_searches_linkage_drivetrains_and_profile_not_the_wearer():
