@@ -78,6 +78,7 @@ def chosen_design(args) -> ChosenDesign:
     import math
     import sys
 
+    from codesign.control.assist import has_assist
     from codesign.problems import get_problem, problem_names
     from codesign.run.stored import inline_run_reference, stored_candidate
     from codesign.walking import load_design, typical_human_design
@@ -103,7 +104,9 @@ def chosen_design(args) -> ChosenDesign:
         name = "human_gait"
     else:
         design = load_design(args.design)
-        name, source = ("human_gait" if design.topology is None else "exo_codesign"), str(args.design)
+        name = ("human_gait" if design.topology is None else
+                "exo_assist" if has_assist(design.params) else "exo_codesign")
+        source = str(args.design)
     if args.problem is not None:
         walking = [n for n in problem_names() if get_problem(n).walking is not None]
         if args.problem not in walking or (stored is not None and args.problem != stored.problem):

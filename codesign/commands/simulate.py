@@ -9,7 +9,8 @@
                                   an anthropomorphic_baseline run on its lumped model)
     codesign simulate design.json --problem NAME   (the walking problem that evaluates it
                                   and reads --settings; default human_gait for a human
-                                  design, exo_codesign for a co-design design)
+                                  design, exo_codesign for a co-design design,
+                                  exo_assist for one with an assistance profile)
 
 The design, its problem and settings come from :func:`codesign.commands.options.chosen_design`
 (shared with ``codesign analyze gait``); the problem replays it (``Problem.walking``).
@@ -18,7 +19,8 @@ Writes into DIR (default ``results/simulate/NAME``, one folder per design, :func
 units with the unit in the name; the actuators' loads, commanded and delivered, and the
 linkage's transmission: :func:`~codesign.walking.trajectory.actuator_table`), ``stick.gif``
 (stick figure), ``gait.png`` (hip, knee and ankle against the nominal gait; ground reaction
-forces), ``actuators.png`` (each actuator's commanded and delivered torque, its samples
+forces), ``assist.png`` (a device assisting an active wearer: the wearer's joint torque and
+power over the gait cycle with and without it, and its torque), ``actuators.png`` (each actuator's commanded and delivered torque, its samples
 against the torque-speed envelope, the transmission G; second half), ``record.json`` (status, message,
 fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
 and friction work under ``time_step``). The files are written into a hidden folder in DIR
@@ -44,15 +46,17 @@ from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
 from codesign.objectives import describe_fitness, score
+from codesign.problems.exo_assist import unassisted_replay
 from codesign.problems.verdict import walking_verdict
 from codesign.problems.walking import metric_units
 from codesign.report import gait as figures
+from codesign.walking.metrics import WEARER_JOINTS
 from codesign.walking.stepping import StepParams, step_statistics
 from codesign.walking.trajectory import actuator_table, gait_agreement, trajectory_table
 
 DEFAULT_OUT = Path("results/simulate")   # the parent of each design's default --out
 # the files a simulation writes into --out
-OUTPUTS = ("trajectory.csv", "gait.png", "actuators.png", "stick.gif", "record.json")
+OUTPUTS = ("trajectory.csv", "gait.png", "actuators.png", "stick.gif", "record.json", "assist.png")
 # the recorded trajectory's rows at most (10 s at 10 us; each row holds every coordinate)
 MAX_SAMPLES = 1_000_000
 
@@ -108,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"actuators: torque ratio {m['actuator_torque_ratio_peak']:.2f}, speed ratio "
               f"{m['actuator_speed_ratio_peak']:.2f}, thermal ratio {m.get('actuator_thermal_ratio', math.nan):.2f} "
               "(the largest over the motors; each <= 1 within its rating)")
+    for line in effort_lines(record.metrics):
+        print(line)
     print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives, chosen.problem.metric_unit)}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
@@ -135,13 +141,37 @@ def run(args: argparse.Namespace) -> int:
             figures.plt.close(fig)
             if args.animation:
                 figures.stick_gif(table, setup.model, staging / "stick.gif")
+            if "effort_reduction" in record.metrics:       # an active wearer's device (exo_assist)
+                alone = unassisted_replay(chosen.design, chosen.settings.walk, times)
+                fig = figures.assist_figure(pd.concat([table, loads], axis=1),
+                                            pd.concat([trajectory_table(alone.rollout, alone.setup),
+                                                       actuator_table(alone.rollout, alone.setup)], axis=1),
+                                            float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]), 0.5 * t_end)
+                fig.savefig(staging / "assist.png", dpi=110)
+                figures.plt.close(fig)
         (staging / "record.json").write_text(json_text(summary) + "\n")
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
     else:
-        print(f"wrote {out}/trajectory.csv, gait.png, actuators.png, {'stick.gif, ' if args.animation else ''}record.json "
+        print(f"wrote {out}/trajectory.csv, gait.png, actuators.png, {'stick.gif, ' if args.animation else ''}"
+              f"{'assist.png, ' if 'effort_reduction' in record.metrics else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def effort_lines(metrics: dict[str, float]) -> list[str]:
+    """What an active wearer's device does to its effort (issue 32): per joint and in all
+    the metabolic proxy without and with the device and its reduction, and the speed's
+    change; nothing for other designs."""
+    if "effort_reduction" not in metrics:
+        return []
+    joints = [f"{j} {metrics[f'wearer_{j}_metabolic_unassisted']:.3f} -> {metrics[f'wearer_{j}_metabolic']:.3f} "
+              f"({100 * metrics[f'effort_reduction_{j}']:+.1f} %)"
+              for j in WEARER_JOINTS if f"effort_reduction_{j}" in metrics]
+    return ["wearer's metabolic proxy without -> with the device (J/(kg m); reduction): " + ", ".join(joints),
+            f"effort reduction {100 * metrics['effort_reduction']:.1f} % "
+            f"({metrics['wearer_metabolic_unassisted']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m), the device's "
+            f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"]
 
 
 def default_out(args: argparse.Namespace) -> Path:

@@ -30,6 +30,21 @@ computes their law torque and leaves it to :func:`drive_torques`; their stiffnes
 damping stay on the hip and knee rows for the time step's implicit treatment while
 neither actuator of the leg saturates (zero otherwise, as a saturated joint's).
 
+Assistance (issue 32, an active wearer): in the drive's ``ASSIST`` mode the wearer's own
+hip and knee law acts on the wearer's joints (active joints of the controller, not
+DRIVEN), and the device adds an assistance torque tau_p(phi) per leg (hip, knee;
+:mod:`codesign.control.assist`, a signal of the controller's gait phase, the left leg half
+a period later) through its linkage: tau_a = G^T tau_p, clipped as above, applied at the
+actuated rows. The wearer's muscles supply what the device does not (the compensation
+model of Dembia, Silder, Uchida, Hicks and Delp, PLoS ONE 12(7):e0180320, 2017: simulated
+ideal devices with the wearer's motion kept): the human-joint equivalent of the delivered
+torques, by virtual work tau_dev = G^-T tau_a (tau_dev . h_dot = tau_a . a_dot), is taken
+off the hip and knee rows and written to ``relief`` (per controller row), so the wearer's
+torque is tau_law - tau_dev. The device's torques then do no net work on the loop-
+constrained motion: a massless device leaves the walk as it was, and the wearer's effort
+falls where tau_dev matches the law. An ideal device (no linkage: the actuated rows are the
+wearer's hip and knee rows, no added joints) has G = I.
+
 Guard: a transmission whose largest entry exceeds ``max_transmission`` (or a linkage
 whose added joints are no longer determined by the loops) is a singular posture:
 :func:`drive_torques` applies no device torque and raises the flag ``DriveData.singular``,
@@ -44,6 +59,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
+from codesign.control import signals as sg
 from codesign.dynamics.contact_rows import loop_rows
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.model import make_workspace
@@ -51,6 +67,7 @@ from codesign.model import actuators as act
 
 MAX_TRANSMISSION = 50.0     # largest |G| entry before a posture counts as singular (-)
 PIVOT_TOL = 1e-12           # relative pivot of the added joints' solve below which it is singular
+DELIVER, ASSIST = 0, 1      # the drive's modes: deliver the wearer's law (issue 29), assist an active wearer (32)
 
 
 class DriveArrays(NamedTuple):
@@ -68,6 +85,13 @@ class DriveArrays(NamedTuple):
     limit: np.ndarray        # float64[2 L, 3]: peak torque, max speed, rated power
     motor: np.ndarray        # float64[2 L, 4]: gear ratio, torque constant, resistance, regeneration
     max_transmission: np.ndarray   # float64[1]
+    mode: np.ndarray         # int64[1]: DELIVER or ASSIST
+    timing: np.ndarray       # float64[2]: gait frequency (Hz), right leg's phase at t = 0 (ASSIST)
+    assist_kind: np.ndarray  # int64[2]: packed SignalTable of the (hip, knee) assistance (N m, engine
+    assist_npts: np.ndarray  #   convention; ASSIST), see codesign.control.signals.SignalTable
+    assist_x: np.ndarray
+    assist_y: np.ndarray
+    assist_m: np.ndarray
 
 
 class DriveData(NamedTuple):
@@ -99,11 +123,15 @@ class DriveLeg(NamedTuple):
 
 
 def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actuator | None],
-                  max_transmission: float = MAX_TRANSMISSION) -> DriveArrays:
+                  max_transmission: float = MAX_TRANSMISSION,
+                  assist: tuple[sg.Signal, sg.Signal] | None = None,
+                  timing: tuple[float, float] = (0.0, 0.0)) -> DriveArrays:
     """The drive's arrays for a model of n coordinates: its legs (none: the thesis's
     actuator-space law), the actuator of each of a leg's two actuated joints (in its
     ``rows`` order, the same on every leg; None: unbounded, not a motor) and the singular
-    guard's bound on |G| entries."""
+    guard's bound on |G| entries. ``assist``: the (hip, knee) assistance signals of an
+    active wearer (mode ASSIST, module docstring; None: DELIVER the law), on the
+    controller's clock ``timing`` (gait frequency Hz, right leg's phase at t = 0)."""
     L = len(legs)
     W = max([1] + [len(leg.added) for leg in legs])
     P = max([1] + [len(leg.loops) for leg in legs])
@@ -119,6 +147,7 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
     kind = [act.NO_MOTOR if a is None else act.SATURATE if a.enforced else act.REPORT for a in per_row]
     limit = [act.UNBOUNDED_LIMIT if a is None else a.limit_row() for a in per_row]
     motor = [act.NO_MOTOR_ROW if a is None else a.motor_row() for a in per_row]
+    table = sg.SignalTable.pack(assist if assist is not None else (sg.constant(0.0), sg.constant(0.0)))
     return DriveArrays(
         leg_law=np.array([leg.law for leg in legs], dtype=np.int64).reshape(L, 2),
         leg_human=np.array([leg.human for leg in legs], dtype=np.int64).reshape(L, 2),
@@ -130,7 +159,11 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
         kind=np.array(kind, dtype=np.int64).reshape(2 * L),
         limit=np.array(limit, dtype=np.float64).reshape(2 * L, act.LIMIT_COLUMNS),
         motor=np.array(motor, dtype=np.float64).reshape(2 * L, 4),
-        max_transmission=np.array([max_transmission]))
+        max_transmission=np.array([max_transmission]),
+        mode=np.array([DELIVER if assist is None else ASSIST], dtype=np.int64),
+        timing=np.array(timing, dtype=np.float64).reshape(2),
+        assist_kind=table.kind, assist_npts=table.npts, assist_x=table.x, assist_y=table.y,
+        assist_m=table.m)
 
 
 def no_drive(n: int) -> DriveArrays:
@@ -154,7 +187,10 @@ def make_drive_data(d: DriveArrays, model) -> DriveData:
 def _solve_added(N, X, nw):
     """Solve N Y = X (N float64[nw, nw] symmetric, X float64[nw, 2]) in place by Gaussian
     elimination with partial pivoting (X <- Y). False when a pivot falls below PIVOT_TOL
-    times the largest diagonal entry (the added joints are not determined)."""
+    times the largest diagonal entry (the added joints are not determined). Nothing to
+    solve (True) without added joints (nw = 0: an ideal device)."""
+    if nw == 0:
+        return True
     scale = 0.0
     for i in range(nw):
         scale = max(scale, abs(N[i, i]))
@@ -255,14 +291,17 @@ def transmissions(m, q, v, d, dd):
 
 
 @njit(cache=True, _nrt=False)
-def drive_torques(m, q, v, d, dd, tau, joint_tau, joint_gain):
-    """Add the device's torques that deliver the wearer's hip and knee law to the
-    generalized forces tau (float64[n]), for every leg of the drive d (module docstring):
-    tau_a = G^T tau_h with tau_h = joint_tau of the leg's law joints (DRIVEN rows of
-    control_torques), each clipped to its envelope at its rate (kind SATURATE), applied
-    at the actuated rows. Writes dd.G, dd.cmd, dd.tau, dd.rate; zeroes joint_gain of a
-    leg's law joints while one of its actuators saturates. A singular transmission
-    applies nothing and sets dd.singular[0] = 1. Returns False then."""
+def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
+    """Add the device's torques to the generalized forces tau (float64[n]) at time t (s),
+    for every leg of the drive d (module docstring). DELIVER: the wearer's hip and knee
+    law, tau_h = joint_tau of the leg's law joints (DRIVEN rows of control_torques);
+    ASSIST: the assistance profile tau_h = d.assist(phase of the leg). Then
+    tau_a = G^T tau_h, each clipped to its envelope at its rate (kind SATURATE), applied
+    at the actuated rows. Writes dd.G, dd.cmd, dd.tau, dd.rate. DELIVER zeroes
+    joint_gain of a leg's law joints while one of its actuators saturates; ASSIST takes
+    the delivered torques' human-joint equivalent G^-T tau_a off the leg's hip and knee
+    rows and writes it to relief (float64[na], at the law joints' controller rows). A
+    singular transmission applies nothing and sets dd.singular[0] = 1. Returns False then."""
     L = d.leg_law.shape[0]
     if L == 0:
         return True
@@ -273,10 +312,17 @@ def drive_torques(m, q, v, d, dd, tau, joint_tau, joint_gain):
             dd.tau[i] = 0.0
         return False
     n = q.shape[0]
+    assist = d.mode[0] == ASSIST
     for leg in range(L):
         G = dd.G[leg]
-        th0 = joint_tau[d.leg_law[leg, 0]]
-        th1 = joint_tau[d.leg_law[leg, 1]]
+        if assist:
+            phase = d.timing[0] * t + d.timing[1] + 0.5 * leg
+            phase -= np.floor(phase)
+            th0 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 0, phase)
+            th1 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 1, phase)
+        else:
+            th0 = joint_tau[d.leg_law[leg, 0]]
+            th1 = joint_tau[d.leg_law[leg, 1]]
         saturated = False
         for k in range(2):
             i = 2 * leg + k
@@ -294,7 +340,18 @@ def drive_torques(m, q, v, d, dd, tau, joint_tau, joint_gain):
             for c in range(n):
                 if row[c] != 0.0:
                     tau[c] += row[c] * torque
-        if saturated:
+        if assist:
+            # G^T e = tau_a: the human-joint torques doing the delivered torques' work
+            t0 = dd.tau[2 * leg]
+            t1 = dd.tau[2 * leg + 1]
+            det = G[0, 0] * G[1, 1] - G[0, 1] * G[1, 0]
+            e0 = (G[1, 1] * t0 - G[1, 0] * t1) / det
+            e1 = (G[0, 0] * t1 - G[0, 1] * t0) / det
+            tau[d.leg_human[leg, 0]] -= e0
+            tau[d.leg_human[leg, 1]] -= e1
+            relief[d.leg_law[leg, 0]] = e0
+            relief[d.leg_law[leg, 1]] = e1
+        elif saturated:
             for k in range(2):
                 joint_gain[d.leg_law[leg, k], 0] = 0.0
                 joint_gain[d.leg_law[leg, k], 1] = 0.0

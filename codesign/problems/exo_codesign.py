@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
@@ -121,8 +121,11 @@ def topology_prefix(topology_id: int) -> str:
 # --------------------------------------------------------------------------- settings
 def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     """``parse_settings`` of the co-design problems: WALK's settings (the gait frequency
-    fixed) and a catalog that can be read."""
+    fixed, a passive wearer) and a catalog that can be read."""
     settings = WalkingProblemSettings(parse_walk_settings(table))
+    if settings.walk.wearer != "passive":
+        raise UserError(f"evaluation.wearer: got {settings.walk.wearer!r}; expected \"passive\" (these problems "
+                        "move a passive wearer; a device assisting an active wearer is problem exo_assist)")
     cached_catalog(settings.walk.catalog)
     return settings
 
@@ -183,9 +186,11 @@ def common_parameters(law: str = THESIS) -> tuple[Parameter, ...]:
     return tuple(Parameter(n, lo, hi) for n, (lo, hi) in common_layout(law).bounds().items())
 
 
-def codesign_space(catalog: Catalog, law: str = THESIS
+def codesign_space(catalog: Catalog, law: str = THESIS, common: tuple[Parameter, ...] | None = None
                    ) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
-    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``."""
+    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``;
+    ``common``: the common pool's parameters instead of the law's (:func:`common_parameters`;
+    exo_assist's assistance profile)."""
     parameters: dict[str, Parameter] = {}
     groups = []
     for _sid, tid, pair in catalog.subspaces():
@@ -195,7 +200,7 @@ def codesign_space(catalog: Catalog, law: str = THESIS
             if (known.low, known.high) != (p.low, p.high):
                 raise ValueError(f"parameter {p.name}: bounds differ between groups")
         groups.append(Group(group_name(tid, pair), tuple(p.name for p in own)))
-    common = common_parameters(law)
+    common = common_parameters(law) if common is None else common
     parameters.update((p.name, p) for p in common)
     pools = (Pool(SUBSPACE_POOL, tuple(groups)),
              Pool(COMMON_POOL, (Group(COMMON_GROUP, tuple(p.name for p in common)),)))
@@ -242,15 +247,21 @@ def decode_group(group: str, params: Mapping[str, float], catalog: Catalog) -> D
     law = candidate_law(prefix, pair, params)
     local = {}
     for p in subspace_parameters(catalog.topology(tid), pair, law) + common_parameters(law):
-        value = params.get(p.name)
-        if value is None:
-            raise ValueError(f"parameter {p.name}: missing for group {group}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"parameter {p.name}: {value!r} is not a finite number")
-        if not p.low <= value <= p.high:
-            raise ValueError(f"parameter {p.name}: {value} outside [{p.low}, {p.high}]")
-        local[p.name.removeprefix(prefix)] = float(value)
+        local[p.name.removeprefix(prefix)] = checked_value(p, params, f" for group {group}")
     return Design(local, tid, pair)
+
+
+def checked_value(p: Parameter, params: Mapping[str, float], where: str = "") -> float:
+    """The value of parameter ``p`` in a candidate's ``params``; ValueError naming it (and
+    ``where``) when missing, not a finite number or outside its bounds."""
+    value = params.get(p.name)
+    if value is None:
+        raise ValueError(f"parameter {p.name}: missing{where}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"parameter {p.name}: {value!r} is not a finite number")
+    if not p.low <= value <= p.high:
+        raise ValueError(f"parameter {p.name}: {value} outside [{p.low}, {p.high}]")
+    return float(value)
 
 
 def encode(design: Design) -> tuple[str, dict[str, float]]:
@@ -262,14 +273,24 @@ def encode(design: Design) -> tuple[str, dict[str, float]]:
     return group_name(design.topology, design.actuators), params
 
 
-def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The co-design problem's evaluate (OPT's contract): never raises for a bad candidate."""
+def evaluate_decoded(params: dict[str, float], context: EvalContext, parse: Callable, decoder: Callable,
+                     run: Callable) -> EvalRecord:
+    """A co-design problem's evaluate (OPT's contract; never raises for a bad candidate):
+    the context's settings (else ``parse({})``), the candidate decoded by ``decoder``
+    (groups, params, settings) -> Design, and ``run(design, settings)`` -> EvalRecord; a
+    candidate that does not decode is a failed record naming why."""
     try:
-        settings = context.settings or parse_codesign_settings({})
-        design = decode(context.subspace, params, settings)
+        settings = context.settings or parse({})
+        design = decoder(context.subspace, params, settings)
     except (ValueError, UserError) as exc:
         return EvalRecord.failed(f"decode: {exc}")
-    return walk(design, settings.walk)
+    return run(design, settings)
+
+
+def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
+    """The co-design problem's evaluate: :func:`evaluate_decoded` of WALK's walk."""
+    return evaluate_decoded(params, context, parse_codesign_settings, decode,
+                            lambda design, settings: walk(design, settings.walk))
 
 
 def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:

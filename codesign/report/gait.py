@@ -164,3 +164,66 @@ def actuator_figure(table, names: tuple[str, ...], t_from: float = 0.0):
     axes[-1, 0].set_xlabel("time [s]")
     fig.tight_layout()
     return fig
+
+
+ASSIST_JOINTS = ("hip", "knee", "ankle")
+ASSIST_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}   # anatomical = sign * engine (flexion positive)
+
+
+def cycle_mean(t: np.ndarray, values: dict[str, np.ndarray], frequency: float, phase0: float,
+               t_from: float, bins: int = 50) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(phase centres float64[bins], joint -> mean over strides float64[bins]) of per-leg
+    series ``values`` (``<joint>_r`` / ``<joint>_l`` -> float64[k] at times t, s) from
+    ``t_from`` on: both legs pooled, each at its own phase (the left half a period later;
+    the controller's clock: phase = frac(frequency t + phase0))."""
+    keep = t >= t_from
+    centres = (np.arange(bins) + 0.5) / bins
+    out = {}
+    for joint in ASSIST_JOINTS:
+        phase = np.concatenate([np.mod(frequency * t[keep] + phase0 + off, 1.0) for off in (0.0, 0.5)])
+        series = np.concatenate([values[f"{joint}_{side}"][keep] for side in ("r", "l")])
+        which = np.minimum((phase * bins).astype(int), bins - 1)
+        out[joint] = np.array([series[which == b].mean() if (which == b).any() else np.nan for b in range(bins)])
+    return centres, out
+
+
+def assist_figure(assisted, unassisted, frequency: float, phase0: float, t_from: float):
+    """The figure of an exoskeleton paper (issue 32): per wearer joint (hip, knee, ankle;
+    anatomical, flexion positive) its torque (N m) and power (W) over the gait cycle (0 =
+    heel strike; mean over the strides from ``t_from`` s, both legs), without the device
+    (the wearer's law alone), with it (the wearer's own share) and the device's torque at
+    the joint. ``assisted``, ``unassisted``: the trajectory and actuator tables of the two
+    walks (:func:`codesign.walking.trajectory.trajectory_table` and ``actuator_table``
+    columns side by side)."""
+    fig, axes = plt.subplots(len(ASSIST_JOINTS), 2, figsize=(9, 7), sharex=True, squeeze=False)
+
+    def torque(table, kind):      # anatomical
+        vals = {f"{j}_{s}": ASSIST_SIGN[j] * table[f"tau_{kind}_{j}_{s}_Nm"].to_numpy()
+                for j in ASSIST_JOINTS for s in ("r", "l")}
+        return cycle_mean(table["t_s"].to_numpy(), vals, frequency, phase0, t_from)[1]
+
+    def power(table):
+        vals = {f"{j}_{s}": table[f"tau_wearer_{j}_{s}_Nm"].to_numpy() * table[f"rate_{j}_{s}_rad_s"].to_numpy()
+                for j in ASSIST_JOINTS for s in ("r", "l")}
+        return cycle_mean(table["t_s"].to_numpy(), vals, frequency, phase0, t_from)
+
+    phase, p_without = power(unassisted)
+    _, p_with = power(assisted)
+    without, with_device, device = torque(unassisted, "wearer"), torque(assisted, "wearer"), torque(assisted, "device")
+    cycle = 100 * phase
+    for ax, joint in zip(axes, ASSIST_JOINTS):
+        ax[0].plot(cycle, without[joint], color="0.4", lw=1.5, label="without device")
+        ax[0].plot(cycle, with_device[joint], color="C0", lw=1.5, label="with device (wearer)")
+        ax[0].plot(cycle, device[joint], color="C3", lw=1.2, ls="--", label="device")
+        ax[0].set_ylabel(f"{joint} torque\n[N m, flexion +]")
+        ax[1].plot(cycle, p_without[joint], color="0.4", lw=1.5)
+        ax[1].plot(cycle, p_with[joint], color="C0", lw=1.5)
+        ax[1].set_ylabel(f"{joint} power [W]")
+        for a in ax:
+            a.axhline(0.0, color="0.8", lw=0.8)
+    axes[0, 0].legend(fontsize=7)
+    for a in axes[-1]:
+        a.set_xlabel("gait cycle [%] (0: heel strike)")
+    fig.suptitle("the wearer's joint torque and power with and without the device", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -75,11 +75,19 @@ TABLE54_COLUMNS: tuple[Column, ...] = (
            LIMITS["cuff_force_peak"], "beyond what a person tolerates at a cuff"),
     Column("interaction force [BW]", ("interaction_force_peak_bw",), 1.0, "{:.2f}", "loads",
            LIMITS["interaction_force_peak_bw"], "beyond the in-vivo hip and knee joint forces"),
+    # --- an active wearer's effort (issue 32; problem exo_assist): the reduction of its
+    # metabolic proxy against the same wearer unassisted, in all and per joint
+    Column("effort reduction [%]", ("effort_reduction",), 100.0, "{:+.1f}", "effort"),
+    *(Column(f"{joint} effort reduction [%]", (f"effort_reduction_{joint}",), 100.0, "{:+.1f}", "effort")
+      for joint in ("hip", "knee", "ankle")),
+    Column("speed change [%]", ("speed_change",), 100.0, "{:+.1f}", "effort"),
+    Column("wearer proxy [J/(kg m)]", ("wearer_metabolic",), 1.0, "{:.2f}", "effort"),
 )
 PARTS = {"design": "Which design, and how far it got",
          "morphology": "Morphology and mass",
          "gait": "Gait (second half of the walk)",
          "loads": "Actuators and the wearer's loads",
+         "effort": "The active wearer's effort with the device against without (metabolic proxy)",
          "robustness": "The same design re-evaluated (robustness)"}
 DESIGN_COLUMNS = ("rank", "eval", "subspace", "topology", "actuators", "status", "walks", "stage",
                   "stage value", "conditions not met")

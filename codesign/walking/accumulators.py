@@ -36,7 +36,9 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        PREV_TAU2, PREV_VX, RANGE_PEAK, SITE_I_F2, SITE_PEAK,
                                        SITE_PREV_F2, SITE_SLOTS, STEP_COUNT, STEP_SUM,
                                        TD_FOOT, TD_X, TRANSMISSION_PEAK, T_FIRST, T_LAST,
-                                       T_START, X_FIRST, X_LAST)
+                                       T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
+                                       W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
+                                       W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)
@@ -78,6 +80,45 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
     acc[A_SAMPLES] += 1.0
     acc[A_T_PREV] = t
     acc[A_PREV_PEL] = p_el
+
+
+# --------------------------------------------------------------------------- the active wearer (issue 32)
+@njit(cache=True, _nrt=False)
+def accumulate_wearer(acc: np.ndarray, t: float, tau: np.ndarray, rate: np.ndarray) -> None:
+    """Add one sample of an active wearer's effort (metrics.REGISTRY, ``wearer_*``): its
+    own torques tau (N m) and rates (rad/s) of its joints (float64[w], WalkModel.wearer_source:
+    hip, knee, ankle, each right then left; w = 0: a passive wearer, nothing). Per joint
+    the legs' sum of tau^2, of the positive and of the negative power, integrated by the
+    trapezoid rule on the wearer's own clock. Samples in time order."""
+    w = tau.shape[0]
+    if t < acc[T_START] or w == 0:
+        return
+    acc[W_JOINTS] = w
+    first = acc[W_SAMPLES] == 0.0
+    half = 0.0 if first else 0.5 * (t - acc[W_T_PREV])
+    for k in range(w // 2):
+        tau2 = 0.0
+        pos = 0.0
+        neg = 0.0
+        for e in range(2 * k, 2 * k + 2):
+            p = tau[e] * rate[e]
+            tau2 += tau[e] * tau[e]
+            if p > 0.0:
+                pos += p
+            else:
+                neg += p
+        base = W_BASE + W_SLOTS * k
+        if not first:
+            acc[base + W_I_TAU2] += half * (acc[base + W_PREV_TAU2] + tau2)
+            acc[base + W_I_POS] += half * (acc[base + W_PREV_POS] + pos)
+            acc[base + W_I_NEG] += half * (acc[base + W_PREV_NEG] + neg)
+        acc[base + W_PREV_TAU2] = tau2
+        acc[base + W_PREV_POS] = pos
+        acc[base + W_PREV_NEG] = neg
+    if first:
+        acc[W_T_FIRST] = t
+    acc[W_SAMPLES] += 1.0
+    acc[W_T_PREV] = t
 
 
 @njit(cache=True, _nrt=False)

@@ -52,7 +52,8 @@ def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
     Winter's gait, design metrics)."""
     m = mt.finalize(rollout.acc, time=rollout.time, n_joints=setup.n_active,
                     site_names=SITE_NAMES, total_mass=setup.model.total_mass(),
-                    gravity=setup.model.gravity)
+                    gravity=setup.model.gravity, wearer_mass=setup.wearer_mass,
+                    stride_frequency=float(setup.ctrl.timing[0]))
     strides = stride_metrics(sampled_stride_agreement(rollout.acc, nominal_gait()))
     return {**m, **strides, **setup.design_metrics}
 

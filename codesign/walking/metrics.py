@@ -46,6 +46,12 @@ class Metric(NamedTuple):
 
 
 SITE = "<site>"
+WEARER_JOINTS = ("hip", "knee", "ankle")   # an active wearer's joints, each right then left (issue 32)
+# Muscle efficiencies of the metabolic proxy (Margaria, Positive and negative work
+# performances and their efficiencies in human locomotion, Int Z Angew Physiol 25:339,
+# 1968): positive work at 25 %, negative work at -120 % (it costs 1/1.2 of its magnitude).
+EFFICIENCY_POSITIVE = 0.25
+EFFICIENCY_NEGATIVE = 1.20
 _SAMPLE, _GAIT = "accumulate_sample", "accumulate_gait"
 _ACT, _TD = "accumulate_actuators", "accumulate_touchdown"
 _DESIGN = "setup.design_metrics (walking/setup.py)"
@@ -114,6 +120,16 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("transmission_peak", "-", "largest |entry| of the linkage's transmission G = d(hip, knee) / "
            "d(actuated angles) over the window (wearer-space law only)", "accumulate_transmission",
            "finalize"),
+    *(Metric(f"wearer_{j}_{name}", unit, f"active wearer's own {j} (both legs; its law's torque less the "
+             f"device's, issue 32): {text}", "accumulate_wearer", "finalize_wearer")
+      for j in WEARER_JOINTS for name, unit, text in (
+          ("torque_rms", "N m", "sqrt(mean over the window and the legs of tau^2)"),
+          ("work_pos", "J", "positive work per stride, sum over the legs of the integral of max(tau qd, 0)"),
+          ("work_neg", "J", "negative work per stride (<= 0), the same of min(tau qd, 0)"),
+          ("metabolic", "J/(kg m)", "(work_pos / 0.25 + |work_neg| / 1.20) over the window per kg of "
+           "the wearer and per metre walked (Margaria 1968's muscle efficiencies)"))),
+    Metric("wearer_metabolic", "J/(kg m)", "the active wearer's metabolic proxy: the sum of "
+           "wearer_<joint>_metabolic over hip, knee and ankle", "accumulate_wearer", "finalize_wearer"),
     Metric("longest_segment", "m", "the design's longest link (0 for the human)", _DESIGN, "build_setup"),
     Metric("singularity", "-", "1 if the screening found the design singular along the gait, else 0",
            _DESIGN, "build_setup"),
@@ -212,6 +228,19 @@ A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSIO
 (A_THERMAL0, A_THERMAL1, A_THERMAL2, A_THERMAL3, A_THERMAL4, A_THERMAL5, A_THERMAL6,
  A_THERMAL7) = _header.add(*(f"A_THERMAL{k}" for k in range(8)))
 A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
+# --- an active wearer's own effort (issue 32; accumulate_wearer): its joints, own samples
+# and clock, then per wearer joint (hip, knee, ankle; both legs summed) a block of W_SLOTS:
+# the previous sample's tau^2, positive and negative power and their trapezoid integrals
+W_JOINTS, W_SAMPLES, W_T_FIRST, W_T_PREV = _header.add("W_JOINTS", "W_SAMPLES", "W_T_FIRST", "W_T_PREV")
+_wearer = SlotLayout()
+W_PREV_TAU2, W_PREV_POS, W_PREV_NEG, W_I_TAU2, W_I_POS, W_I_NEG = _wearer.add(
+    "PREV_TAU2", "PREV_POS", "PREV_NEG", "I_TAU2", "I_POS", "I_NEG")
+W_SLOTS = len(_wearer.names)
+(W_HIP_PREV_TAU2, W_HIP_PREV_POS, W_HIP_PREV_NEG, W_HIP_I_TAU2, W_HIP_I_POS, W_HIP_I_NEG,
+ W_KNEE_PREV_TAU2, W_KNEE_PREV_POS, W_KNEE_PREV_NEG, W_KNEE_I_TAU2, W_KNEE_I_POS, W_KNEE_I_NEG,
+ W_ANKLE_PREV_TAU2, W_ANKLE_PREV_POS, W_ANKLE_PREV_NEG, W_ANKLE_I_TAU2, W_ANKLE_I_POS, W_ANKLE_I_NEG) = _header.add(
+    *(f"W_{j.upper()}_{name}" for j in WEARER_JOINTS for name in _wearer.names))
+W_BASE = W_HIP_PREV_TAU2     # joint k's slot: W_BASE + W_SLOTS k + W_PREV_TAU2 ...
 # --- each foot's last lift-off (s; slot LIFTOFF_T + foot, accumulate_liftoff): a touchdown
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
@@ -350,9 +379,37 @@ def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) 
     }
 
 
+def finalize_wearer(acc: np.ndarray, wearer_mass: float, stride_frequency: float) -> dict[str, float]:
+    """An active wearer's effort metrics (:data:`REGISTRY`, ``wearer_*``) of an
+    accumulator: per stride (window duration x ``stride_frequency``, Hz) and, for the
+    metabolic proxy, per kg of the wearer (``wearer_mass``) and per metre the CoM moved
+    over the window. Empty for a passive wearer or an empty window; the proxies NaN without
+    forward progress."""
+    if acc[W_JOINTS] <= 0 or acc[W_SAMPLES] < 2:
+        return {}
+    duration = acc[W_T_PREV] - acc[W_T_FIRST]
+    strides = duration * stride_frequency
+    distance = acc[X_LAST] - acc[X_FIRST]
+    legs = acc[W_JOINTS] / len(WEARER_JOINTS)
+    out: dict[str, float] = {}
+    total = 0.0
+    for k, joint in enumerate(WEARER_JOINTS):
+        base = W_BASE + W_SLOTS * k
+        positive, negative = acc[base + W_I_POS], acc[base + W_I_NEG]
+        cost = (positive / EFFICIENCY_POSITIVE + abs(negative) / EFFICIENCY_NEGATIVE) / wearer_mass
+        out[f"wearer_{joint}_torque_rms"] = math.sqrt(acc[base + W_I_TAU2] / (duration * legs))
+        out[f"wearer_{joint}_work_pos"] = positive / strides
+        out[f"wearer_{joint}_work_neg"] = negative / strides
+        out[f"wearer_{joint}_metabolic"] = cost / distance if distance > 0 else math.nan
+        total += cost
+    out["wearer_metabolic"] = total / distance if distance > 0 else math.nan
+    return out
+
+
 def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[str, ...] = (),
              total_mass: float = math.nan, gravity: float = 9.81,
-             target_speed: float = TARGET_SPEED) -> dict[str, float]:
+             target_speed: float = TARGET_SPEED, wearer_mass: float = math.nan,
+             stride_frequency: float = math.nan) -> dict[str, float]:
     """Named metrics (:data:`REGISTRY`, but the design's) from an accumulator; NaN where the window is empty."""
     duration = acc[T_LAST] - acc[T_FIRST] if acc[N_SAMPLES] > 1 else 0.0
     nan = math.nan
@@ -401,6 +458,7 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out["actuator_thermal_ratio"] = math.sqrt(max(acc[A_THERMAL + k] for k in range(motors)) / acc[A_SAMPLES])
     if acc[TRANSMISSION_PEAK] >= 0.0:
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
+    out.update(finalize_wearer(acc, wearer_mass, stride_frequency))
     return {k: float(v) for k, v in out.items()}
 
 

@@ -36,15 +36,17 @@ Params = stepping.StepParams | rollout_event.EventParams
 
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0, drive: DriveArrays | None = None) -> Params:
+                upright_pitch: float = 0.0, drive: DriveArrays | None = None,
+                active_wearer: bool = False) -> Params:
     """The compiled rollout's parameter record for ``settings.contact_model``.
 
     standing_hip_height: m (the fall and thrown-up checks are relative to it);
     site_bodies: bodies whose joint force is an interaction site (the human hips and
     knees); upright_pitch: rad, the torso pitch the fall check measures from; drive: the
-    wearer-space law's (:mod:`codesign.control.wearer`; None: the thesis's law)."""
+    wearer-space law's (:mod:`codesign.control.wearer`; None: the thesis's law);
+    active_wearer: the wearer's own effort is measured (issue 32)."""
     build = stepping.make_params if settings.contact_model == "hard" else rollout_event.make_params
-    return build(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive)
+    return build(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive, active_wearer)
 
 
 def initial_modes(x0: np.ndarray, p: Params, strike: int) -> tuple[np.ndarray, int]:

@@ -166,7 +166,11 @@ def control(t, q, v, m, wm, wd, tau):
     ta, active = control_torques(t, q, v, wm.ctrl, tau, wd.joint_tau, wd.joint_rate,
                                  wd.joint_gain, wd.joint_cmd)
     dd = wd.drive
-    drive_torques(m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain)
+    drive_torques(t, m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain, wd.relief)
+    for e in range(wm.wearer_source.shape[0]):
+        s = wm.wearer_source[e]
+        wd.wearer_tau[e] = wd.joint_tau[s] - wd.relief[s]
+        wd.wearer_rate[e] = wd.joint_rate[s]
     for e in range(wm.effort_source.shape[0]):
         s = wm.effort_source[e]
         if s >= 0:
@@ -270,6 +274,8 @@ class WalkModel(NamedTuple):
     effort_kind: np.ndarray    # int64[e]: their actuator kinds (actuators.NO_MOTOR ...)
     effort_limit: np.ndarray   # float64[e, 3]: their envelopes
     effort_motor: np.ndarray   # float64[e, 4]: their motor constants
+    wearer_source: np.ndarray  # int64[w]: an active wearer's joints (controller rows: hip, knee,
+                               #   ankle, each right then left; none for a passive wearer)
 
 
 class WalkData(NamedTuple):
@@ -286,6 +292,10 @@ class WalkData(NamedTuple):
     effort_tau: np.ndarray     # float64[e] scratch: the effort joints' delivered torques (N m)
     effort_rate: np.ndarray    # float64[e] scratch: their rates (rad/s)
     effort_cmd: np.ndarray     # float64[e] scratch: their commanded torques (N m)
+    relief: np.ndarray         # float64[na] scratch: the device's torque taken off each active joint
+                               #   (N m; its hip and knee under an assistance drive, else 0)
+    wearer_tau: np.ndarray     # float64[w] scratch: the active wearer's own joint torques (N m)
+    wearer_rate: np.ndarray    # float64[w] scratch: their rates (rad/s)
     drive: Any                 # control.wearer.DriveData: the drive's scratch and outputs
     acc: np.ndarray            # float64[...]: the metric accumulator (starts as WalkModel.acc0)
     fext: np.ndarray           # float64[n, 3] scratch
@@ -361,14 +371,23 @@ def effort_joints(ctrl, drive) -> np.ndarray:
     return np.array([-1 - i for i in range(drive.rows.shape[0])] + own, dtype=np.int64)
 
 
+def wearer_joints(ctrl, active_wearer: bool) -> np.ndarray:
+    """int64[w]: the controller rows of an active wearer's own joints, whose torques and
+    rates the wearer's effort metrics measure: every active joint that is not DRIVEN (the
+    wearer's hip, knee and ankle law; each right then left) -- none for a passive wearer."""
+    rows = [j for j in range(ctrl.act_rows.shape[0]) if ctrl.act_kind[j] != act.DRIVEN] if active_wearer else []
+    return np.array(rows, dtype=np.int64)
+
+
 def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height: float,
               site_bodies: tuple[str, ...] = (), upright_pitch: float = 0.0,
-              drive=None) -> WalkModel:
+              drive=None, active_wearer: bool = False) -> WalkModel:
     """The walking part of a rollout's model: the compiled controller ``ctrl``
     (ControllerArrays) and its drive (:mod:`codesign.control.wearer`; None: the thesis's
     law), the checks' bounds, the coordinates, sites and attachments of ``model`` with
-    interaction sites ``site_bodies``, and the metric accumulator's start (window from
-    max_time / 2; the stepping and soft models' also hold the ground-reaction window)."""
+    interaction sites ``site_bodies``, the metric accumulator's start (window from
+    max_time / 2; the stepping and soft models' also hold the ground-reaction window),
+    and, for an ``active_wearer``, the joints its effort metrics measure."""
     grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model in ("hard", "soft") else 0
     drive = no_drive(model.n) if drive is None else drive
     source = effort_joints(ctrl, drive)
@@ -387,7 +406,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         drive=drive, effort_source=source,
         effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
         effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), act.LIMIT_COLUMNS),
-        effort_motor=effort(ctrl.act_motor, drive.motor).reshape(len(source), 4))
+        effort_motor=effort(ctrl.act_motor, drive.motor).reshape(len(source), 4),
+        wearer_source=wearer_joints(ctrl, active_wearer))
 
 
 def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
@@ -396,12 +416,14 @@ def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
     n, n_contacts = model.n, model.n_contacts
     na = wm.ctrl.act_rows.shape[0]
     ne = wm.effort_source.shape[0]
+    nw = wm.wearer_source.shape[0]
     k = wm.site_body.shape[0]
     return WalkData(
         tau=np.zeros(n), Kimp=np.zeros((n, n)), Dimp=np.zeros((n, n)),
         joint_tau=np.zeros(na), joint_rate=np.zeros(na), joint_gain=np.zeros((na, 2)),
         joint_cmd=np.zeros(na), effort_tau=np.zeros(ne), effort_rate=np.zeros(ne),
-        effort_cmd=np.zeros(ne), drive=make_drive_data(wm.drive, model),
+        effort_cmd=np.zeros(ne), relief=np.zeros(na), wearer_tau=np.zeros(nw),
+        wearer_rate=np.zeros(nw), drive=make_drive_data(wm.drive, model),
         acc=wm.acc0.copy(), fext=np.zeros((n, 3)), prev_mode=np.zeros(n_contacts, dtype=np.int64),
         tau_check=np.zeros(n), site_force=np.zeros(k), com=np.zeros(4), point=np.zeros(2),
         feet=np.zeros(2), last_contact=np.zeros(1), counts=np.zeros(1, dtype=np.int64),

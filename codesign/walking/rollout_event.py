@@ -357,6 +357,7 @@ def walk_observe(t, x, mode, p):
     ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
                             wm.effort_kind, wm.effort_limit, wm.effort_motor)
     ac.accumulate_transmission(wd.acc, t, wd.drive.G)
+    ac.accumulate_wearer(wd.acc, t, wd.wearer_tau, wd.wearer_rate)
     return 0
 
 
@@ -374,13 +375,15 @@ def integrate(x0, mode0, t_end, p, record_times, settings):
 # --------------------------------------------------------------------------- python set-up
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0, drive=None) -> EventParams:
+                upright_pitch: float = 0.0, drive=None,
+                active_wearer: bool = False) -> EventParams:
     """The integrator's parameter record for ``model`` under ``ctrl`` (and its
     wearer-space ``drive``; None: the thesis's law): its model and a fresh data record."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
-    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive)
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
+                   active_wearer)
     data = EventData(make_workspace(model), ct.make_contact_workspace(model),
                      make_walk_data(wm, model))
     return EventParams(EventModel(model.arrays, s, wm), data)

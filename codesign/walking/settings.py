@@ -18,6 +18,7 @@ from codesign.walking import rollout as ro
 from codesign.walking.initial_state import START_KINDS
 
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
+WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s"}
 
@@ -44,6 +45,9 @@ class WalkSettings:
     ``"lowest_point"`` (default: its lowest contact point at rest, the gait's joint rates)
     or ``"gait"`` (the human joints the law servos at its references, every contact
     point on the ground at rest, the pelvis at the target speed: no landing).
+    wearer: ``passive`` (the thesis's wearer, moved by the device) or ``active`` (issue
+    32: the wearer's own hip, knee and ankle law acts, a co-design's device adds its
+    assistance profile, and the wearer's effort is measured; WEARER_MODES).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -53,6 +57,7 @@ class WalkSettings:
     actuators: Actuator = Actuator()
     human_actuated: tuple[str, ...] = ()
     initial_state: str = "lowest_point"
+    wearer: str = "passive"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -63,7 +68,8 @@ class WalkSettings:
         d = dict(d or {})
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
-                               "actuators", "human_actuated", "initial_state"}
+                               "actuators", "human_actuated", "initial_state",
+                               "wearer"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -109,11 +115,14 @@ class WalkSettings:
         initial_state = d.get("initial_state", "lowest_point")
         if initial_state not in START_KINDS:
             raise UserError(f"evaluation.initial_state: got {shown(initial_state)}; expected one of {', '.join(START_KINDS)}")
+        wearer = d.get("wearer", "passive")
+        if wearer not in WEARER_MODES:
+            raise UserError(f"evaluation.wearer: got {shown(wearer)}; expected one of {', '.join(WEARER_MODES)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
-                            tuple(human_actuated), initial_state)
+                            tuple(human_actuated), initial_state, wearer)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

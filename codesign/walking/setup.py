@@ -17,6 +17,8 @@ from codesign.dynamics.model import with_armature
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
+from codesign.control.assist import assist_signals, has_assist
+from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
 from codesign.model.anthropometry import human_geometry
 from codesign.model.actuators import Actuator
@@ -38,6 +40,7 @@ from codesign.walking.settings import WalkSettings
 SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
 SITE_NAMES = ("hip_r", "knee_r", "hip_l", "knee_l")
 WEARER_JOINTS = ("hip", "knee")     # the wearer's joints whose law the device delivers
+IDEAL_DEVICE_JOINTS = ("device_hip", "device_knee")   # an ideal device's joints (ideal_drive)
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Setup:
     # the motors, one per actuated joint: the WR's pair (in its order) or the human's
     # human_actuated joints; empty without motors
     actuators: tuple[tuple[str, Actuator], ...] = ()
+    wearer_mass: float = math.nan   # kg: the wearer's body mass (an active wearer's effort per kg)
 
     @property
     def n_active(self) -> int:
@@ -114,11 +118,13 @@ def design_control_layout(design: Design, topology, settings: WalkSettings) -> C
                              has_torso_feedback(design.actuators, design.params))
 
 
-def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, Actuator]) -> DriveArrays:
+def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, Actuator],
+                 assist=None, timing: tuple[float, float] = (0.0, 0.0)) -> DriveArrays:
     """The wearer-space drive of an augmented model under :func:`wearer_control_layout`
     (the controller's rows: hip r, l, knee r, l, ankle r, l): per leg its hip and knee,
     its added tree coordinates and loops, its actuated pair's rows and their actuators
-    ``pair``."""
+    ``pair``; ``assist``, ``timing``: an active wearer's assistance
+    (:func:`codesign.control.wearer.compile_drive`)."""
     actuated = _wr_rows(model, aug.actuated)
     legs = []
     for s, side in enumerate(("r", "l")):
@@ -128,7 +134,30 @@ def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, A
             added=tuple(j.index for j in aug.wr_joints if j.side == side and not j.loop),
             loops=tuple(j.index for j in aug.wr_joints if j.side == side and j.loop),
             rows=tuple(actuated[wr_joint_name(a)][s] for a in actuators)))
-    return compile_drive(model.n, legs, pair)
+    return compile_drive(model.n, legs, pair, assist=assist, timing=timing)
+
+
+def ideal_drive(model, assist, timing: tuple[float, float]) -> DriveArrays:
+    """An ideal assistive device on the unaugmented human (Dembia et al. 2017's ideal
+    devices): no linkage and no mass, its "actuated joints" the wearer's hip and knee
+    themselves (G = I), unbounded; ``assist``, ``timing`` as :func:`wearer_drive`'s."""
+    rows = _human_rows(model, ("hip", "knee"))
+    legs = [DriveLeg(law=(s, 2 + s), human=(model.body_id(f"thigh_{side}"), model.body_id(f"shank_{side}")),
+                     added=(), loops=(), rows=(rows["hip"][s], rows["knee"][s]))
+            for s, side in enumerate(("r", "l"))]
+    return compile_drive(model.n, legs, (None, None), assist=assist, timing=timing)
+
+
+def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator], ...],
+                 timing: tuple[float, float]) -> DriveArrays | None:
+    """An active wearer's device (issue 32) on the model of ``design``: a co-design's
+    linkage (``aug`` its assembly, ``motors`` its pair's) assisting with the design's
+    profile, an ideal device on the unaugmented human (:func:`ideal_drive`) where the
+    design has a profile, else none (the wearer alone)."""
+    assist = assist_signals(design.params) if has_assist(design.params) else None
+    if design.topology is None:
+        return None if assist is None else ideal_drive(model, assist, timing)
+    return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
@@ -204,6 +233,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     gait = nominal_gait()
     screen_s = 0.0
     drive = None          # the wearer-space law's (control.wearer); None: the thesis's law
+    active = settings.wearer == "active"
     if design.topology is None:
         motors = joint_actuators(design, settings)
         model = build_human() if human_model is None else human_model
@@ -215,6 +245,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         wr_coords: list[int] = []
         design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": 0.0,
                           "com_shift": 0.0}
+        aug = None
     else:
 
         topology = design_topology(design, settings)
@@ -239,7 +270,12 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         model = with_reflected_inertia(aug.model, [(j.loop, j.index, by_name[wr_joint_name(j.catalog_id)])
                                                    for j in aug.actuated])
         layout = design_control_layout(design, topology, settings)
-        if has_wearer_control(design):
+        if active:
+            if not (has_wearer_control(design) and has_assist(design.params)):
+                raise UserError("an active wearer's co-design needs the wearer's hip, knee and ankle law "
+                                "(hip.*, knee.*, ankle.*) and the device's assistance profile (assist.*)")
+            active_rows = _human_rows(model)
+        elif has_wearer_control(design):
             active_rows = _human_rows(model)
             drive = wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors))
         else:
@@ -247,12 +283,15 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         passive_rows = _wr_rows(model, aug.passive)
         wr_coords = [j.index for j in aug.wr_joints if not j.loop]
     controller = layout.decode(design.params)
+    rs = settings.rollout
+    if active:                 # the wearer's own law on its joints; the device assists (issue 32)
+        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0))
     if drive is None:          # the thesis's law, or the human's human_actuated joints
         controller = with_actuators(controller, dict(motors))
-    rs = settings.rollout
+    driven = drive is not None and not active
     ctrl = imp.compile_controller(controller, model.n, active_rows, passive_rows,
                                   model.body_id("torso"), rs.phase0,
-                                  driven=frozenset(WEARER_JOINTS) if drive is not None else frozenset())
+                                  driven=frozenset(WEARER_JOINTS) if driven else frozenset())
     q, qd = gait_configuration(model, gait, controller.frequency, rs.phase0, human.hip_height)
     if settings.initial_state == "gait":      # the feet's rates first: the linkage's follow
         q, qd = on_reference(model, controller, q, qd, rs.phase0)
@@ -264,24 +303,27 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
             return None, mt.measured_record(metrics, f"initial_state: loops do not close in the gait ({err:.2g} m)"), screen_s
     if settings.initial_state == "lowest_point":
         q, qd, lowest = place_on_ground(model, q, qd)
-    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES, drive=drive)
+    p = ro.make_params(model, ctrl, rs, human.hip_height, SITES, drive=drive, active_wearer=active)
     x0 = np.concatenate([q, qd])
     mode0, code = ro.initial_modes(x0, p, lowest)
     if code != 0:
         metrics = {"time": 0.0, **design_metrics}
         return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
-    names = effort_names(p.model.walk.effort_source, controller, design.actuators)
-    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors), None, screen_s
+    device = (tuple(wr_joint_name(a) for a in design.actuators) if design.topology is not None
+              else IDEAL_DEVICE_JOINTS)
+    names = effort_names(p.model.walk.effort_source, controller, device)
+    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors, human.mass_kg), None, screen_s
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,
-                 actuators: tuple[int, ...]) -> tuple[str, ...]:
+                 device: tuple[str, ...]) -> tuple[str, ...]:
     """Names of the effort joints (``source``: WalkModel.effort_source): an active joint's
     name and leg (``j1_r``, ``ankle_l``; each active joint has a row per leg, right first),
-    a drive actuator's added joint and leg (actuator 2 l + k: the pair's k-th of leg l)."""
+    a drive actuator's joint and leg (actuator 2 l + k: ``device[k]`` of leg l; ``device``
+    the pair's added joints ``j1``, or an ideal device's IDEAL_DEVICE_JOINTS)."""
     sides = ("r", "l")
     return tuple(f"{controller.active[s // 2].name}_{sides[s % 2]}" if s >= 0 else
-                 f"{wr_joint_name(actuators[(-1 - s) % 2])}_{sides[(-1 - s) // 2]}"
+                 f"{device[(-1 - s) % 2]}_{sides[(-1 - s) // 2]}"
                  for s in (int(v) for v in source))
 
 
@@ -299,6 +341,8 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         drive = set(drive_parameter_bounds(design.actuators))
         if drive & set(design.params):       # a design that chooses its drivetrains: all of them
             expected |= drive
+    if settings.wearer == "active" and (design.topology is not None or has_assist(design.params)):
+        expected |= set(assist_parameter_bounds())    # an active wearer's device: its assistance
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:
         raise UserError(f"{where}: params: " + "; ".join(

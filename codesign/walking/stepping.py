@@ -182,6 +182,7 @@ def observe(t, x, p, assist_active):
     ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
                             wm.effort_kind, wm.effort_limit, wm.effort_motor)
     ac.accumulate_transmission(wd.acc, t, wd.drive.G)
+    ac.accumulate_wearer(wd.acc, t, wd.wearer_tau, wd.wearer_rate)
     return OK
 
 
@@ -277,7 +278,8 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
 # --------------------------------------------------------------------------- python set-up
 def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 standing_hip_height: float, site_bodies: tuple[str, ...] = (),
-                upright_pitch: float = 0.0, drive=None) -> StepParams:
+                upright_pitch: float = 0.0, drive=None,
+                active_wearer: bool = False) -> StepParams:
     """The compiled rollout's parameter record for ``model`` under ``ctrl`` (and its
     wearer-space ``drive``, :mod:`codesign.control.wearer`; None: the thesis's law): its
     model and a fresh data record."""
@@ -285,7 +287,8 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
                           pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
-    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive)
+    wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
+                   active_wearer)
     data = StepData(make_workspace(model), ts.make_step_workspace(model, implicit_rows),
                     make_walk_data(wm, model))
     return StepParams(StepModel(model.arrays, cs, ss, wm), data)

@@ -49,7 +49,9 @@ def actuator_table(rollout, setup):
     commanded (the law's torque before the actuator's clip), ``rate_<j>_rad_s``,
     ``power_<j>_W`` (tau rate) and for a motor ``tau_limit_<j>_Nm`` (its envelope at that
     rate); under the wearer-space law each leg's transmission ``G_<leg>_<hip|knee>_<j>``
-    (d angle / d actuated angle, dimensionless). Recomputed from the recorded states by
+    (d angle / d actuated angle, dimensionless); for an active wearer (issue 32) per
+    wearer joint ``tau_wearer_<j>_Nm`` (its own torque: the law's less the device's) and
+    ``tau_device_<j>_Nm`` (the device's torque there, G^-T tau_a). Recomputed from the recorded states by
     the rollout's own compiled controller (``rollout_base.control``) on a copy of its
     data record: what the rollout applied at the step that started there."""
     import pandas as pd
@@ -65,11 +67,14 @@ def actuator_table(rollout, setup):
     cmd, tau, rate = (np.zeros((len(t), len(names))) for _ in range(3))
     L = wm.drive.leg_law.shape[0]
     G = np.zeros((len(t), L, 2, 2))
+    wearer = wm.wearer_source
+    own, device = np.zeros((len(t), len(wearer))), np.zeros((len(t), len(wearer)))
     scratch = np.zeros(n)
     for k in range(len(t)):
         control(float(t[k]), X[k, :n], X[k, n:], setup.p.model.arrays, wm, wd, scratch)
         cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
         G[k] = wd.drive.G
+        own[k], device[k] = wd.wearer_tau, wd.relief[wearer]
     cols = {}
     for j, name in enumerate(names):
         cols[f"tau_{name}_Nm"] = tau[:, j]
@@ -79,6 +84,10 @@ def actuator_table(rollout, setup):
         if wm.effort_kind[j] != act.NO_MOTOR:
             cols[f"tau_limit_{name}_Nm"] = np.array([act.torque_limit(w, wm.effort_limit[j]) for w in rate[:, j]])
             cols[f"tau_continuous_{name}_Nm"] = np.full(len(t), wm.effort_limit[j, act.LIMIT_RATED])
+    for e, s in enumerate(int(v) for v in wearer):
+        name = f"{setup.layout.active[s // 2].name}_{('r', 'l')[s % 2]}"
+        cols[f"tau_wearer_{name}_Nm"] = own[:, e]
+        cols[f"tau_device_{name}_Nm"] = device[:, e]
     for leg, side in enumerate(("r", "l")[:L]):
         for a in range(2):
             actuator = names[2 * leg + a]          # the drive's actuators come first

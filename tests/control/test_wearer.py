@@ -106,7 +106,7 @@ def test_virtual_power_holds_while_unsaturated(setup):
         tau = np.zeros(model.n)
         joint_tau = rng.normal(0.0, 40.0, setup.ctrl.act_rows.shape[0])
         gain = np.ones((joint_tau.shape[0], 2))
-        assert wr.drive_torques(model.arrays, q, qd, unbounded, dd, tau, joint_tau, gain)
+        assert wr.drive_torques(0.0, model.arrays, q, qd, unbounded, dd, tau, joint_tau, gain, np.zeros(6))
         for leg in range(2):
             tau_h = joint_tau[d.leg_law[leg]]
             h_dot = qd[d.leg_human[leg]]
@@ -127,7 +127,7 @@ def test_saturation_delivers_exactly_the_limit(setup):
     tau = np.zeros(model.n)
     joint_tau = np.full(setup.ctrl.act_rows.shape[0], 5000.0)
     gain = np.ones((joint_tau.shape[0], 2))
-    assert wr.drive_torques(model.arrays, q, qd, d, dd, tau, joint_tau, gain)
+    assert wr.drive_torques(0.0, model.arrays, q, qd, d, dd, tau, joint_tau, gain, np.zeros(6))
     from codesign.model.actuators import torque_limit
     for i in range(4):
         leg, k = divmod(i, 2)
@@ -151,7 +151,8 @@ def test_singular_guard_trips_on_a_singular_linkage(setup):
     for bad in (d._replace(rows=same), d._replace(max_transmission=np.array([1e-3]))):
         data = wr.make_drive_data(bad, model)
         tau = np.zeros(model.n)
-        ok = wr.drive_torques(model.arrays, q, qd, bad, data, tau, np.full(6, 30.0), np.ones((6, 2)))
+        ok = wr.drive_torques(0.0, model.arrays, q, qd, bad, data, tau, np.full(6, 30.0), np.ones((6, 2)),
+                                 np.zeros(6))
         assert not ok and data.singular[0] == 1
         assert not tau.any() and not data.tau.any()
 
@@ -174,8 +175,8 @@ def test_a_parallelogram_device_delivers_the_wearer_torques_unchanged():
     for q, qd in poses(s):
         tau = np.zeros(model.n)
         joint_tau = np.array([31.0, -12.0, 57.0, 4.0, 0.0, 0.0])
-        assert wr.drive_torques(model.arrays, q, qd, d._replace(kind=np.zeros_like(d.kind)), dd, tau,
-                                joint_tau, np.ones((6, 2)))
+        assert wr.drive_torques(0.0, model.arrays, q, qd, d._replace(kind=np.zeros_like(d.kind)), dd, tau,
+                                joint_tau, np.ones((6, 2)), np.zeros(6))
         for leg in range(2):
             assert np.abs(dd.G[leg] - np.eye(2)).max() <= 1e-9
             assert np.allclose(dd.tau[2 * leg: 2 * leg + 2], joint_tau[d.leg_law[leg]], rtol=1e-9)

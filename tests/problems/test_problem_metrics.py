@@ -27,19 +27,23 @@ SHORT = {"max_time": 0.3}
 @pytest.fixture(scope="module")
 def codesign_walk():
     """(record, every metric with the unmeasured ones as NaN) of the stored co-design, its
-    names joined by those of a stored wearer-space co-design (the transmission)."""
+    names joined by those of a stored wearer-space co-design (the transmission) and of an
+    active wearer (its effort, issue 32)."""
     record, _, rollout, setup = evaluate_detailed(load_design(DESIGNS / "codesign-walking.json"),
                                                   WalkSettings.from_dict(SHORT))
     _, _, wearer, wearer_setup = evaluate_detailed(load_design(DESIGNS / "wearer-t02.json"),
                                                    WalkSettings.from_dict(SHORT))
-    return record, {**metrics_of(rollout, setup), **metrics_of(wearer, wearer_setup)}
+    _, _, active, active_setup = evaluate_detailed(load_design(DESIGNS / "human-walking.json"),
+                                                   WalkSettings.from_dict({**SHORT, "wearer": "active"}))
+    return record, {**metrics_of(rollout, setup), **metrics_of(wearer, wearer_setup),
+                    **metrics_of(active, active_setup)}
 
 
 def test_walk_names_every_metric_a_rollout_of_a_design_with_motors_reports(codesign_walk):
     record, every = codesign_walk
     assert record.ok
     assert sorted(every) == sorted(METRICS)             # nothing undeclared, nothing declared in vain
-    assert len(METRICS) == len(set(METRICS)) == 45
+    assert len(METRICS) == len(set(METRICS)) == 58
 
 
 def test_the_walking_problems_records_use_only_declared_names(codesign_walk):

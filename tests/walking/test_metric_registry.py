@@ -42,7 +42,10 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     acc = mt.new_accumulator(len(SITE_NAMES), 0.0)
     acc[mt.A_MOTORS] = acc[mt.A_SAMPLES] = 1.0           # a model with motors
     acc[mt.A_TAU2] = acc[mt.TRANSMISSION_PEAK] = 1.0      # that delivered torque, through a drive
-    out = mt.finalize(acc, time=1.0, n_joints=1, site_names=SITE_NAMES, total_mass=70.0)
+    acc[mt.W_JOINTS], acc[mt.W_SAMPLES], acc[mt.W_T_PREV] = 6.0, 2.0, 1.0   # an active wearer
+    acc[mt.X_LAST] = 1.0
+    out = mt.finalize(acc, time=1.0, n_joints=1, site_names=SITE_NAMES, total_mass=70.0,
+                      wearer_mass=70.0, stride_frequency=0.9)
     design = [m.name for m in mt.REGISTRY if m.finalizer == "build_setup"]
     strides = [m.name for m in mt.REGISTRY if m.finalizer.startswith("stride_metrics")]
     assert strides == ["stride_r_hip", "stride_r_knee", "stride_r_ankle"]
@@ -50,7 +53,7 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     assert design == ["longest_segment", "singularity", "added_mass", "com_shift", "actuator_mass"]
     for m in mt.REGISTRY:
         assert m.unit and m.definition and "\n" not in m.definition, m.name
-        assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "build_setup", "stride_metrics"), m.name
+        assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "finalize_wearer", "build_setup", "stride_metrics"), m.name
         source = m.accumulator.split(" ")[0]
         assert source in ("Rollout.time", "setup.design_metrics") or hasattr(ac, source), m.name
     gait = mt.finalize_gait(acc, 700.0, [])

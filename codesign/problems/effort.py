@@ -1,0 +1,54 @@
+"""An active wearer's effort with a device against the same wearer without it (issue 32).
+
+The assisted walk's record (the device's mass carried by the wearer) and the unassisted
+walk's (the wearer alone, the same law and settings) each carry WALK's ``wearer_*``
+metrics (:func:`codesign.walking.metrics.finalize_wearer`); :func:`effort_comparison`
+states the difference:
+
+* ``effort_reduction`` = 1 - wearer_metabolic / wearer_metabolic_unassisted (a fraction;
+  negative when the device makes the wearer work harder, e.g. by its mass), and
+  ``effort_reduction_<joint>`` the same per joint (hip, knee, ankle);
+* ``speed_change`` = speed / speed_unassisted - 1 and ``speed_change_abs`` its magnitude;
+* the unassisted values themselves, ``wearer_metabolic_unassisted``,
+  ``wearer_<joint>_metabolic_unassisted``, ``wearer_<joint>_torque_rms_unassisted``,
+  ``speed_unassisted``.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from codesign.walking.metrics import WEARER_JOINTS
+
+REFERENCE = ("wearer_metabolic", "speed",
+             *(f"wearer_{j}_{m}" for j in WEARER_JOINTS for m in ("metabolic", "torque_rms")))
+# the metrics effort_comparison adds, and their units
+EFFORT_UNITS: dict[str, str] = {
+    "effort_reduction": "-", "speed_change": "-", "speed_change_abs": "-",
+    **{f"effort_reduction_{j}": "-" for j in WEARER_JOINTS},
+    **{f"{name}_unassisted": unit for name, unit in (
+        ("wearer_metabolic", "J/(kg m)"), ("speed", "m/s"),
+        *((f"wearer_{j}_metabolic", "J/(kg m)") for j in WEARER_JOINTS),
+        *((f"wearer_{j}_torque_rms", "N m") for j in WEARER_JOINTS))},
+}
+
+
+def reduction(assisted: float, unassisted: float) -> float:
+    """1 - assisted / unassisted (NaN when the unassisted effort is not > 0)."""
+    return 1.0 - assisted / unassisted if unassisted > 0 else float("nan")
+
+
+def effort_comparison(assisted: Mapping[str, float], unassisted: Mapping[str, float]) -> dict[str, float]:
+    """The metrics of the module docstring from an assisted walk's metrics and the
+    unassisted walk's; only those both walks measured (an early fall measures none)."""
+    out = {f"{name}_unassisted": unassisted[name] for name in REFERENCE if name in unassisted}
+    for joint in WEARER_JOINTS:
+        name = f"wearer_{joint}_metabolic"
+        if name in assisted and name in unassisted:
+            out[f"effort_reduction_{joint}"] = reduction(assisted[name], unassisted[name])
+    if "wearer_metabolic" in assisted and "wearer_metabolic" in unassisted:
+        out["effort_reduction"] = reduction(assisted["wearer_metabolic"], unassisted["wearer_metabolic"])
+    if "speed" in assisted and unassisted.get("speed", 0.0) > 0:
+        out["speed_change"] = assisted["speed"] / unassisted["speed"] - 1.0
+        out["speed_change_abs"] = abs(out["speed_change"])
+    return out

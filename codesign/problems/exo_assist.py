@@ -1,0 +1,195 @@
+"""``exo_assist`` (issue 32): co-design a device that lowers an active wearer's effort.
+
+The wearer is active (``evaluation.wearer = "active"``, :mod:`codesign.control.wearer`):
+its own chapter-4 hip, knee and ankle law -- the human-gait design the spec's
+``evaluation.wearer_design`` names (e.g. ``docs/designs/human-walking.json``), fixed, not
+searched -- sets the joint torques its walk needs; the device adds an assistance profile
+through its linkage and the wearer's muscles supply the rest.
+
+Space (MMPSO, as ``exo_codesign_wearer_drive``): pool ``subspace``, one group per
+(topology, actuator pair) with its morphology, its passive joints' springs and the pair's
+drivetrains (``t03.j1.motor``, ``t03.j1.stage_ratio``); pool ``common``, the assistance
+profile shared by every subspace, since it is stated in the wearer's joint space
+(``assist.hip.b1.peak`` ..., :mod:`codesign.control.assist`: two bumps per joint, 16
+parameters).
+
+Evaluation: the assisted walk (the device's mass carried by the wearer) and the same
+wearer unassisted -- the human alone with the same law and settings, walked once per
+(law, settings) in a process and cached (:func:`unassisted`), not per candidate -- and
+their comparison (:mod:`codesign.problems.effort`: ``effort_reduction``,
+``speed_change`` ...).
+
+Stages (:func:`assist_stages`): the co-design's physical stages
+(:func:`~codesign.problems.objectives.codesign_stages` up to its speed stage: walks the
+whole period, segment length, singularity, slip, flight, ground reaction, knee,
+actuator speed and thermal ratios, wearer forces, cuff forces, posture), the pitch assist
+idle (assist_fraction <= 0.1, Table 5.3), speed within 5 % of the unassisted walk, then
+effort_reduction >= EFFORT_REDUCTION_GOAL (maximized until then), then the device's
+electrical power (``power_electrical``) minimized.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from codesign.control.assist import has_assist, parameter_bounds
+from codesign.errors import UserError
+from codesign.objectives import Objective
+from codesign.problems import exo_codesign as ex
+from codesign.problems import objectives as ob
+from codesign.problems.base import Problem, WalkingHooks
+from codesign.problems.effort import EFFORT_UNITS, effort_comparison
+from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, check_walking_design,
+                                       cost_notes, parse_walk_settings, replay, unit_of)
+from codesign.topology.catalog import cached_catalog
+from codesign.types import EvalContext, EvalRecord, Parameter
+from codesign.walking import Design, WalkSettings, human_control_layout, load_design
+from codesign.walking import check_design as check_walking_law
+
+PROBLEM = "exo_assist"
+# the issue's acceptance: the wearer's metabolic proxy lowered by 15 % with the device's mass
+EFFORT_REDUCTION_GOAL = 0.15
+SPEED_CHANGE_MAX = 0.05       # |assisted speed / unassisted - 1|
+ASSIST_METRICS = METRICS + tuple(EFFORT_UNITS)
+
+
+@dataclass(frozen=True)
+class AssistSettings(WalkingProblemSettings):
+    """The exo_assist problem's settings: WALK's (an active wearer) and the wearer's law,
+    ``wearer`` (name, value) pairs of a human-gait design's parameters (empty: none named;
+    then only designs that carry the law themselves can be evaluated)."""
+
+    wearer: tuple[tuple[str, float], ...] = ()
+
+
+def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:
+    """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
+    "passive" is refused) and ``wearer_design``, the path of a human-gait design whose
+    hip, knee and ankle law is the wearer's (UserError, one line naming the key)."""
+    table = dict(table)
+    path = table.pop("wearer_design", None)
+    if table.setdefault("wearer", "active") != "active":
+        raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" (this problem "
+                        "assists an active wearer)")
+    walk = parse_walk_settings(table)
+    cached_catalog(walk.catalog)
+    if path is None:
+        return AssistSettings(walk)
+    if not isinstance(path, str):
+        raise UserError(f"evaluation.wearer_design: got {path!r}; expected the path of a human-gait design")
+    law = load_design(path)
+    if law.topology is not None:
+        raise UserError(f"evaluation.wearer_design: {path} is a co-design; expected a human-gait design "
+                        "(topology null) whose law is the wearer's")
+    check_walking_law(law, dataclasses.replace(walk, wearer="passive"), f"evaluation.wearer_design ({path})")
+    return AssistSettings(walk, tuple(sorted(law.params.items())))
+
+
+# --------------------------------------------------------------------------- space
+def assist_parameters() -> tuple[Parameter, ...]:
+    """The common pool: the assistance profile (:mod:`codesign.control.assist`)."""
+    return tuple(Parameter(name, low, high) for name, (low, high) in parameter_bounds().items())
+
+
+def law_names() -> set[str]:
+    """The wearer's law's parameter names (chapter 4's hip, knee and ankle)."""
+    return set(human_control_layout(WalkSettings()).parameter_names())
+
+
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings) -> Design:
+    """The design of a candidate: its subspace's linkage and drivetrains
+    (:func:`codesign.problems.exo_codesign.decode_group` under the wearer-space drive
+    law), the wearer's law of the settings (the candidate's own where it has one) and
+    the assistance profile (ValueError: missing, not finite or out of bounds)."""
+    if len(groups) < 1:
+        raise ValueError("no subspace group given; expected the subspace pool's group name")
+    design = ex.decode_group(groups[0], {**dict(settings.wearer), **params}, cached_catalog(settings.walk.catalog))
+    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
+    return Design({**design.params, **assist}, design.topology, design.actuators)
+
+
+def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode``: the design's subspace group and its searched parameters
+    (the linkage's prefixed, the profile's as they are; the wearer's law left out)."""
+    prefix = ex.topology_prefix(design.topology)
+    law = law_names()
+    params = {(k if k.startswith("assist.") else prefix + k): v for k, v in design.params.items() if k not in law}
+    return (ex.group_name(design.topology, design.actuators),), params
+
+
+# --------------------------------------------------------------------------- evaluation
+def wearer_alone(design: Design) -> Design:
+    """The unaugmented wearer of a design: its hip, knee and ankle law only."""
+    law = law_names()
+    return Design({k: v for k, v in design.params.items() if k in law})
+
+
+def unassisted_replay(design: Design, settings: WalkSettings, record_times=None) -> Replay:
+    """The design's wearer alone (its law, muscles unbounded: no human_actuated motors)
+    walked under ``settings`` (an active wearer), recorded at ``record_times``."""
+    return replay(wearer_alone(design), dataclasses.replace(settings, human_actuated=()), record_times)
+
+
+@functools.lru_cache(maxsize=8)
+def unassisted(law: tuple[tuple[str, float], ...], settings: WalkSettings) -> EvalRecord:
+    """:func:`unassisted_replay`'s record of the wearer whose law is ``law`` (sorted
+    (name, value) pairs): once per law and settings in a process."""
+    return unassisted_replay(Design(dict(law)), settings).record
+
+
+def with_effort(record: EvalRecord, design: Design, settings: AssistSettings) -> EvalRecord:
+    """The assisted record with :func:`~codesign.problems.effort.effort_comparison`
+    against the design's wearer alone; a failed record as it is."""
+    if not record.ok:
+        return record
+    alone = unassisted(tuple(sorted(wearer_alone(design).params.items())), settings.walk)
+    return dataclasses.replace(record, metrics={**record.metrics, **effort_comparison(record.metrics, alone.metrics)})
+
+
+def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
+    """The problem's evaluate (never raises for a bad candidate): the assisted walk
+    compared with the unassisted one (:func:`replay_assist`)."""
+    return ex.evaluate_decoded(params, context, parse_assist_settings, decode,
+                               lambda design, settings: replay_assist(design, settings).record)
+
+
+def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:
+    """``WalkingHooks.replay``: the assisted walk with its trajectory and the comparison."""
+    out = replay(design, settings.walk, record_times)
+    return dataclasses.replace(out, record=with_effort(out.record, design, settings))
+
+
+def check_design(design: Design, settings: AssistSettings, where: str = "design") -> None:
+    """``WalkingHooks.check_design``: a co-design with the wearer's law and a profile."""
+    if not has_assist(design.params):
+        raise UserError(f"{where}: no assistance profile (assist.*); expected a design of this problem")
+    check_walking_design(design, settings.walk, where, augmented=True)
+
+
+def warmup(settings: AssistSettings) -> None:
+    """Compile (or load) the kernels: the co-design problems' warm-up under these settings."""
+    ex.warmup(settings)
+
+
+def assist_stages() -> tuple[Objective, ...]:
+    """The default stages (module docstring)."""
+    physical = ob.codesign_stages()[:-2]          # up to speed_assist_score and power
+    return physical + (Objective("assist_fraction", "minimize", ob.ASSIST_FRACTION_MAX),
+                       Objective("speed_change_abs", "minimize", SPEED_CHANGE_MAX),
+                       Objective("effort_reduction", "maximize", EFFORT_REDUCTION_GOAL),
+                       Objective("power_electrical", "minimize"))
+
+
+def problem() -> Problem:
+    """The registered ``exo_assist`` problem."""
+    parameters, pools = ex.codesign_space(cached_catalog(), ex.WEARER_DRIVE, assist_parameters())
+    return Problem(PROBLEM, evaluate, "co-design a device that lowers an active wearer's effort: topology, "
+                   "actuator pair, morphology, drivetrains and an assistance profile (issue 32)",
+                   parameters=parameters, pools=pools, objectives=assist_stages(),
+                   parse_settings=parse_assist_settings, warmup=warmup, notes=cost_notes,
+                   metrics=ASSIST_METRICS, metric_unit=unit_of,
+                   walking=WalkingHooks(decode=decode, check_design=check_design, replay=replay_assist,
+                                        encode=encode))

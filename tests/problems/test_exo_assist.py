@@ -1,0 +1,144 @@
+"""The exo_assist problem (issue 32): its settings, space, decode/encode, stages, and the
+comparison of an assisted walk with the unassisted one."""
+
+from pathlib import Path
+
+import pytest
+
+from codesign.control.assist import parameter_bounds
+from codesign.errors import UserError
+from codesign.problems import exo_assist as ea
+from codesign.problems import get_problem
+from codesign.problems.effort import effort_comparison
+from codesign.types import EvalContext
+from codesign.walking import load_design
+
+ROOT = Path(__file__).resolve().parents[2]
+WEARER = ROOT / "docs/designs/human-walking.json"
+DEVICE = ROOT / "docs/designs/drive-t05-amplify.json"
+
+
+def settings(**table):
+    return ea.parse_assist_settings({"wearer_design": str(WEARER), **table})
+
+
+def test_settings_read_the_wearer_once_and_refuse_a_passive_wearer_or_a_device_as_wearer():
+    s = settings(max_time=1.0)
+    assert s.walk.wearer == "active" and dict(s.wearer) == load_design(WEARER).params
+    assert ea.parse_assist_settings({}).wearer == ()
+    with pytest.raises(UserError, match="evaluation.wearer:"):
+        settings(wearer="passive")
+    with pytest.raises(UserError, match="evaluation.wearer_design: .* is a co-design"):
+        ea.parse_assist_settings({"wearer_design": str(DEVICE)})
+    with pytest.raises(UserError, match="evaluation.wearer_design"):
+        ea.parse_assist_settings({"wearer_design": 3})
+    with pytest.raises(UserError, match="evaluation.wearer: .*exo_assist"):
+        get_problem("exo_codesign").parse_settings({"wearer": "active"})
+
+
+def test_the_space_searches_linkage_drivetrains_and_profile_not_the_wearer():
+    problem = get_problem("exo_assist")
+    subspace, common = problem.pools
+    assert list(common.groups[0].parameters) == list(parameter_bounds())
+    group = next(g for g in subspace.groups if g.name == "t05_a2-3")
+    assert "t05.j2.motor" in group.parameters and not any(".hip." in n or n.startswith("hip.")
+                                                          for n in group.parameters)
+    names = [o.metric for o in problem.objectives]
+    assert names[-4:] == ["assist_fraction", "speed_change_abs", "effort_reduction", "power_electrical"]
+    assert {"cuff_force_peak", "actuator_thermal_ratio", "interaction_force_peak_bw"} <= set(names)
+
+
+def device_design():
+    """drive-t05-amplify's linkage and drivetrains, the wearer's law, a profile."""
+    device, law = load_design(DEVICE), load_design(WEARER)
+    own = {k: v for k, v in device.params.items() if k.split(".")[0] not in ("hip", "knee", "ankle")}
+    profile = {k: (0.2 if k.endswith(("rise", "fall")) else 0.3 if k.endswith("peak_time") else 10.0)
+               for k in parameter_bounds()}
+    return type(device)({**own, **law.params, **profile}, device.topology, device.actuators)
+
+
+def test_decode_is_encodes_inverse_with_the_settings_wearer():
+    s = settings()
+    design = device_design()
+    groups, params = ea.encode(design)
+    assert groups == ("t05_a2-3",) and "hip.K.v1" not in params and "assist.hip.b1.peak" in params
+    assert ea.decode(groups, params, s) == design
+    bad = dict(params, **{"assist.hip.b1.rise": 0.9})
+    with pytest.raises(ValueError, match="assist.hip.b1.rise"):
+        ea.decode(groups, bad, s)
+    ea.check_design(design, s)
+
+
+def test_effort_comparison_by_hand():
+    assisted = {"wearer_metabolic": 6.0, "wearer_hip_metabolic": 1.0, "speed": 1.32,
+                "wearer_hip_torque_rms": 20.0}
+    alone = {"wearer_metabolic": 8.0, "wearer_hip_metabolic": 4.0, "speed": 1.2, "wearer_hip_torque_rms": 40.0}
+    out = effort_comparison(assisted, alone)
+    assert out["effort_reduction"] == pytest.approx(0.25)
+    assert out["effort_reduction_hip"] == pytest.approx(0.75)
+    assert out["speed_change"] == pytest.approx(0.1) and out["speed_change_abs"] == pytest.approx(0.1)
+    assert out["wearer_metabolic_unassisted"] == 8.0 and out["wearer_hip_torque_rms_unassisted"] == 40.0
+    assert "effort_reduction_knee" not in out
+    # a heavy device that makes the wearer work harder: negative
+    assert effort_comparison({"wearer_metabolic": 10.0}, alone)["effort_reduction"] == pytest.approx(-0.25)
+
+
+def test_an_evaluation_compares_with_the_unassisted_walk_walked_once():
+    """A short evaluation of a device: the comparison's unassisted values are the wearer
+    alone's (the cached walk, computed once for two candidates)."""
+    s = settings(max_time=1.0)
+    groups, params = ea.encode(device_design())
+    ea.unassisted.cache_clear()
+    first = get_problem("exo_assist").evaluate(params, EvalContext(subspace=groups, settings=s))
+    second = get_problem("exo_assist").evaluate(params, EvalContext(subspace=groups, settings=s))
+    assert first.ok and first.metrics == second.metrics
+    assert ea.unassisted.cache_info().misses == 1 and ea.unassisted.cache_info().hits == 1
+    alone = ea.unassisted_replay(device_design(), s.walk).record.metrics
+    assert first.metrics["wearer_metabolic_unassisted"] == alone["wearer_metabolic"]
+    assert first.metrics["effort_reduction"] == pytest.approx(
+        1 - first.metrics["wearer_metabolic"] / alone["wearer_metabolic"], rel=1e-12)
+
+
+def test_simulate_states_the_effort_per_joint_and_in_all():
+    from codesign.commands.simulate import effort_lines
+
+    metrics = {"effort_reduction": 0.2, "wearer_metabolic": 4.0, "wearer_metabolic_unassisted": 5.0,
+               "speed_change": -0.01, "effort_reduction_hip": 0.5, "wearer_hip_metabolic": 1.0,
+               "wearer_hip_metabolic_unassisted": 2.0}
+    joints, total = effort_lines(metrics)
+    assert "hip 2.000 -> 1.000 (+50.0 %)" in joints and "knee" not in joints
+    assert total.startswith("effort reduction 20.0 % (5.000 -> 4.000") and "speed change -1.0 %" in total
+    assert effort_lines({"speed": 1.0}) == []
+
+
+def test_the_readmes_effort_first_device_replays_its_numbers():
+    """README, "An active wearer": docs/designs/effort-first-t02.json lowers the wearer's
+    proxy by 30.0 % at -4.3 % speed with a 17-kg device, and fails the cuff and wearer
+    stages (1.5 kN, 3.8 BW) and leans on the pitch assist 40 % of the time."""
+    s = ea.parse_assist_settings({})
+    record = ea.replay_assist(load_design(ROOT / "docs/designs/effort-first-t02.json"), s).record
+    m = record.metrics
+    assert m["time"] == 10.0
+    assert m["effort_reduction"] == pytest.approx(0.300, abs=0.0005)
+    assert m["speed_change"] == pytest.approx(-0.043, abs=0.0005)
+    assert m["added_mass"] == pytest.approx(17.0, abs=0.05)
+    assert m["cuff_force_peak"] > 1400 and m["interaction_force_peak_bw"] > 3.8
+    assert m["assist_fraction"] == pytest.approx(0.40, abs=0.01)
+
+
+def test_the_readmes_ideal_device_replays_its_numbers():
+    """README: the profile of pipelines/assist-b-start.json on an ideal massless device
+    (the wearer alone, G = I) lowers the proxy by 24.7 % and leaves the speed as it was
+    (to roundings: the device's torque added at the hip row and taken off again)."""
+    import json
+
+    from codesign.walking import Design, WalkSettings, evaluate
+
+    start = json.loads((ROOT / "pipelines/assist-b-start.json").read_text())[0]["params"]
+    law = load_design(WEARER).params
+    active = WalkSettings.from_dict({"wearer": "active"})
+    assisted = evaluate(Design({**law, **{k: v for k, v in start.items() if k.startswith("assist.")}}), active)
+    alone = evaluate(Design(law), active)
+    out = effort_comparison(assisted.metrics, alone.metrics)
+    assert out["effort_reduction"] == pytest.approx(0.247, abs=0.0005)
+    assert abs(out["speed_change"]) <= 1e-9     # the walk as it was, but for roundings (7e-12)
