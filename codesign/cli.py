@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "report": "codesign.commands.report",
     "freeze": "codesign.commands.freeze",
     "transfer": "codesign.commands.transfer",
+    "fit-gait": "codesign.commands.fit_gait",
     "analyze": "codesign.commands.analyze",
     "bench": "codesign.commands.bench",
     "warmup": "codesign.commands.warmup",

@@ -129,13 +129,16 @@ def codesign_layout(active_wr: tuple[str, str], passive_wr: tuple[str, ...],
 
 
 def human_layout(kind: int = sg.STEP, reference_points: int = 4,
-                 passive_wr: tuple[str, ...] = ()) -> ControlLayout:
+                 passive_wr: tuple[str, ...] = (), hip_torso_feedback: bool = False) -> ControlLayout:
     """Chapter-4 layout (Table 4.3): hip, knee, ankle with a 4-point ppoly reference and
     stiffness/damping of one kind (constant, step or ppoly with 4 points). With
     ``passive_wr`` the wearer-space law of a co-design (:mod:`codesign.control.wearer`):
     the same hip, knee and ankle law, the device's actuators delivering hip and knee, and
-    its other joints passive (eq. 5.12)."""
+    its other joints passive (eq. 5.12). ``hip_torso_feedback``: the hip also servos the
+    torso's pitch over an arc of its phase (``hip.torso.*``, SIMBICON's stance hip;
+    :mod:`codesign.control.impedance`), 6 parameters more (51)."""
     active = tuple(ActiveLayout(j, reference_points, kind, kind, bd.human_reference_angle(j),
-                                shared_step_timing=True)
+                                shared_step_timing=True,
+                                torso_feedback=hip_torso_feedback and j == "hip")
                    for j in ("hip", "knee", "ankle"))
     return ControlLayout(active=active, passive=tuple(passive_wr))

@@ -7,7 +7,7 @@ with the WR's torso feedback, ``exo_codesign_wearer`` with the control in the we
 joint space, ``exo_codesign_wearer_drive`` with the drivetrains searched too, ``exo_codesign_drive``
 the thesis's law with them; ``exo_assist``, a device assisting an active wearer,
 :mod:`codesign.problems.exo_assist`), ``human_gait`` (chapter 4,
-:mod:`codesign.problems.human_gait`) and ``anthropomorphic_baseline`` (5.6,
+:mod:`codesign.problems.human_gait`; ``human_gait_balance`` with the hip servoing the torso) and ``anthropomorphic_baseline`` (5.6,
 :mod:`codesign.problems.baseline`), and ``replay`` (sleeps for recorded evaluation costs in
 the co-design space: ``codesign bench scaling``, :mod:`codesign.problems.replay`). A problem is built on first use (the co-design space
 needs the topology catalog) and cached per process. :func:`register_problem` adds one at
@@ -33,6 +33,7 @@ BUILDERS: dict[str, Callable[[], Problem]] = {
     "exo_codesign_drive": lambda: exo_codesign.problem(exo_codesign.THESIS_DRIVE),
     "exo_assist": exo_assist.problem,
     "human_gait": human_gait.problem,
+    "human_gait_balance": human_gait.balance_problem,
     "anthropomorphic_baseline": baseline.problem,
     "replay": replay.problem,
 }

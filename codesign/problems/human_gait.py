@@ -1,6 +1,8 @@
 """Problem ``human_gait`` (thesis 4.1.2): the unaugmented human, step impedance at hip,
 knee and ankle with a 4-point reference and shared step timing (Table 4.3, "step": 45
-parameters), plain PSO, Table 4.2 objectives, 1.3 m/s at 0.9 Hz."""
+parameters), plain PSO, Table 4.2 objectives, 1.3 m/s at 0.9 Hz. Problem
+``human_gait_balance`` (issue 31): the same law with SIMBICON's stance-hip balance term,
+the hip servoing the torso's world pitch over an arc of its phase (51 parameters)."""
 
 from __future__ import annotations
 
@@ -18,16 +20,19 @@ from codesign.walking import Design
 from codesign.problems import objectives as ob
 
 
-def human_gait_layout() -> ControlLayout:
+def human_gait_layout(hip_torso_feedback: bool = False) -> ControlLayout:
     """Table 4.3 "step": hip, knee, ankle; 4-point reference, step K and D sharing their
-    transition times (15 parameters per joint, 45 in all)."""
-    return human_layout(sg.STEP, reference_points=4)
+    transition times (15 parameters per joint, 45 in all); ``hip_torso_feedback``: the
+    hip's torso term too (6 more)."""
+    return human_layout(sg.STEP, reference_points=4, hip_torso_feedback=hip_torso_feedback)
 
 
 def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
-    """A failed record naming the first parameter of :func:`human_gait_layout` that is
-    missing, not a finite number or outside its bounds; None when all are fine."""
-    for name, (low, high) in human_gait_layout().bounds().items():
+    """A failed record naming the first parameter of :func:`human_gait_layout` (with the
+    hip's torso term where ``params`` name it) that is missing, not a finite number or
+    outside its bounds; None when all are fine."""
+    balance = any(name.startswith("hip.torso.") for name in params)
+    for name, (low, high) in human_gait_layout(balance).bounds().items():
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or not low <= value <= high:
@@ -68,11 +73,18 @@ WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_d
 
 
 def problem() -> Problem:
-    parameters = tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout().bounds().items())
-    stages = ob.human_stages()
-    return Problem("human_gait", evaluate,
-                   "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, "
-                   "Table 4.2 objectives)",
-                   parameters=parameters, objectives=stages, parse_settings=parse_human_settings,
-                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING,
-                   metric_unit=unit_of)
+    return _problem("human_gait", False, "unaugmented human, step impedance at hip, knee and "
+                    "ankle (thesis chapter 4, Table 4.2 objectives)")
+
+
+def balance_problem() -> Problem:
+    return _problem("human_gait_balance", True, "unaugmented human, step impedance at hip, "
+                    "knee and ankle, the hip servoing the torso's pitch (SIMBICON's stance hip)")
+
+
+def _problem(name: str, hip_torso_feedback: bool, description: str) -> Problem:
+    parameters = tuple(Parameter(n, lo, hi)
+                       for n, (lo, hi) in human_gait_layout(hip_torso_feedback).bounds().items())
+    return Problem(name, evaluate, description, parameters=parameters, objectives=ob.human_stages(),
+                   parse_settings=parse_human_settings, warmup=warmup, notes=cost_notes,
+                   metrics=METRICS, walking=WALKING, metric_unit=unit_of)

@@ -67,10 +67,17 @@ class Setup:
 
 
 # --------------------------------------------------------------------------- layouts
-def human_control_layout(settings: WalkSettings) -> ControlLayout:
-    """Chapter-4 layout for the unaugmented human (Table 4.3)."""
-    lay = human_layout(sg.KIND_NAMES[settings.human_control])
+def human_control_layout(settings: WalkSettings, hip_torso_feedback: bool = False) -> ControlLayout:
+    """Chapter-4 layout for the unaugmented human (Table 4.3); ``hip_torso_feedback``: the
+    hip also servos the torso pitch (:func:`codesign.control.parameters.human_layout`)."""
+    lay = human_layout(sg.KIND_NAMES[settings.human_control], hip_torso_feedback=hip_torso_feedback)
     return dataclasses.replace(lay, optimize_frequency=settings.optimize_frequency)
+
+
+def has_hip_torso_feedback(params) -> bool:
+    """Whether a human-gait design's law carries the hip's torso feedback (its
+    ``hip.torso.*`` parameters are there)."""
+    return any(name.startswith("hip.torso.") for name in params)
 
 
 def wr_joint_name(catalog_id: int) -> str:
@@ -239,7 +246,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         model = build_human() if human_model is None else human_model
         model = with_reflected_inertia(model, [(False, model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}"), a)
                                                for name, a in motors for side in ("r", "l")])
-        layout = human_control_layout(settings)
+        layout = human_control_layout(settings, has_hip_torso_feedback(design.params))
         active_rows = _human_rows(model)
         passive_rows: dict = {}
         wr_coords: list[int] = []
@@ -333,7 +340,7 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
     read (an evaluation ignores unknown names: a misspelled one would silently leave
     a parameter missing or unused)."""
     if design.topology is None:
-        expected = set(human_control_layout(settings).parameter_names())
+        expected = set(human_control_layout(settings, has_hip_torso_feedback(design.params)).parameter_names())
     else:
         topology = design_topology(design, settings, where)
         layout = design_control_layout(design, topology, settings)
