@@ -71,7 +71,7 @@ def chosen_design(args) -> ChosenDesign:
     """The design and settings :func:`add_design_arguments`' options name, each option
     checked (UserError, one line naming it): exactly one of a design file, ``--human``
     and ``--run``; ``--stiffness/--damping`` only with ``--human``; ``--best/--eval`` only
-    with ``--run``; the run's ``[evaluation]`` table, then ``--settings``, then
+    with ``--run``; the run's ``[evaluation]`` table (a design file's ``evaluation``), then ``--settings``, then
     ``--max-time``, read by the problem's ``parse_settings``; a design file checked by the
     problem (its topology and exactly the parameters it reads)."""
     import contextlib
@@ -114,7 +114,8 @@ def chosen_design(args) -> ChosenDesign:
                 f"the run's, {stored.problem}" if stored is not None else f"one of {', '.join(walking)}"))
         name = args.problem
     problem = get_problem(name)
-    table = {**(stored.table if stored is not None else {}), **overrides}
+    table = {**(stored.table if stored is not None else design.evaluation if design is not None else {}),
+             **overrides}
     if args.max_time is not None:
         table["max_time"] = args.max_time
     settings = problem.parse_settings(inline_run_reference(table, problem.run_reference))

@@ -1,33 +1,41 @@
 """A walking design: which linkage (topology, actuator pair; none for the unaugmented
-human) and its parameter values, and its JSON form ({"topology", "actuators", "params"})."""
+human) and its parameter values, and its JSON form ({"topology", "actuators", "params"},
+and optionally "evaluation": the settings it is replayed with)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from codesign.errors import UserError
 from codesign.io import read_user_file
 
-DESIGN_KEYS = ("topology", "actuators", "params")    # a design document's keys, all of them
+DESIGN_KEYS = ("topology", "actuators", "params", "evaluation")    # a design document's keys, all of them
 
 
 @dataclass(frozen=True)
 class Design:
     """A design: ``topology``/``actuators`` (None for the unaugmented human) and the
     parameter values (morphology names of MODEL, control names of
-    :mod:`codesign.control.parameters`)."""
+    :mod:`codesign.control.parameters`); ``evaluation``: the evaluation settings the
+    design is replayed with (a spec's ``[evaluation]`` keys, e.g. ``initial_state`` or an
+    active wearer's; read by the problem's ``parse_settings`` where a command replays the
+    design file, under ``--settings``; a run's own ``[evaluation]`` table is its spec's)."""
 
     params: dict[str, float]
     topology: int | None = None
     actuators: tuple[int, int] | None = None
+    evaluation: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"topology": self.topology,
-                "actuators": list(self.actuators) if self.actuators else None,
-                "params": dict(sorted(self.params.items()))}
+        doc = {"topology": self.topology,
+               "actuators": list(self.actuators) if self.actuators else None,
+               "params": dict(sorted(self.params.items()))}
+        if self.evaluation:
+            doc["evaluation"] = dict(self.evaluation)
+        return doc
 
     @staticmethod
     def from_json(doc: Any, where: str = "design") -> "Design":
@@ -37,7 +45,11 @@ class Design:
         unknown = [str(k) for k in doc if k not in DESIGN_KEYS]
         if unknown:
             raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only \"topology\", "
-                            "\"actuators\" and \"params\"")
+                            "\"actuators\", \"params\" and \"evaluation\"")
+        evaluation = doc.get("evaluation", {})
+        if not isinstance(evaluation, Mapping):
+            raise UserError(f"{where}.evaluation: {evaluation!r}; expected an object of evaluation "
+                            "settings (a spec's [evaluation] keys)")
         params = {}
         for k, v in doc["params"].items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -54,7 +66,7 @@ class Design:
             if not isinstance(acts, list) or len(acts) != 2 or not all(isinstance(a, int) for a in acts):
                 raise UserError(f"{where}.actuators: {acts!r}; expected two joint ids")
             acts = (int(acts[0]), int(acts[1]))
-        return Design(params, topo, acts)
+        return Design(params, topo, acts, dict(evaluation))
 
 
 def load_design(path: str | Path) -> Design:
