@@ -13,7 +13,7 @@ import pytest
 from runtools import codesign, listing, one_line
 
 REPO = Path(__file__).resolve().parents[1]
-HUMAN = REPO / "docs/designs/human-walking.json"
+HUMAN = REPO / "docs/designs/human-thesis-walking.json"
 
 
 ERROR = "codesign export: error: "

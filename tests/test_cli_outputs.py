@@ -179,7 +179,7 @@ def test_a_catalog_that_is_not_utf8_or_not_a_catalog_is_one_line_in_every_comman
     catalog.write_bytes((REPO / "topologies" / "catalog.json").read_bytes() + b"\xff")
     lines = (REPO / "topologies" / "catalog.json").read_bytes().count(b"\n") + 1
     said = rf"{re.escape(str(catalog))}: not UTF-8 text \(line {lines}, byte \d+\); expected a topology catalog .*"
-    human = REPO / "docs" / "designs" / "human-walking.json"
+    human = REPO / "docs" / "designs" / "human-thesis-walking.json"
     before = files(small_run)
     for command in (("screen", "--catalog", catalog),
                     ("report", small_run, "-o", tmp_path / "report", "--no-gait", "--catalog", catalog),

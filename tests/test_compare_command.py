@@ -16,7 +16,7 @@ DESIGNS = Path(__file__).resolve().parents[1] / "docs" / "designs"
 
 
 def test_compare_lists_both_designs_as_simulate_measures_them(tmp_path, capsys):
-    a, b = str(DESIGNS / "codesign-walking.json"), str(DESIGNS / "human-walking.json")
+    a, b = str(DESIGNS / "codesign-walking.json"), str(DESIGNS / "human-thesis-walking.json")
     assert main(["compare", a, b, "--max-time", "0.4", "--sample", "0.05", "--out", str(tmp_path / "cmp")]) == 0
     printed = capsys.readouterr().out.splitlines()
     frame = pd.read_csv(tmp_path / "cmp" / "compare.csv")
@@ -37,7 +37,7 @@ def test_compare_lists_both_designs_as_simulate_measures_them(tmp_path, capsys):
 
 
 def test_compare_bad_input_is_one_line(tmp_path, capsys):
-    design = str(DESIGNS / "human-walking.json")
+    design = str(DESIGNS / "human-thesis-walking.json")
     for args, text in (([design], "expected at least two"), ([design, "--run", "results/demo"], "RUN@best"),
                        ([design, design, "--sample", "0"], "--sample")):
         assert main(["compare", *args, "--out", str(tmp_path / "no")]) == 2

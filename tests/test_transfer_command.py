@@ -11,7 +11,7 @@ import pytest
 from codesign.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-HUMAN = REPO / "docs" / "designs" / "human-capped-walking.json"
+HUMAN = REPO / "docs" / "designs" / "human-capped-thesis-walking.json"
 
 
 def one_error_line(capsys) -> str:

@@ -5,7 +5,7 @@ Cases: the unaugmented human and a typical augmented design (topology 1, anthrop
 four-bars, actuators 1 and 3), both with constant-impedance "typical" controllers
 (:func:`codesign.walking.typical_human_design`, :func:`~codesign.walking.typical_codesign_design`),
 and the bundled designs: the human-gait study's walking controller
-(docs/designs/human-walking.json), the demo's best co-design (docs/designs/codesign-demo.json,
+(docs/designs/human-thesis-walking.json), the demo's best co-design (docs/designs/codesign-demo.json,
 what issue 16's target is stated on), the walking co-design
 (docs/designs/codesign-walking.json) and a walking co-design under the wearer-space law
 (docs/designs/wearer-walking.json: the transmission G computed every step; issue 29's
@@ -29,7 +29,7 @@ so), wall time split into screening / setup / rollout, steps, events (contact-mo
 of single points for stepping; located events for the peers), events per wall second,
 simulated seconds per wall second. Each model is warmed up first (compiled or loaded from
 the on-disk cache); the first-call time of the whole bench is printed. Then the step-size
-convergence of the stepping rollout: the metrics of docs/designs/human-walking.json at
+convergence of the stepping rollout: the metrics of docs/designs/human-thesis-walking.json at
 h = 2, 1, 0.5 and 0.25 ms. One core: run it on a quiet machine for numbers worth quoting.
 """
 
@@ -52,7 +52,7 @@ PEER_S = 1.0        # s simulated by the hard_event and soft peers (--full-peers
 QUICK_PEER_S = 0.25
 REPEATS = 5         # median of, for each stepping row and its chain
 # case -> the largest evaluation / MuJoCo-chain ratio wanted (issue 16)
-TARGETS = {"codesign-demo.json": 1.6, "human-walking.json": 1.0, "wearer-walking.json": 1.6}
+TARGETS = {"codesign-demo.json": 1.6, "human-thesis-walking.json": 1.0, "wearer-walking.json": 1.6}
 
 
 def add_arguments(parser) -> None:  # pragma: no cover - the bench table takes .out/.quick/.full_peers
@@ -138,7 +138,7 @@ def run(args) -> int:
     base = ev.WalkSettings.from_dict({"max_time": max_time})
     cases = [("human", ev.typical_human_design(base), ("hard", "hard_event", "soft")),
              ("augmented", ev.typical_codesign_design(base), ("hard", "hard_event", "soft")),
-             ("human-walking.json", ev.load_design(str(DESIGNS / "human-walking.json")), ("hard",)),
+             ("human-thesis-walking.json", ev.load_design(str(DESIGNS / "human-thesis-walking.json")), ("hard",)),
              ("codesign-demo.json", ev.load_design(str(DESIGNS / "codesign-demo.json")), ("hard",)),
              ("codesign-walking.json", ev.load_design(str(DESIGNS / "codesign-walking.json")), ("hard",)),
              ("wearer-walking.json", ev.load_design(str(DESIGNS / "wearer-walking.json")), ("hard",))]
@@ -187,7 +187,7 @@ def run(args) -> int:
     convergence = step_convergence(cases[2][1], max_time)
     keys_h = list(convergence[0])
     widths_h = {k: max(len(k), *(len(str(c[k])) for c in convergence)) for k in keys_h}
-    print("\nstep-size convergence, docs/designs/human-walking.json (first-order stepping; metrics over the second half):")
+    print("\nstep-size convergence, docs/designs/human-thesis-walking.json (first-order stepping; metrics over the second half):")
     print("  ".join(k.rjust(widths_h[k]) for k in keys_h))
     for c in convergence:
         print("  ".join(str(c[k]).rjust(widths_h[k]) for k in keys_h))

@@ -31,7 +31,7 @@ DESCRIPTION = ("a design's walk in MuJoCo (0.1-ms steps) vs the soft-contact pee
                "columns: wall time and agreement with the default hard-contact rollout")
 
 DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
-CASES = ("human-walking.json", "codesign-walking.json", "wearer-demo.json")
+CASES = ("human-thesis-walking.json", "codesign-walking.json", "wearer-demo.json")
 QUICK_S = 1.0
 
 

@@ -49,7 +49,7 @@ TORSO_DAMPING = (-200.0, 200.0)      # N m s / rad
 # recalled, not re-read here); the stance quasi-stiffness regressions of Shamaei, Sawicki
 # and Dollar (PLoS ONE 8(3): e59935, 2013) are of the same order.
 # 1000 N m/rad is twice the largest of these; the thesis's 12 000 is 24 times it, and
-# human-walking.json's 7-10 kN m/rad hold a gait that a muscle could not.
+# human-thesis-walking.json's 7-10 kN m/rad hold a gait that a muscle could not.
 PHYSIOLOGICAL_STIFFNESS = (0.0, 1000.0)   # N m / rad
 HUMAN_REFERENCE_ANGLE_ANATOMICAL = {     # rad, flexion / dorsiflexion positive
     "hip": (-0.8, 0.8),

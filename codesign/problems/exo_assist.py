@@ -2,7 +2,7 @@
 
 The wearer is active (``evaluation.wearer = "active"``, :mod:`codesign.control.wearer`):
 its own chapter-4 hip, knee and ankle law -- the human-gait design the spec's
-``evaluation.wearer_design`` names (e.g. ``docs/designs/human-walking.json``), fixed, not
+``evaluation.wearer_design`` names (e.g. ``docs/designs/human-thesis-walking.json``), fixed, not
 searched -- sets the joint torques its walk needs; the device adds an assistance profile
 through its linkage and the wearer's muscles supply the rest.
 

@@ -42,7 +42,7 @@ def on_reference(model, controller, q: np.ndarray, qd: np.ndarray, phase0: float
     """q, qd (float64[n], copies) with every human joint the law servos (an active joint
     named hip, knee or ankle: :class:`codesign.control.impedance.Controller`) at its
     reference and the reference's rate at phase ``phase0`` of the right leg (left + 0.5):
-    the pose the law walks, so that its stiff joints do not kick at t = 0 (human-walking's
+    the pose the law walks, so that its stiff joints do not kick at t = 0 (human-thesis-walking's
     law is 4.6 kN m away from Winter's pose at phase 0.2). The rate is the reference's
     central difference over +-``step`` of phase times the gait frequency (the reference
     is C1)."""

@@ -262,7 +262,7 @@ SITE_SLOTS = len(SITE_SLOT_NAMES)
 # A foot back on the ground less than 0.2 s after it left is not a step: the impact's
 # rebound (one or two 1-ms steps in the air) or a toe scuffing the ground in mid-swing
 # (swing lasts ~0.4 s at 1.3 m/s, Winter's Table 1.1). Without this rule the walking human
-# of docs/designs/human-walking.json, strides of 1.11 s at 1.30 m/s, reported 0.36-m
+# of docs/designs/human-thesis-walking.json, strides of 1.11 s at 1.30 m/s, reported 0.36-m
 # steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
 # (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s

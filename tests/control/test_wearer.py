@@ -15,7 +15,7 @@ from codesign.walking.design import load_design
 from codesign.walking.initial_state import close_wr_loops, gait_configuration
 from codesign.walking.setup import build_setup, design_topology, passive_wr_joints
 
-HUMAN_LAW = "docs/designs/human-capped-walking.json"
+HUMAN_LAW = "docs/designs/human-capped-thesis-walking.json"
 DEVICES = ("docs/designs/codesign-walking.json",          # topology 1 (a four-bar per joint)
            "docs/designs/codesign-posture-study.json")    # topology 8
 

@@ -14,7 +14,7 @@ from codesign.types import EvalContext
 from codesign.walking import load_design
 
 ROOT = Path(__file__).resolve().parents[2]
-WEARER = ROOT / "docs/designs/human-walking.json"
+WEARER = ROOT / "docs/designs/human-thesis-walking.json"
 DEVICE = ROOT / "docs/designs/drive-t05-amplify.json"
 
 

@@ -26,7 +26,7 @@ TORSO = ("hip.torso.step.t1", "hip.torso.step.dt", "hip.torso.K.v1", "hip.torso.
 
 
 def _plain() -> dict[str, float]:
-    return dict(json.loads((ROOT / "docs/designs/human-walking.json").read_text())["params"])
+    return dict(json.loads((ROOT / "docs/designs/human-thesis-walking.json").read_text())["params"])
 
 
 def test_space_is_the_chapter_4_law_and_one_torso_term_at_the_hip():

@@ -108,7 +108,7 @@ def test_the_baseline_has_no_actuator_stage_and_the_human_keeps_table_4_2s_order
 
 
 def test_the_human_like_stages_rank_the_human_walking_designs_numbers():
-    # human-walking.json's measured metrics (codesign simulate, issue 31) pass every
+    # human-thesis-walking.json's measured metrics (codesign simulate, issue 31) pass every
     # credibility stage and stop at the hip's stride correlation; a gait meeting the
     # issue's bounds reaches the torque stage
     stages = ob.human_stages()

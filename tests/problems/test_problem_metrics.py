@@ -33,7 +33,7 @@ def codesign_walk():
                                                   WalkSettings.from_dict(SHORT))
     _, _, wearer, wearer_setup = evaluate_detailed(load_design(DESIGNS / "wearer-t02.json"),
                                                    WalkSettings.from_dict(SHORT))
-    _, _, active, active_setup = evaluate_detailed(load_design(DESIGNS / "human-walking.json"),
+    _, _, active, active_setup = evaluate_detailed(load_design(DESIGNS / "human-thesis-walking.json"),
                                                    WalkSettings.from_dict({**SHORT, "wearer": "active"}))
     return record, {**metrics_of(rollout, setup), **metrics_of(wearer, wearer_setup),
                     **metrics_of(active, active_setup)}
@@ -55,7 +55,7 @@ def test_the_walking_problems_records_use_only_declared_names(codesign_walk):
     assert {"time_fraction", "speed_assist_score", "power_electrical"} <= set(record.metrics)
 
     human = get_problem("human_gait")
-    params = load_design(DESIGNS / "human-walking.json").params
+    params = load_design(DESIGNS / "human-thesis-walking.json").params
     record = human.evaluate(params, EvalContext(settings=human.parse_settings(SHORT)))
     assert record.ok and set(record.metrics) <= set(human.metrics)
     assert "power_electrical" not in record.metrics            # the human has no motors

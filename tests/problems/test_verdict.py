@@ -52,7 +52,7 @@ def test_simulate_says_the_verdict_first_and_records_units(tmp_path, capsys):
     from codesign.cli import main
 
     out = tmp_path / "sim"
-    assert main(["simulate", str(DESIGNS / "human-walking.json"), "--max-time", "0.6", "--out", str(out),
+    assert main(["simulate", str(DESIGNS / "human-thesis-walking.json"), "--max-time", "0.6", "--out", str(out),
                  "--sample", "0.05"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     record = json.loads((out / "record.json").read_text())

@@ -176,7 +176,7 @@ def test_human_actuated_joints_get_the_envelope_the_others_stay_muscles():
     # actuator's envelope (ratio exactly 1 when saturated), and only they are counted
     from codesign import walking as ev
 
-    design = ev.load_design(DESIGNS.parents[2] / "docs/designs/human-walking.json")
+    design = ev.load_design(DESIGNS.parents[2] / "docs/designs/human-thesis-walking.json")
     free = ev.evaluate(design, {"max_time": 1.0}).metrics
     assert "actuator_torque_ratio_peak" not in free                  # muscles: no motors
     capped = ev.evaluate(design, {"max_time": 1.0, "human_actuated": ["hip", "knee"]}).metrics

@@ -80,7 +80,7 @@ def test_a_warm_cache_compiles_nothing_in_a_fresh_process():
 
 def test_an_empty_cache_announces_the_compile_before_it(tmp_path):
     """The line comes on stderr while the process is still compiling (it is stopped then)."""
-    design = str(ROOT / "docs/designs/human-walking.json")
+    design = str(ROOT / "docs/designs/human-thesis-walking.json")
     proc = subprocess.Popen([sys.executable, "-c", FIRST_EVALUATION.format(design=design)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env=_env(NUMBA_CACHE_DIR=str(tmp_path / "numba")))

@@ -17,7 +17,7 @@ from codesign.walking import WalkSettings
 from tests.runtools import codesign, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
-HUMAN = ROOT / "docs/designs/human-walking.json"
+HUMAN = ROOT / "docs/designs/human-thesis-walking.json"
 
 
 def test_the_written_references_follow_winter_and_the_impedances_stay(tmp_path):

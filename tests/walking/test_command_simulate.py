@@ -194,7 +194,7 @@ def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, m
 
 def test_no_animation_skips_the_gif_and_leaves_no_stale_one(tmp_path, capsys):
     out = tmp_path / "sim"
-    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-walking.json"
+    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-thesis-walking.json"
     assert main(["simulate", str(design), "--max-time", "0.2", "--out", str(out), "--sample", "0.05"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["actuators.png", "gait.png", "record.json", "stick.gif",
                                                      "trajectory.csv"]

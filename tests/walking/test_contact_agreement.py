@@ -1,5 +1,5 @@
 """The walking designs' gaits do not depend on the contact model (issue 15): the human
-walking design (docs/designs/human-walking.json) and the walking co-design
+walking design (docs/designs/human-thesis-walking.json) and the walking co-design
 (docs/designs/codesign-walking.json) keep their speed within 10 % under the soft penalty
 model, and their feet hold under both models within stated bounds; the co-design meets
 the issue's bounds on power, actuators, forces on the wearer and assist under both.
@@ -17,7 +17,7 @@ import pytest
 from codesign import walking
 
 DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
-DESIGN = DESIGNS / "human-walking.json"
+DESIGN = DESIGNS / "human-thesis-walking.json"
 SOFT_SLIP_BOUND = 0.20      # fraction of stance (measured 0.135 at 10 s)
 HARD_SLIP_BOUND = 0.05      # the human-gait problem's stage
 

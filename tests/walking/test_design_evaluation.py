@@ -22,7 +22,7 @@ def _chosen(*argv):
 
 
 def _with_evaluation(tmp_path, evaluation) -> Path:
-    doc = json.loads((ROOT / "docs/designs/human-walking.json").read_text())
+    doc = json.loads((ROOT / "docs/designs/human-thesis-walking.json").read_text())
     doc["evaluation"] = evaluation
     path = tmp_path / "design.json"
     path.write_text(json.dumps(doc))
@@ -35,7 +35,7 @@ def test_the_file_s_settings_are_read_and_settings_override_them(tmp_path):
     assert chosen.settings.walk.initial_state == "gait"
     assert chosen.settings.walk.rollout.phase0 == 0.1
     assert _chosen(path, "--settings", '{"phase0": 0.2}').settings.walk.rollout.phase0 == 0.2
-    plain = _chosen(ROOT / "docs/designs/human-walking.json")
+    plain = _chosen(ROOT / "docs/designs/human-thesis-walking.json")
     assert plain.settings.walk.initial_state == "lowest_point" and plain.settings.walk.rollout.phase0 == 0.0
 
 

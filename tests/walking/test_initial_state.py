@@ -15,7 +15,7 @@ from codesign.walking.initial_state import GROUND_TOL, gait_configuration, gait_
 from codesign.walking.settings import WalkSettings
 from codesign.walking.setup import build_setup
 
-DESIGN = "docs/designs/human-walking.json"
+DESIGN = "docs/designs/human-thesis-walking.json"
 
 
 def contact_points(model, q):
@@ -73,7 +73,7 @@ def test_the_setup_starts_as_its_setting_says():
 def test_the_gait_start_is_the_pose_the_law_walks():
     # the compiled controller at t = 0 asks only its damping of the human joints: its
     # stiffness term K (q_ref - q) is zero, where the default start's Winter pose is
-    # kilo-newton-metres away from human-walking's references
+    # kilo-newton-metres away from human-thesis-walking's references
     from codesign.control.impedance import control_torques
 
     design = load_design(DESIGN)

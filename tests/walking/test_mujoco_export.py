@@ -19,7 +19,7 @@ from codesign.walking import WalkSettings, load_design
 from codesign.walking.mujoco_model import export_design
 from codesign.walking.rollout_base import contact_heights
 
-DESIGNS = ("human-walking", "codesign-walking", "drive-t05-walking", "wearer-walking")
+DESIGNS = ("human-thesis-walking", "codesign-walking", "drive-t05-walking", "wearer-walking")
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ def test_motors_carry_the_actuators_torque_limits(exports):
 
 
 def test_human_alone_exports_and_loads(exports):
-    ex = exports["human-walking"]
+    ex = exports["human-thesis-walking"]
     mj, data = _loaded(ex.xml)
     assert mj.nq == ex.model.n == 11 and mj.neq == 0 and mj.nu == 6
     assert {mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)} == set(ex.model.body_names)

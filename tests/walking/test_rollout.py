@@ -204,7 +204,7 @@ def test_soft_peer_ground_reaction_of_a_drop_lies_between_plastic_and_elastic():
     assert peaks["hard"] < peaks["soft"] < 2 * (plastic - 1.0) + 1.0
 
 
-@pytest.mark.parametrize("name", ["human-walking", "codesign-walking"])
+@pytest.mark.parametrize("name", ["human-thesis-walking", "codesign-walking"])
 def test_sparse_factor_changes_a_ten_second_walk_only_by_rounding(name):
     """The step factors M~ along the tree (issue 16); forced dense (every pair in the
     factor's pattern) the same 10-s walk of each reference design gives the same metrics to
@@ -262,7 +262,7 @@ def test_recorded_ground_forces_carry_the_impulses_that_change_the_bodys_momentu
     from codesign.dynamics.model import make_workspace
     from codesign.walking.trajectory import trajectory_table, windowed_ground_reaction
 
-    design = ev.load_design(Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-walking.json")
+    design = ev.load_design(Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-thesis-walking.json")
     times = np.round(np.arange(0.0, 2.0 + 1e-9, 0.01), 9)
     record, _, r, setup = ev.evaluate_detailed(design, ev.WalkSettings.from_dict({"max_time": 2.0}), times)
     assert record.ok and r.status == "ok"

@@ -75,7 +75,7 @@ def test_the_capped_human_gait_transferred_to_the_parallelogram_device_walks():
 
     root = Path(__file__).resolve().parents[2]
     settings = WalkSettings()
-    human = load_design(root / "docs/designs/human-capped-walking.json")
+    human = load_design(root / "docs/designs/human-capped-thesis-walking.json")
     alone = evaluate(human, {"human_actuated": ["hip", "knee"]}).metrics
     assert alone["time"] == 10.0 and alone["actuator_torque_ratio_peak"] == 1.0
     geometry = human_geometry()
@@ -89,7 +89,7 @@ def test_the_capped_human_gait_transferred_to_the_parallelogram_device_walks():
 
 @pytest.mark.parametrize("args, pattern", [
     (["docs/designs/codesign-walking.json"], r".*a co-design \(topology 1\); expected a human-gait design.*"),
-    (["docs/designs/human-walking.json", "--like", "docs/designs/human-walking.json"],
+    (["docs/designs/human-thesis-walking.json", "--like", "docs/designs/human-thesis-walking.json"],
      r".*--like .*: a human design; expected a co-design.*"),
     (["no/such.json"], r".*no/such\.json.*"),
 ])

@@ -22,7 +22,7 @@ from codesign.model.anthropometry import human_geometry
 from codesign.walking.trajectory import actuator_table, trajectory_table
 
 ROOT = Path(__file__).resolve().parents[2]
-WEARER = load_design(ROOT / "docs/designs/human-walking.json")
+WEARER = load_design(ROOT / "docs/designs/human-thesis-walking.json")
 ACTIVE = WalkSettings.from_dict({"max_time": 10.0, "wearer": "active"})
 
 
