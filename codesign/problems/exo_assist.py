@@ -95,8 +95,9 @@ def assist_parameters() -> tuple[Parameter, ...]:
 
 
 def law_names() -> set[str]:
-    """The wearer's law's parameter names (chapter 4's hip, knee and ankle)."""
-    return set(human_control_layout(WalkSettings()).parameter_names())
+    """The wearer's law's parameter names (chapter 4's hip, knee and ankle, and the hip's
+    torso term of a ``human_gait_balance`` law)."""
+    return set(human_control_layout(WalkSettings(), hip_torso_feedback=True).parameter_names())
 
 
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings) -> Design:
@@ -108,7 +109,8 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Assis
         raise ValueError("no subspace group given; expected the subspace pool's group name")
     design = ex.decode_group(groups[0], {**dict(settings.wearer), **params}, cached_catalog(settings.walk.catalog))
     assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
-    return Design({**design.params, **assist}, design.topology, design.actuators)
+    torso = {k: v for k, v in settings.wearer if k.startswith("hip.torso.")}   # a balance law's, fixed
+    return Design({**design.params, **torso, **assist}, design.topology, design.actuators)
 
 
 def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:

@@ -100,13 +100,16 @@ def wr_control_layout(topology, actuators: tuple[int, int], settings: WalkSettin
                            settings.optimize_frequency, torso_feedback)
 
 
-def wearer_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings) -> ControlLayout:
+def wearer_control_layout(topology, actuators: tuple[int, int], settings: WalkSettings,
+                          hip_torso_feedback: bool = False) -> ControlLayout:
     """The wearer-space layout of a co-design (:mod:`codesign.control.wearer`): the
     chapter-4 hip, knee and ankle law (its names and kinds: a human-gait design's control
-    is a valid start), the device's actuated pair delivering hip and knee, every other
-    added joint a spring/damper (eq. 5.12)."""
+    is a valid start; ``hip_torso_feedback``: with the hip's torso term, as
+    ``human_gait_balance``'s), the device's actuated pair delivering hip and knee, every
+    other added joint a spring/damper (eq. 5.12)."""
     lay = human_layout(sg.KIND_NAMES[settings.human_control],
-                       passive_wr=passive_wr_joints(topology, actuators))
+                       passive_wr=passive_wr_joints(topology, actuators),
+                       hip_torso_feedback=hip_torso_feedback)
     return dataclasses.replace(lay, optimize_frequency=settings.optimize_frequency)
 
 
@@ -120,7 +123,8 @@ def design_control_layout(design: Design, topology, settings: WalkSettings) -> C
     """The control layout a co-design's parameters are read with: the wearer-space law's
     or the thesis's (with the torso feedback where its parameters are there)."""
     if has_wearer_control(design):
-        return wearer_control_layout(topology, design.actuators, settings)
+        return wearer_control_layout(topology, design.actuators, settings,
+                                     has_hip_torso_feedback(design.params))
     return wr_control_layout(topology, design.actuators, settings,
                              has_torso_feedback(design.actuators, design.params))
 

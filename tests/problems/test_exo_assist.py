@@ -48,9 +48,9 @@ def test_the_space_searches_linkage_drivetrains_and_profile_not_the_wearer():
     assert {"cuff_force_peak", "actuator_thermal_ratio", "interaction_force_peak_bw"} <= set(names)
 
 
-def device_design():
+def device_design(wearer=WEARER):
     """drive-t05-amplify's linkage and drivetrains, the wearer's law, a profile."""
-    device, law = load_design(DEVICE), load_design(WEARER)
+    device, law = load_design(DEVICE), load_design(wearer)
     own = {k: v for k, v in device.params.items() if k.split(".")[0] not in ("hip", "knee", "ankle")}
     profile = {k: (0.2 if k.endswith(("rise", "fall")) else 0.3 if k.endswith("peak_time") else 10.0)
                for k in parameter_bounds()}
@@ -67,6 +67,21 @@ def test_decode_is_encodes_inverse_with_the_settings_wearer():
     with pytest.raises(ValueError, match="assist.hip.b1.rise"):
         ea.decode(groups, bad, s)
     ea.check_design(design, s)
+
+
+def test_a_human_like_wearer_keeps_its_hip_torso_term_through_decode_and_the_walk():
+    # issue 31's wearer (human_gait_balance: the hip's torso term), fixed in the settings
+    like = ROOT / "docs/designs/human-walking.json"
+    s = ea.parse_assist_settings({"wearer_design": str(like), **load_design(like).evaluation, "max_time": 0.5})
+    design = device_design(like)
+    assert "hip.torso.K.v1" in design.params
+    groups, params = ea.encode(design)
+    assert not any(n.startswith("hip.") for n in params)          # the wearer is not searched
+    assert ea.decode(groups, params, s) == design
+    assert ea.wearer_alone(design).params == load_design(like).params
+    ea.check_design(design, s)
+    record = get_problem("exo_assist").evaluate({**params}, EvalContext(subspace=groups, settings=s))
+    assert record.ok and record.metrics["time"] == 0.5
 
 
 def test_effort_comparison_by_hand():

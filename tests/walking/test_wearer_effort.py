@@ -24,6 +24,11 @@ from codesign.walking.trajectory import actuator_table, trajectory_table
 ROOT = Path(__file__).resolve().parents[2]
 WEARER = load_design(ROOT / "docs/designs/human-thesis-walking.json")
 ACTIVE = WalkSettings.from_dict({"max_time": 10.0, "wearer": "active"})
+# issue 31's human-like wearer: the hip's torso term, started inside its gait (its file's settings)
+LIKE = load_design(ROOT / "docs/designs/human-walking.json")
+ACTIVE_LIKE = WalkSettings.from_dict({**LIKE.evaluation, "max_time": 10.0, "wearer": "active"})
+WEARERS = pytest.mark.parametrize("wearer, active", [(WEARER, ACTIVE), (LIKE, ACTIVE_LIKE)],
+                                  ids=["thesis-law", "human-like-law"])
 
 
 def zero_profile() -> dict[str, float]:
@@ -79,11 +84,12 @@ def test_profile_signal_is_the_sum_of_its_bumps(seed):
     assert np.abs(got - expected).max() <= 1e-9 * max(abs(b.peak) for b in bumps)
 
 
-def test_a_device_of_zero_torque_and_mass_changes_nothing():
+@WEARERS
+def test_a_device_of_zero_torque_and_mass_changes_nothing(wearer, active):
     """An ideal device (no linkage, no mass) with a zero profile on the wearer alone: the
     walk and the wearer's effort are bit for bit the unassisted ones, effort_reduction 0."""
-    alone = evaluate(WEARER, ACTIVE)
-    assisted = evaluate(Design({**WEARER.params, **zero_profile()}), ACTIVE)
+    alone = evaluate(wearer, active)
+    assisted = evaluate(Design({**wearer.params, **zero_profile()}), active)
     assert alone.ok and assisted.ok and alone.metrics["time"] == 10.0
     assert alone.metrics["wearer_metabolic"] > 0
     for name, value in alone.metrics.items():
@@ -109,7 +115,8 @@ def recorded_profile(table) -> sg.Signal:
     return sg.Signal(sg.PPOLY, x, y, m)
 
 
-def test_an_ideal_device_supplying_the_hip_law_takes_the_hip_effort_off_the_wearer():
+@WEARERS
+def test_an_ideal_device_supplying_the_hip_law_takes_the_hip_effort_off_the_wearer(wearer, active):
     """The unassisted walk's hip law torque, recorded at every 1-ms step, supplied by an
     ideal massless device (G = I, no mass, unbounded) on a clock that replays the record
     (its knots at the steps' times): the walk is unchanged (the device does no net work:
@@ -119,8 +126,8 @@ def test_an_ideal_device_supplying_the_hip_law_takes_the_hip_effort_off_the_wear
     torque RMS below 1e-6 of the unassisted (the records' torques are rounded to nothing,
     but the device's torque added and taken off the hip row, (x + a) - a, differs from x
     by a rounding, and a walk with impacts may carry such differences a little)."""
-    setup, _, _ = build_setup(Design({**WEARER.params, **zero_profile()}), ACTIVE)
-    rs = ACTIVE.rollout
+    setup, _, _ = build_setup(Design({**wearer.params, **zero_profile()}), active)
+    rs = active.rollout
     times = np.arange(0.0, rs.max_time, rs.h)
     base = ro.run(setup.x0.copy(), setup.mode0.copy(), setup.p, rs, times)
     table = actuator_table(base, setup).assign(t_s=trajectory_table(base, setup)["t_s"])
@@ -131,7 +138,7 @@ def test_an_ideal_device_supplying_the_hip_law_takes_the_hip_effort_off_the_wear
     assisted = metrics_of(ro.run(setup.x0.copy(), setup.mode0.copy(), p, rs), setup)
     alone = metrics_of(base, setup)
     assert assisted["time"] == alone["time"] == rs.max_time
-    assert alone["wearer_hip_torque_rms"] > 50.0
+    assert alone["wearer_hip_torque_rms"] > 20.0        # N m: a walking hip works
     assert assisted["wearer_hip_torque_rms"] <= 1e-6 * alone["wearer_hip_torque_rms"]
     assert assisted["wearer_hip_metabolic"] <= 1e-6 * alone["wearer_hip_metabolic"]
     for name in ("speed", "wearer_knee_metabolic", "wearer_ankle_metabolic", "wearer_knee_torque_rms"):
