@@ -157,3 +157,23 @@ def test_the_readmes_ideal_device_replays_its_numbers():
     out = effort_comparison(assisted.metrics, alone.metrics)
     assert out["effort_reduction"] == pytest.approx(0.247, abs=0.0005)
     assert abs(out["speed_change"]) <= 1e-9     # the walk as it was, but for roundings (7e-12)
+
+
+def test_the_readmes_ideal_device_on_the_human_like_wearer_replays_its_numbers():
+    """README: on issue 31's human-like wearer (docs/designs/human-walking.json, its own
+    start), the profile of pipelines/assist-ideal-human-like.json (Nelder-Mead, 1 200
+    walks, from the thesis wearer's) on an ideal massless device lowers the proxy by
+    25.2 %: the hip's by 74.9 %, the knee's by 20.6 %, the ankle's (unassisted) not."""
+    import json
+
+    from codesign.walking import Design, WalkSettings, evaluate
+
+    like = load_design(ROOT / "docs/designs/human-walking.json")
+    profile = json.loads((ROOT / "pipelines/assist-ideal-human-like.json").read_text())
+    active = WalkSettings.from_dict({**like.evaluation, "wearer": "active"})
+    out = effort_comparison(evaluate(Design({**like.params, **profile}), active).metrics,
+                            evaluate(like, active).metrics)
+    assert out["effort_reduction"] == pytest.approx(0.252, abs=0.0005)
+    assert out["effort_reduction_hip"] == pytest.approx(0.749, abs=0.0005)
+    assert out["effort_reduction_knee"] == pytest.approx(0.206, abs=0.0005)
+    assert abs(out["effort_reduction_ankle"]) <= 1e-12 and abs(out["speed_change"]) <= 1e-9   # roundings
