@@ -17,6 +17,7 @@ from codesign.problems.walking import (METRICS, unit_of, WalkingProblemSettings,
                                        parse_human_settings, replay_design, walk, warmup_settings)
 from codesign.types import EvalContext, EvalRecord
 from codesign.walking import Design
+from codesign.walking.setup import has_hip_torso_feedback
 from codesign.problems import objectives as ob
 
 
@@ -31,8 +32,7 @@ def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
     """A failed record naming the first parameter of :func:`human_gait_layout` (with the
     hip's torso term where ``params`` name it) that is missing, not a finite number or
     outside its bounds; None when all are fine."""
-    balance = any(name.startswith("hip.torso.") for name in params)
-    for name, (low, high) in human_gait_layout(balance).bounds().items():
+    for name, (low, high) in human_gait_layout(has_hip_torso_feedback(params)).bounds().items():
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or not low <= value <= high:
