@@ -160,15 +160,15 @@ def test_the_readmes_ideal_device_replays_its_numbers():
 
 
 def test_the_readmes_ideal_device_on_the_human_like_wearer_replays_its_numbers():
-    """README: on issue 31's human-like wearer (docs/designs/human-walking.json, its own
-    start), the profile of pipelines/assist-ideal-human-like.json (Nelder-Mead, 1 200
+    """README: on issue 31's human-like wearer (pipelines/human-balance-3-best.json, the
+    gait of human-balance-3.toml, its own start), the profile of pipelines/assist-ideal-human-like.json (Nelder-Mead, 1 200
     walks, from the thesis wearer's) on an ideal massless device lowers the proxy by
     25.2 %: the hip's by 74.9 %, the knee's by 20.6 %, the ankle's (unassisted) not."""
     import json
 
     from codesign.walking import Design, WalkSettings, evaluate
 
-    like = load_design(ROOT / "docs/designs/human-walking.json")
+    like = load_design(ROOT / "pipelines/human-balance-3-best.json")
     profile = json.loads((ROOT / "pipelines/assist-ideal-human-like.json").read_text())
     active = WalkSettings.from_dict({**like.evaluation, "wearer": "active"})
     out = effort_comparison(evaluate(Design({**like.params, **profile}), active).metrics,
