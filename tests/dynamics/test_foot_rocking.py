@@ -34,7 +34,6 @@ from codesign.dynamics.timestep import INACTIVE, STICK
 from codesign.model.anthropometry import human_geometry
 
 G = 9.81
-REG = 1e-6
 
 
 def rigid_foot():

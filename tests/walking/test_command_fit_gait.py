@@ -3,7 +3,6 @@ fitted, as a real process. Truth: Winter's angles (human/, the published table t
 nominal gait interpolates) against the written design's reference signals; the
 impedances unchanged; bad input one line, exit 2, nothing written."""
 
-import json
 import math
 from pathlib import Path
 
