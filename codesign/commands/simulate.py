@@ -47,6 +47,7 @@ from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
 from codesign.objectives import describe_fitness, score
 from codesign.problems.exo_assist import unassisted_replay
+from codesign.problems.objectives import TABLE_4_4_STEP
 from codesign.problems.verdict import walking_verdict
 from codesign.problems.walking import metric_units
 from codesign.report import gait as figures
@@ -129,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"against the nominal gait ({label}; second half, both legs): "
                       + (said or ("no complete stride in the second half" if key == "strides" else
                                   "no samples in the second half") + " to compare (a longer --max-time)"))
+            if chosen.design.topology is None:
+                line = thesis_comparison(record.metrics)
+                if line:
+                    print(line)
             loads = actuator_table(rollout, setup)
             pd.concat([table, loads], axis=1).to_csv(staging / "trajectory.csv", index=False,
                                                      float_format="%.9g")
@@ -157,6 +162,18 @@ def run(args: argparse.Namespace) -> int:
               f"{'assist.png, ' if 'effort_reduction' in record.metrics else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def thesis_comparison(metrics) -> str:
+    """A human gait's per-stride correlations and torque RMS next to the thesis's best
+    (Table 4.4, step mode); "" where a metric is missing."""
+    names = ("stride_r_hip", "stride_r_knee", "stride_r_ankle", "torque_rms")
+    if not all(math.isfinite(metrics.get(n, math.nan)) for n in names):
+        return ""
+    t = TABLE_4_4_STEP
+    return ("per stride r hip / knee / ankle {:.3f} / {:.3f} / {:.3f} at {:.1f} N m torque RMS; "
+            "thesis Table 4.4 (step mode, best): {:.2f} / {:.2f} / {:.2f} at {:.1f} N m").format(
+        *(metrics[n] for n in names), t.hip_r, t.knee_r, t.ankle_r, t.torque_rms)
 
 
 def effort_lines(metrics: dict[str, float]) -> list[str]:

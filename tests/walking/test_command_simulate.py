@@ -255,3 +255,16 @@ def test_the_trajectorys_actuator_loads_add_up_to_the_recorded_metrics(tmp_path,
     assert thermal == pytest.approx(record["metrics"]["actuator_thermal_ratio"], rel=2e-3)
     assert {a["drivetrain"] for a in record["actuators"].values()} == {"AK10-9 x 3"}
     assert "actuator j1: AK10-9 x 3:" in capsys.readouterr().out
+
+
+def test_a_human_gait_is_stated_next_to_the_thesis_s_best(tmp_path, capsys):
+    """Issue 31: simulate prints a human design's per-stride r and torque RMS (from its
+    record) next to thesis Table 4.4's best, step mode (0.96 / 0.90 / 0.54 at 108.6 N m)."""
+    out = tmp_path / "sim"
+    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "human-walking.json"
+    assert main(["simulate", str(design), "--out", str(out), "--no-animation"]) == 0
+    m = json.loads((out / "record.json").read_text())["metrics"]
+    expected = (f"per stride r hip / knee / ankle {m['stride_r_hip']:.3f} / {m['stride_r_knee']:.3f} / "
+                f"{m['stride_r_ankle']:.3f} at {m['torque_rms']:.1f} N m torque RMS; thesis Table 4.4 "
+                "(step mode, best): 0.96 / 0.90 / 0.54 at 108.6 N m")
+    assert expected in capsys.readouterr().out.splitlines()
