@@ -5,7 +5,7 @@ Test functions (``six_hump_camel``, ``lexicographic_six_hump``, ``mmpso_toy``, `
 (thesis chapter 5, :mod:`codesign.problems.exo_codesign`; ``exo_codesign_balance`` the same
 with the WR's torso feedback, ``exo_codesign_wearer`` with the control in the wearer's
 joint space, ``exo_codesign_wearer_drive`` with the drivetrains searched too, ``exo_codesign_drive``
-the thesis's law with them; ``exo_assist``, a device assisting an active wearer,
+the thesis's law with them, ``exo_codesign_wearer_balance_drive`` the wearer-space law with the hip's torso term; ``exo_assist``, a device assisting an active wearer,
 :mod:`codesign.problems.exo_assist`), ``human_gait`` (chapter 4,
 :mod:`codesign.problems.human_gait`; ``human_gait_balance`` with the hip servoing the torso) and ``anthropomorphic_baseline`` (5.6,
 :mod:`codesign.problems.baseline`), and ``replay`` (sleeps for recorded evaluation costs in
@@ -31,6 +31,7 @@ BUILDERS: dict[str, Callable[[], Problem]] = {
     "exo_codesign_wearer": lambda: exo_codesign.problem(exo_codesign.WEARER),
     "exo_codesign_wearer_drive": lambda: exo_codesign.problem(exo_codesign.WEARER_DRIVE),
     "exo_codesign_drive": lambda: exo_codesign.problem(exo_codesign.THESIS_DRIVE),
+    "exo_codesign_wearer_balance_drive": lambda: exo_codesign.problem(exo_codesign.WEARER_BALANCE_DRIVE),
     "exo_assist": exo_assist.problem,
     "human_gait": human_gait.problem,
     "human_gait_balance": human_gait.balance_problem,

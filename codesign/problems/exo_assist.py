@@ -109,8 +109,7 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Assis
         raise ValueError("no subspace group given; expected the subspace pool's group name")
     design = ex.decode_group(groups[0], {**dict(settings.wearer), **params}, cached_catalog(settings.walk.catalog))
     assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
-    torso = {k: v for k, v in settings.wearer if k.startswith("hip.torso.")}   # a balance law's, fixed
-    return Design({**design.params, **torso, **assist}, design.topology, design.actuators)
+    return Design({**design.params, **assist}, design.topology, design.actuators)
 
 
 def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:

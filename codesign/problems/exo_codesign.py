@@ -57,7 +57,10 @@ the integer part of a value in [0, number of units)) and ``t03.j1.stage_ratio`` 
 reduction in [1, 8]); a drivetrain sets its joint's envelope, continuous rating, mass and
 reflected inertia (:mod:`codesign.model.drivetrain`). ``THESIS_DRIVE_PROBLEM``
 ("exo_codesign_drive"): the same drivetrain parameters under the thesis's law (each
-actuated joint its own law in its own coordinates).
+actuated joint its own law in its own coordinates). ``WEARER_BALANCE_DRIVE_PROBLEM``
+("exo_codesign_wearer_balance_drive", issue 31): ``exo_codesign_wearer_drive`` whose
+wearer-space law carries the hip's torso term (``hip.torso.*``, 6 more in the common
+pool): a ``human_gait_balance`` design, such as the human-like gait, is a point of it.
 
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
@@ -87,12 +90,14 @@ from codesign.types import EvalContext, EvalRecord
 from codesign.problems import objectives as ob
 from codesign.walking import (Design, WalkSettings, has_torso_feedback, has_wearer_control,
                               human_control_layout, wearer_control_layout, wr_control_layout)
+from codesign.walking.setup import has_hip_torso_feedback
 
 PROBLEM = "exo_codesign"
 BALANCE_PROBLEM = "exo_codesign_balance"
 WEARER_PROBLEM = "exo_codesign_wearer"
 WEARER_DRIVE_PROBLEM = "exo_codesign_wearer_drive"
 THESIS_DRIVE_PROBLEM = "exo_codesign_drive"
+WEARER_BALANCE_DRIVE_PROBLEM = "exo_codesign_wearer_balance_drive"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -134,8 +139,9 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
 THESIS, BALANCE, WEARER = "thesis", "balance", "wearer"     # the control laws of the variants
 WEARER_DRIVE = "wearer_drive"       # the wearer-space law with the drivetrains searched
 THESIS_DRIVE = "thesis_drive"       # the thesis's law with the drivetrains searched
-WEARER_LAWS = (WEARER, WEARER_DRIVE)
-DRIVE_LAWS = (WEARER_DRIVE, THESIS_DRIVE)
+WEARER_BALANCE_DRIVE = "wearer_balance_drive"   # WEARER_DRIVE with the hip's torso term (issue 31's law)
+WEARER_LAWS = (WEARER, WEARER_DRIVE, WEARER_BALANCE_DRIVE)
+DRIVE_LAWS = (WEARER_DRIVE, THESIS_DRIVE, WEARER_BALANCE_DRIVE)
 # Under the wearer-space law a passive joint's spring acts on the wearer's hip and knee
 # through the linkage (its angle is a function of theirs): drawn from its whole range
 # (up to 12 000 N m/rad) it locks the leg, and the device fights the gait (the first
@@ -152,7 +158,7 @@ def subspace_layout(topology: Topology, actuators: tuple[int, ...], law: str = T
     (chapter-4 hip, knee and ankle, delivered through the pair; the other added joints
     passive)."""
     if law in WEARER_LAWS:
-        return wearer_control_layout(topology, tuple(actuators), WalkSettings())
+        return wearer_control_layout(topology, tuple(actuators), WalkSettings(), law == WEARER_BALANCE_DRIVE)
     return wr_control_layout(topology, tuple(actuators), WalkSettings(), law == BALANCE)
 
 
@@ -160,7 +166,7 @@ def common_layout(law: str = THESIS) -> ControlLayout:
     """The common pool's layout: the ankle (the thesis's laws) or the wearer's hip, knee
     and ankle (chapter 4's names: a human-gait design is a point of this pool)."""
     if law in WEARER_LAWS:
-        return human_control_layout(WalkSettings())
+        return human_control_layout(WalkSettings(), law == WEARER_BALANCE_DRIVE)
     return codesign_layout((), ())
 
 
@@ -213,6 +219,8 @@ def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, 
     pair's drivetrains (``t03.j1.motor`` ...) the law's drive variant."""
     drive = f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params
     if any(name.startswith("hip.") for name in params):
+        if any(name.startswith("hip.torso.") for name in params):
+            return WEARER_BALANCE_DRIVE
         return WEARER_DRIVE if drive else WEARER
     if drive:
         return THESIS_DRIVE
@@ -267,7 +275,8 @@ def checked_value(p: Parameter, params: Mapping[str, float], where: str = "") ->
 def encode(design: Design) -> tuple[str, dict[str, float]]:
     """(group name, candidate parameters) of a co-design Design: the inverse of :func:`decode`."""
     prefix = topology_prefix(design.topology)
-    law = WEARER if has_wearer_control(design) else THESIS
+    law = (WEARER_BALANCE_DRIVE if has_hip_torso_feedback(design.params) else
+           WEARER if has_wearer_control(design) else THESIS)
     common = set(common_layout(law).parameter_names())
     params = {(k if k in common else prefix + k): v for k, v in design.params.items()}
     return group_name(design.topology, design.actuators), params
@@ -336,11 +345,15 @@ DESCRIPTIONS = {
                                          "reduction (reflected inertia, continuous rating, mass)"),
     THESIS_DRIVE: (THESIS_DRIVE_PROBLEM, "co-design as exo_codesign (the thesis's law) with each actuated "
                                          "joint's drivetrain searched too, as in exo_codesign_wearer_drive"),
+    WEARER_BALANCE_DRIVE: (WEARER_BALANCE_DRIVE_PROBLEM, "co-design as exo_codesign_wearer_drive with the "
+                                                         "hip's torso term in the wearer-space law "
+                                                         "(human_gait_balance's law: a human-like gait's seed)"),
 }
 
 
 def problem(law: str = THESIS) -> Problem:
-    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER, WEARER_DRIVE or THESIS_DRIVE)."""
+    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER, WEARER_DRIVE, THESIS_DRIVE or
+    WEARER_BALANCE_DRIVE)."""
     parameters, pools = codesign_space(cached_catalog(), law)
     name, description = DESCRIPTIONS[law]
     return Problem(name, evaluate, description, parameters=parameters, pools=pools,

@@ -326,3 +326,22 @@ def test_thesis_drive_problem_adds_the_pairs_drivetrains_and_decodes_by_them(pro
     assert not any(k.startswith("hip.") for k in design.params)     # the thesis's law, not the wearer's
     groups, candidate = drive.walking.encode(design)
     assert drive.walking.decode(groups, candidate, drive.parse_settings({})) == design
+
+
+def test_wearer_balance_drive_problem_adds_the_hip_torso_term_to_the_wearer_s_law(catalog):
+    # exo_codesign_wearer_balance_drive = exo_codesign_wearer_drive with human_gait_balance's
+    # law (issue 31): the common pool is a human-like gait design's 51 parameters, and a
+    # design carrying them decodes and encodes by them
+    plain, balance = get_problem("exo_codesign_wearer_drive"), get_problem("exo_codesign_wearer_balance_drive")
+    common_plain = set(plain.pools[1].groups[0].parameters)
+    common = set(balance.pools[1].groups[0].parameters)
+    assert common - common_plain == {f"hip.torso.{n}" for n in ("step.t1", "step.dt", "K.v1", "K.v2", "D.v1", "D.v2")}
+    assert [g.parameters for g in balance.pools[0].groups] == [g.parameters for g in plain.pools[0].groups]
+    bounds = {p.name: p for p in balance.parameters}
+    group = balance.pools[0].groups[7]
+    params = {**sample(group, balance, bounds, np.random.default_rng(6)),
+              **{n: 0.5 * (bounds[n].low + bounds[n].high) for n in common}}
+    design = pr.decode_group(group.name, params, catalog)
+    assert sum(k.startswith("hip.torso.") for k in design.params) == 6
+    groups, candidate = balance.walking.encode(design)
+    assert balance.walking.decode(groups, candidate, balance.parse_settings({})) == design
