@@ -321,6 +321,12 @@ def format_gait_report(out: dict) -> str:
                  f"Floquet multipliers (central differences, eps = {out['eps']:g}):")
     for (re, im), mod in zip(out["eigenvalues"], out["moduli"]):
         lines.append(f"    {re: .6f} {im:+.6f}i   |lambda| = {mod:.6f}")
+    leak = out.get("chart_leak")
+    if sc is not None and leak is not None and leak > out["accuracy_tol"]:
+        lines.append(f"warning: chart leak {leak:.2e} > {out['accuracy_tol']:g}: the map leaves the chart of "
+                     "the contacts loaded at x* (a contact makes or breaks near the section, where the map is "
+                     "not smooth), so these multipliers need not be the gait's; try another --section-phase "
+                     "(one in single support)")
     walking = out.get("walking")
     of = ("of a design that walks" if walking and walking["walks"] else
           "of a design that does not walk: the stability of the motion it settles into, not of walking")
