@@ -219,7 +219,7 @@ def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, 
     pair's drivetrains (``t03.j1.motor`` ...) the law's drive variant."""
     drive = f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params
     if any(name.startswith("hip.") for name in params):
-        if any(name.startswith("hip.torso.") for name in params):
+        if has_hip_torso_feedback(params):
             return WEARER_BALANCE_DRIVE
         return WEARER_DRIVE if drive else WEARER
     if drive:
