@@ -20,6 +20,8 @@ from typing import Mapping
 
 from codesign.walking.metrics import WEARER_JOINTS
 
+SPEED_CHANGE_MAX = 0.05       # |assisted speed / unassisted - 1| of a walk that keeps its speed (issue 32)
+
 REFERENCE = ("wearer_metabolic", "speed",
              *(f"wearer_{j}_{m}" for j in WEARER_JOINTS for m in ("metabolic", "torque_rms")))
 # the metrics effort_comparison adds, and their units

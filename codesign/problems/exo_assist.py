@@ -41,7 +41,7 @@ from codesign.objectives import Objective
 from codesign.problems import exo_codesign as ex
 from codesign.problems import objectives as ob
 from codesign.problems.base import Problem, WalkingHooks
-from codesign.problems.effort import EFFORT_UNITS, effort_comparison
+from codesign.problems.effort import EFFORT_UNITS, SPEED_CHANGE_MAX, effort_comparison
 from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, check_walking_design,
                                        cost_notes, parse_walk_settings, replay, unit_of)
 from codesign.topology.catalog import cached_catalog
@@ -52,7 +52,6 @@ from codesign.walking import check_design as check_walking_law
 PROBLEM = "exo_assist"
 # the acceptance: the wearer's metabolic proxy lowered by 15 % with the device's mass
 EFFORT_REDUCTION_GOAL = 0.15
-SPEED_CHANGE_MAX = 0.05       # |assisted speed / unassisted - 1|
 ASSIST_METRICS = METRICS + tuple(EFFORT_UNITS)
 
 

@@ -5,8 +5,10 @@ target speed (``speed_match`` >= ``SPEED_MATCH_MIN`` = 0.95 of 1.3 m/s, Tables 4
 5.3) and needs the pitch assist less than ``ASSIST_FRACTION_MAX`` = 10 % of the time
 (Table 5.3): the bounds of the default stages, so a design that passes them is one a
 reader would call walking, and one that stands with the assist on is not called walking
-whatever else it scores. Otherwise the verdict names each of the three that fails, with
-its number and unit.
+whatever else it scores. An assisted active wearer (its record carries ``speed_change``,
+:mod:`codesign.problems.effort`) keeps its own speed instead: within ``SPEED_CHANGE_MAX``
+= 5 % of the same wearer's unassisted walk (issue 32), not of 1.3 m/s. Otherwise the
+verdict names each of the three that fails, with its number and unit.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 from codesign.errors import UserError
 
+from codesign.problems.effort import SPEED_CHANGE_MAX
 from codesign.problems.objectives import ASSIST_FRACTION_MAX, SPEED_MATCH_MIN
 from codesign.walking.metrics import TARGET_SPEED
 
@@ -36,8 +39,9 @@ class Verdict(NamedTuple):
 
 def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
     """The verdict of a walking problem's record metrics (``time_fraction``, ``time`` s,
-    ``speed`` m/s, ``speed_match``, ``assist_fraction``; a missing one fails its
-    condition) for an evaluation of ``max_time`` s."""
+    ``speed`` m/s, ``speed_match`` -- or, for an assisted wearer, ``speed_change`` and
+    ``speed_unassisted`` m/s --, ``assist_fraction``; a missing one fails its condition)
+    for an evaluation of ``max_time`` s."""
 
     def value(name: str) -> float:
         v = metrics.get(name, math.nan)
@@ -48,7 +52,11 @@ def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
     reasons = []
     if not value("time_fraction") >= 1.0:
         reasons.append(f"stops at {time:.2f} s of {max_time:g} s")
-    if not match >= SPEED_MATCH_MIN:
+    if "speed_change" in metrics:
+        if not abs(value("speed_change")) <= SPEED_CHANGE_MAX:
+            reasons.append(f"speed {speed:.2f} m/s, not within {100 * SPEED_CHANGE_MAX:.0f} % of the unassisted "
+                           f"walk's {value('speed_unassisted'):.2f} m/s")
+    elif not match >= SPEED_MATCH_MIN:
         reasons.append(f"speed {speed:.2f} m/s, not within {100 * (1 - SPEED_MATCH_MIN):.0f} % of the "
                        f"{TARGET_SPEED:g}-m/s target" if math.isfinite(speed) else "no speed measured")
     if not assist < ASSIST_FRACTION_MAX:

@@ -34,6 +34,18 @@ def test_each_failed_condition_is_named_with_its_number():
         "stops at 0.00 s of 10 s", "no speed measured", "no assist fraction measured")
 
 
+def test_an_assisted_wearer_keeps_its_own_speed_not_the_targets():
+    """An active wearer's assisted walk (its record carries speed_change, issue 32) is
+    judged against the same wearer's unassisted speed: 5 % either way, inclusive."""
+    walk = {"time": 10.0, "time_fraction": 1.0, "speed": 1.21, "speed_match": 0.931, "assist_fraction": 0.0,
+            "speed_unassisted": 1.25, "speed_change": 1.21 / 1.25 - 1.0}
+    assert walking_verdict(walk, 10.0).walks             # -3.2 %: outside 5 % of 1.3 m/s, inside of 1.25
+    slow = {**walk, "speed": 1.18, "speed_change": 1.18 / 1.25 - 1.0}
+    assert walking_verdict(slow, 10.0).reasons == ("speed 1.18 m/s, not within 5 % of the unassisted walk's 1.25 m/s",)
+    assert walking_verdict({**walk, "speed_change": -0.05}, 10.0).walks
+    assert not walking_verdict({**walk, "speed_change": 0.0501}, 10.0).walks
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("design, walks, reasons", [
     ("codesign-walking.json", True, ()),
