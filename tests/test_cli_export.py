@@ -73,6 +73,22 @@ def test_crosscheck_json_reports_both_walks_with_their_fields(tmp_path):
     assert len(doc["correlation"]) == 3 and all(r > 0.9 for r in doc["correlation"])
 
 
+@pytest.mark.slow
+def test_the_assisting_design_walks_in_mujoco_as_in_the_engine():
+    """README (issue 32): docs/designs/assist-t02.json -- an active wearer, its law and the
+    device's assistance profile -- walks the 10 s in MuJoCo too, at the engine's speed
+    (1.260 m/s both, within 1 %), its 30-ms ground reaction within 5 %, the same joint
+    motion (r >= 0.99); MuJoCo's soft loop equalities make its cuff peaks larger (table)."""
+    done = codesign("crosscheck", REPO / "docs/designs/assist-t02.json", "--json", cwd=REPO, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    engine, other = doc["engine"], doc["mujoco"]
+    assert engine["walked_s"] == pytest.approx(10.0) and other["walked_s"] == pytest.approx(10.0)
+    assert other["speed"] == pytest.approx(engine["speed"], rel=0.01)
+    assert other["grf_peak_bw"] == pytest.approx(engine["grf_peak_bw"], rel=0.05)
+    assert min(doc["correlation"]) >= 0.99
+
+
 def test_png_without_opengl_is_one_line_exit_2_and_nothing_written(tmp_path):
     """MUJOCO_GL=glfw without a display: MuJoCo has no OpenGL context; neither file is written."""
     import os
