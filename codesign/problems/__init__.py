@@ -6,7 +6,8 @@ Test functions (``six_hump_camel``, ``lexicographic_six_hump``, ``mmpso_toy``, `
 with the WR's torso feedback, ``exo_codesign_wearer`` with the control in the wearer's
 joint space, ``exo_codesign_wearer_drive`` with the drivetrains searched too, ``exo_codesign_drive``
 the thesis's law with them, ``exo_codesign_wearer_balance_drive`` the wearer-space law with the hip's torso term; ``exo_assist``, a device assisting an active wearer,
-:mod:`codesign.problems.exo_assist`), ``human_gait`` (chapter 4,
+:mod:`codesign.problems.exo_assist`; ``exo_assist_wearer``, the wearer adapting to a frozen one,
+:mod:`codesign.problems.wearer_adapt`), ``human_gait`` (chapter 4,
 :mod:`codesign.problems.human_gait`; ``human_gait_balance`` with the hip servoing the torso) and ``anthropomorphic_baseline`` (5.6,
 :mod:`codesign.problems.baseline`), and ``replay`` (sleeps for recorded evaluation costs in
 the co-design space: ``codesign bench scaling``, :mod:`codesign.problems.replay`). A problem is built on first use (the co-design space
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from codesign.problems import baseline, exo_assist, exo_codesign, human_gait, replay, test_functions
+from codesign.problems import baseline, exo_assist, exo_codesign, human_gait, replay, test_functions, wearer_adapt
 from codesign.problems.base import Problem
 
 BUILDERS: dict[str, Callable[[], Problem]] = {
@@ -33,6 +34,7 @@ BUILDERS: dict[str, Callable[[], Problem]] = {
     "exo_codesign_drive": lambda: exo_codesign.problem(exo_codesign.THESIS_DRIVE),
     "exo_codesign_wearer_balance_drive": lambda: exo_codesign.problem(exo_codesign.WEARER_BALANCE_DRIVE),
     "exo_assist": exo_assist.problem,
+    "exo_assist_wearer": wearer_adapt.problem,
     "human_gait": human_gait.problem,
     "human_gait_balance": human_gait.balance_problem,
     "anthropomorphic_baseline": baseline.problem,

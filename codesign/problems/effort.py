@@ -12,6 +12,10 @@ states the difference:
 * the unassisted values themselves, ``wearer_metabolic_unassisted``,
   ``wearer_<joint>_metabolic_unassisted``, ``wearer_<joint>_torque_rms_unassisted``,
   ``speed_unassisted``.
+
+A wearer that adapted to the device (:mod:`codesign.problems.wearer_adapt`) is compared
+with itself too, its adapted law walking without the device (:func:`own_comparison`):
+``effort_reduction_own``, ``wearer_metabolic_own``, ``speed_own``.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ EFFORT_UNITS: dict[str, str] = {
         *((f"wearer_{j}_metabolic", "J/(kg m)") for j in WEARER_JOINTS),
         *((f"wearer_{j}_torque_rms", "N m") for j in WEARER_JOINTS))},
 }
+# the metrics own_comparison adds, and their units
+OWN_UNITS: dict[str, str] = {"effort_reduction_own": "-", "wearer_metabolic_own": "J/(kg m)", "speed_own": "m/s"}
 
 
 def reduction(assisted: float, unassisted: float) -> float:
@@ -53,4 +59,13 @@ def effort_comparison(assisted: Mapping[str, float], unassisted: Mapping[str, fl
     if "speed" in assisted and unassisted.get("speed", 0.0) > 0:
         out["speed_change"] = assisted["speed"] / unassisted["speed"] - 1.0
         out["speed_change_abs"] = abs(out["speed_change"])
+    return out
+
+
+def own_comparison(assisted: Mapping[str, float], alone: Mapping[str, float]) -> dict[str, float]:
+    """The ``*_own`` metrics of the module docstring from an assisted walk's metrics and
+    the same law's walk without the device; only those both walks measured."""
+    out = {f"{name}_own": alone[name] for name in ("wearer_metabolic", "speed") if name in alone}
+    if "wearer_metabolic" in assisted and "wearer_metabolic" in alone:
+        out["effort_reduction_own"] = reduction(assisted["wearer_metabolic"], alone["wearer_metabolic"])
     return out

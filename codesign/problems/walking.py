@@ -23,7 +23,7 @@ import numpy as np
 
 from codesign.errors import UserError
 from codesign.model.lumping import SEGMENTS
-from codesign.problems.effort import EFFORT_UNITS
+from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
@@ -34,7 +34,7 @@ from codesign.walking.metrics import metric_unit
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
 # the units of the metrics the problems add to WALK's (the baseline's lumped masses too)
 PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-",
-                 **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}, **EFFORT_UNITS}
+                 **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}, **EFFORT_UNITS, **OWN_UNITS}
 # the gait frequency is not searched by any walking problem (thesis 4.1.2)
 FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "
                    "false (the gait frequency is fixed at 0.9 Hz)")

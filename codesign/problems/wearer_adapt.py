@@ -1,0 +1,154 @@
+"""``exo_assist_wearer`` (issue 32, optional item): the wearer adapting to a frozen device.
+
+People adapt their gait to an exoskeleton; the ``exo_assist`` wearer does not (its law is
+fixed). Here the device is frozen -- an ``exo_assist`` design named by
+``evaluation.device_design``: its linkage, drivetrains, passive joints, assistance profile
+and its wearer's law -- and the wearer's law is searched: the 51 parameters of
+``human_gait_balance`` (chapter 4's hip, knee and ankle with the hip's torso term).
+
+Two comparisons per candidate (:mod:`codesign.problems.effort`):
+
+* against the wearer *before* it adapted -- the device design's own law walking alone,
+  walked once and cached (:func:`codesign.problems.exo_assist.unassisted`): the issue's
+  ``effort_reduction``, ``speed_change`` and per-joint metrics, the comparison of a
+  human-in-the-loop study (normal walking against walking adapted to the device);
+* against the adapted law walking *alone* (``*_own``): ``effort_reduction_own`` = 1 -
+  assisted / the candidate's law without the device, and ``wearer_metabolic_own``. The
+  chapter-4 law is not effort-optimal, so a search for effort can also find a cheaper
+  gait without any device; this says how much of the reduction the device still makes
+  once the wearer has adapted.
+
+Stages (:func:`adapt_stages`): ``exo_assist``'s physical stages up to the speed within 5 %
+of the wearer before it adapted, the gait of issue 31 kept (per-stride r against Winter's
+gait: hip >= 0.96, knee >= 0.90, ankle >= 0.70; push-off plantarflexion >= 10 deg), then
+``effort_reduction`` maximized.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from codesign.control.assist import has_assist
+from codesign.errors import UserError
+from codesign.objectives import Objective
+from codesign.problems import exo_assist as ea
+from codesign.problems.base import Problem, WalkingHooks
+from codesign.problems.effort import OWN_UNITS, own_comparison
+from codesign.problems.exo_codesign import evaluate_decoded
+from codesign.problems.human_gait import human_gait_layout, human_params_error
+from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, check_walking_design,
+                                       cost_notes, parse_walk_settings, replay, unit_of)
+from codesign.types import EvalContext, EvalRecord, Parameter
+from codesign.walking import Design, load_design
+
+PROBLEM = "exo_assist_wearer"
+ADAPT_METRICS = ea.ASSIST_METRICS + tuple(OWN_UNITS)
+
+
+@dataclass(frozen=True)
+class AdaptSettings(WalkingProblemSettings):
+    """WALK's settings (an active wearer) and the frozen device (None: none named)."""
+
+    device: Design | None = None
+
+
+def parse_adapt_settings(table: Mapping[str, Any]) -> AdaptSettings:
+    """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
+    "passive" is refused) and ``device_design``, the path of an ``exo_assist`` design
+    (UserError, one line naming the key)."""
+    table = dict(table)
+    path = table.pop("device_design", None)
+    if table.setdefault("wearer", "active") != "active":
+        raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" (the wearer adapts "
+                        "to the device)")
+    walk = parse_walk_settings(table)
+    if path is None:
+        return AdaptSettings(walk)
+    if not isinstance(path, str):
+        raise UserError(f"evaluation.device_design: got {path!r}; expected the path of an exo_assist design")
+    device = load_design(path)
+    if device.topology is None or not has_assist(device.params):
+        raise UserError(f"evaluation.device_design: {path} is not a device with an assistance profile; "
+                        "expected an exo_assist design (a topology, actuators and assist.*)")
+    check_walking_design(device, walk, f"evaluation.device_design ({path})", augmented=True)
+    return AdaptSettings(walk, device)
+
+
+def law_parameters() -> tuple[Parameter, ...]:
+    """The searched space: the wearer's law (``human_gait_balance``'s 51 parameters)."""
+    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout(True).bounds().items())
+
+
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AdaptSettings) -> Design:
+    """The frozen device with the candidate's law in place of its wearer's (ValueError: a
+    law parameter missing, not finite or out of bounds; UserError: no device named)."""
+    if settings.device is None:
+        raise UserError("evaluation.device_design: none named; expected the path of an exo_assist design")
+    bad = human_params_error(params)
+    if bad is not None:
+        raise ValueError(bad.message.removeprefix("decode: "))
+    law = ea.law_names()
+    device = {k: v for k, v in settings.device.params.items() if k not in law}
+    return Design({**device, **{k: float(v) for k, v in params.items() if k in law}},
+                  settings.device.topology, settings.device.actuators)
+
+
+def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode``: a design's wearer law (a human design's whole law, or an
+    assisting design's wearer)."""
+    law = ea.law_names()
+    return (), {k: v for k, v in design.params.items() if k in law}
+
+
+def with_own(record: EvalRecord, design: Design, settings: AdaptSettings) -> EvalRecord:
+    """The assisted record compared with the device design's own wearer
+    (:func:`codesign.problems.exo_assist.with_effort`) and with ``design``'s law walking
+    alone (:func:`~codesign.problems.effort.own_comparison`); a failed record as it is."""
+    if not record.ok or settings.device is None:
+        return record
+    record = ea.with_effort(record, settings.device, settings)
+    alone = ea.unassisted_replay(design, settings.walk).record.metrics
+    return dataclasses.replace(record, metrics={**record.metrics, **own_comparison(record.metrics, alone)})
+
+
+def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -> Replay:
+    """``WalkingHooks.replay``: the assisted walk with both comparisons."""
+    out = replay(design, settings.walk, record_times)
+    return dataclasses.replace(out, record=with_own(out.record, design, settings))
+
+
+def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
+    """The problem's evaluate (never raises for a bad candidate)."""
+    return evaluate_decoded(params, context, parse_adapt_settings, decode,
+                            lambda design, settings: replay_adapted(design, settings).record)
+
+
+def check_design(design: Design, settings: AdaptSettings, where: str = "design") -> None:
+    """``WalkingHooks.check_design``: an assisting design (:func:`exo_assist.check_design`)."""
+    ea.check_design(design, settings, where)
+
+
+def warmup(settings: AdaptSettings) -> None:
+    """Compile (or load) the kernels: the co-design problems' warm-up."""
+    ea.warmup(settings)
+
+
+def adapt_stages() -> tuple[Objective, ...]:
+    """The default stages (module docstring)."""
+    physical = ea.assist_stages()[:-2]          # up to speed_change_abs
+    gait = (Objective("stride_r_hip", "maximize", 0.96), Objective("stride_r_knee", "maximize", 0.90),
+            Objective("stride_r_ankle", "maximize", 0.70), Objective("ankle_plantarflexion_peak_deg", "maximize", 10.0))
+    return physical + gait + (Objective("effort_reduction", "maximize"),)
+
+
+def problem() -> Problem:
+    """The registered ``exo_assist_wearer`` problem."""
+    return Problem(PROBLEM, evaluate, "the wearer adapting to a frozen assisting device: the wearer's hip, knee "
+                   "and ankle law searched, compared with the wearer before it adapted and with the adapted "
+                   "law alone (issue 32)",
+                   parameters=law_parameters(), objectives=adapt_stages(), parse_settings=parse_adapt_settings,
+                   warmup=warmup, notes=cost_notes, metrics=ADAPT_METRICS, metric_unit=unit_of,
+                   walking=WalkingHooks(decode=decode, check_design=check_design, replay=replay_adapted,
+                                        encode=encode))

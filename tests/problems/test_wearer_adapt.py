@@ -1,0 +1,71 @@
+"""The wearer adapting to a frozen device (issue 32's optional item, ``exo_assist_wearer``):
+its settings, space, decode/encode, and its two comparisons -- with the wearer before it
+adapted and with the adapted law alone. Truths: the comparison written out by hand, and
+the identity that a wearer which has not adapted is both references at once."""
+
+from pathlib import Path
+
+import pytest
+
+from codesign.errors import UserError
+from codesign.problems import exo_assist as ea
+from codesign.problems import get_problem
+from codesign.problems import wearer_adapt as wa
+from codesign.problems.effort import own_comparison
+from codesign.types import EvalContext
+from codesign.walking import load_design
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVICE = ROOT / "docs/designs/assist-t02.json"
+
+
+def settings(**table):
+    return wa.parse_adapt_settings({"device_design": str(DEVICE), "initial_state": "gait", **table})
+
+
+def test_settings_read_the_device_and_refuse_a_passive_wearer_or_a_design_without_a_profile():
+    s = settings()
+    assert s.device.topology == 2 and s.walk.wearer == "active"
+    with pytest.raises(UserError, match=r"^evaluation.wearer: got 'passive'; expected \"active\""):
+        settings(wearer="passive")
+    with pytest.raises(UserError, match=r"^evaluation.device_design: .*human-walking.json is not a device with an "
+                                        r"assistance profile; expected an exo_assist design"):
+        settings(device_design=str(ROOT / "docs/designs/human-walking.json"))
+    with pytest.raises(UserError, match=r"^evaluation.device_design: got 3; expected the path"):
+        settings(device_design=3)
+
+
+def test_the_space_is_the_wearers_law_and_decode_keeps_the_device():
+    problem = get_problem("exo_assist_wearer")
+    names = {p.name for p in problem.parameters}
+    assert names == ea.law_names() and len(names) == 51
+    device = load_design(DEVICE)
+    law = wa.encode(device)[1]
+    assert wa.encode(device)[0] == () and set(law) == names
+    stiffer = {**law, "hip.K.v1": law["hip.K.v1"] + 10.0}
+    design = wa.decode((), stiffer, settings())
+    assert (design.topology, design.actuators) == (device.topology, device.actuators)
+    assert design.params == {**device.params, "hip.K.v1": law["hip.K.v1"] + 10.0}
+    with pytest.raises(ValueError, match="hip.K.v1"):
+        wa.decode((), {**law, "hip.K.v1": float("nan")}, settings())
+    failed = problem.evaluate(law, EvalContext(settings=wa.parse_adapt_settings({})))
+    assert failed.failed and "evaluation.device_design: none named" in failed.message
+
+
+def test_own_comparison_by_hand():
+    assert own_comparison({"wearer_metabolic": 6.0, "speed": 1.3}, {"wearer_metabolic": 8.0, "speed": 1.2}) == {
+        "wearer_metabolic_own": 8.0, "speed_own": 1.2, "effort_reduction_own": 0.25}
+    assert own_comparison({}, {"wearer_metabolic": 8.0}) == {"wearer_metabolic_own": 8.0}
+
+
+def test_a_wearer_that_has_not_adapted_is_both_references_at_once():
+    """The device's own law as the candidate: the wearer before it adapted and the
+    candidate's law alone are the same walk, so effort_reduction_own equals
+    effort_reduction bit for bit, and both equal exo_assist's figure for the design (25.0 %)."""
+    problem = get_problem("exo_assist_wearer")
+    law = wa.encode(load_design(DEVICE))[1]
+    m = problem.evaluate(law, EvalContext(settings=settings(max_time=10.0))).metrics
+    assert m["effort_reduction_own"] == m["effort_reduction"]
+    assert m["wearer_metabolic_own"] == m["wearer_metabolic_unassisted"] and m["speed_own"] == m["speed_unassisted"]
+    assisted = ea.replay_assist(load_design(DEVICE), ea.parse_assist_settings({"initial_state": "gait"})).record
+    assert m["effort_reduction"] == assisted.metrics["effort_reduction"] == pytest.approx(0.250, abs=0.0005)
