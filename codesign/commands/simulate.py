@@ -179,7 +179,8 @@ def thesis_comparison(metrics) -> str:
 def effort_lines(metrics: dict[str, float]) -> list[str]:
     """What an active wearer's device does to its effort (issue 32): per joint and in all
     the metabolic proxy without and with the device and its reduction, and the speed's
-    change; nothing for other designs."""
+    change; for a wearer that adapted to the device (``exo_assist_wearer``) the reduction
+    against its adapted law walking alone too; nothing for other designs."""
     if "effort_reduction" not in metrics:
         return []
     joints = [f"{j} {metrics[f'wearer_{j}_metabolic_unassisted']:.3f} -> {metrics[f'wearer_{j}_metabolic']:.3f} "
@@ -188,7 +189,10 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
     return ["wearer's metabolic proxy without -> with the device (J/(kg m); reduction): " + ", ".join(joints),
             f"effort reduction {100 * metrics['effort_reduction']:.1f} % "
             f"({metrics['wearer_metabolic_unassisted']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m), the device's "
-            f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"]
+            f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"] + (
+        [f"against its adapted law without the device: {100 * metrics['effort_reduction_own']:.1f} % "
+         f"({metrics['wearer_metabolic_own']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m)); the law alone walks "
+         f"{metrics.get('speed_own', math.nan):.2f} m/s"] if "effort_reduction_own" in metrics else [])
 
 
 def default_out(args: argparse.Namespace) -> Path:

@@ -38,7 +38,7 @@ from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import OWN_UNITS, own_comparison
 from codesign.problems.exo_codesign import evaluate_decoded
 from codesign.problems.human_gait import human_gait_layout, human_params_error
-from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, check_walking_design,
+from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
                                        cost_notes, parse_walk_settings, replay, unit_of)
 from codesign.types import EvalContext, EvalRecord, Parameter
 from codesign.walking import Design, load_design

@@ -82,6 +82,8 @@ TABLE54_COLUMNS: tuple[Column, ...] = (
       for joint in ("hip", "knee", "ankle")),
     Column("speed change [%]", ("speed_change",), 100.0, "{:+.1f}", "effort"),
     Column("wearer proxy [J/(kg m)]", ("wearer_metabolic",), 1.0, "{:.2f}", "effort"),
+    # a wearer that adapted to the device (problem exo_assist_wearer): against its own law alone
+    Column("against the adapted law alone [%]", ("effort_reduction_own",), 100.0, "{:+.1f}", "effort"),
 )
 PARTS = {"design": "Which design, and how far it got",
          "morphology": "Morphology and mass",

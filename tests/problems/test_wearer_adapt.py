@@ -69,3 +69,50 @@ def test_a_wearer_that_has_not_adapted_is_both_references_at_once():
     assert m["wearer_metabolic_own"] == m["wearer_metabolic_unassisted"] and m["speed_own"] == m["speed_unassisted"]
     assisted = ea.replay_assist(load_design(DEVICE), ea.parse_assist_settings({"initial_state": "gait"})).record
     assert m["effort_reduction"] == assisted.metrics["effort_reduction"] == pytest.approx(0.250, abs=0.0005)
+
+
+def test_simulate_states_the_reduction_against_the_adapted_law_alone():
+    from codesign.commands.simulate import effort_lines
+
+    metrics = {"effort_reduction": 0.2, "wearer_metabolic": 4.0, "wearer_metabolic_unassisted": 5.0,
+               "speed_change": 0.0, "effort_reduction_own": 0.1, "wearer_metabolic_own": 4.444, "speed_own": 1.25}
+    assert effort_lines(metrics)[-1] == ("against its adapted law without the device: 10.0 % (4.444 -> 4.000 "
+                                         "J/(kg m)); the law alone walks 1.25 m/s")
+    assert len(effort_lines({k: v for k, v in metrics.items() if not k.endswith("_own")})) == 2
+
+
+def test_the_readmes_adapted_wearer_replays_its_numbers():
+    """README (the wearer adapting): docs/designs/assist-t02-adapted.json, the best of
+    pipelines/assist-adapt.toml, walks 10 s with the frozen device within 5 % of the
+    wearer's speed before it adapted, keeps issue 31's gait (r >= 0.96 / 0.90 / 0.70,
+    push-off >= 10 deg) and the device's bounds, and its proxy is 64.3 % below the wearer
+    before it adapted, 47.0 % below its adapted law walking alone."""
+    from codesign.objectives import unmet_conditions
+
+    problem = get_problem("exo_assist_wearer")
+    s = settings(max_time=10.0)
+    record = problem.walking.replay(load_design(ROOT / "docs/designs/assist-t02-adapted.json"), s).record
+    m = record.metrics
+    assert m["time"] == 10.0 and abs(m["speed_change"]) <= 0.05
+    assert unmet_conditions(m, problem.objectives) == ()
+    assert m["effort_reduction"] == pytest.approx(0.643, abs=0.0005)
+    assert m["effort_reduction_own"] == pytest.approx(0.470, abs=0.0005)
+    assert m["wearer_metabolic_own"] == pytest.approx(5.445, abs=0.0005)
+
+
+def test_the_device_still_lowers_the_proxy_against_a_wearer_searched_for_effort_alone():
+    """README: the control of the adapted wearer -- the wearer alone searched for the same
+    effort under the same gait stages, speed band and budget (pipelines/human-efficient.toml,
+    its best pipelines/human-efficient-best.json) -- walks at 3.802 J/(kg m); the adapted
+    wearer with the device at 2.888: the device's share once both have adapted, 24.0 %."""
+    from codesign.problems.effort import reduction
+    from codesign.walking import WalkSettings, evaluate
+
+    alone = load_design(ROOT / "pipelines/human-efficient-best.json")
+    m = evaluate(alone, WalkSettings.from_dict({**alone.evaluation, "max_time": 10.0})).metrics
+    assert m["time"] == 10.0 and 1.188 <= m["speed"] <= 1.314
+    assert min(m["stride_r_hip"] - 0.96, m["stride_r_knee"] - 0.90, m["stride_r_ankle"] - 0.70) >= 0
+    assert m["wearer_metabolic"] == pytest.approx(3.802, abs=0.0005)
+    adapted = get_problem("exo_assist_wearer").walking.replay(
+        load_design(ROOT / "docs/designs/assist-t02-adapted.json"), settings(max_time=10.0)).record.metrics
+    assert reduction(adapted["wearer_metabolic"], m["wearer_metabolic"]) == pytest.approx(0.240, abs=0.0005)
