@@ -64,21 +64,28 @@ class AssistSettings(WalkingProblemSettings):
     wearer: tuple[tuple[str, float], ...] = ()
 
 
+def active_settings(table: Mapping[str, Any], key: str, expected: str, why: str) -> tuple[WalkSettings, str | None]:
+    """WALK's settings of ``table`` for an active wearer (``wearer = "active"``, the
+    default; "passive" refused, ``why`` saying why) and the design path under ``key``
+    (None: not given; UserError, one line, unless a string: ``expected`` names it)."""
+    table = dict(table)
+    path = table.pop(key, None)
+    if table.setdefault("wearer", "active") != "active":
+        raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" ({why})")
+    walk = parse_walk_settings(table)
+    if path is not None and not isinstance(path, str):
+        raise UserError(f"evaluation.{key}: got {path!r}; expected the path of {expected}")
+    return walk, path
+
+
 def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:
     """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
     "passive" is refused) and ``wearer_design``, the path of a human-gait design whose
     hip, knee and ankle law is the wearer's (UserError, one line naming the key)."""
-    table = dict(table)
-    path = table.pop("wearer_design", None)
-    if table.setdefault("wearer", "active") != "active":
-        raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" (this problem "
-                        "assists an active wearer)")
-    walk = parse_walk_settings(table)
+    walk, path = active_settings(table, "wearer_design", "a human-gait design", "this problem assists an active wearer")
     cached_catalog(walk.catalog)
     if path is None:
         return AssistSettings(walk)
-    if not isinstance(path, str):
-        raise UserError(f"evaluation.wearer_design: got {path!r}; expected the path of a human-gait design")
     law = load_design(path)
     if law.topology is not None:
         raise UserError(f"evaluation.wearer_design: {path} is a co-design; expected a human-gait design "

@@ -38,8 +38,8 @@ from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import OWN_UNITS, own_comparison
 from codesign.problems.exo_codesign import evaluate_decoded
 from codesign.problems.human_gait import human_gait_layout, human_params_error
-from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
-                                       cost_notes, parse_walk_settings, replay, unit_of)
+from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design, cost_notes, replay,
+                                       unit_of)
 from codesign.types import EvalContext, EvalRecord, Parameter
 from codesign.walking import Design, load_design
 
@@ -58,16 +58,9 @@ def parse_adapt_settings(table: Mapping[str, Any]) -> AdaptSettings:
     """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
     "passive" is refused) and ``device_design``, the path of an ``exo_assist`` design
     (UserError, one line naming the key)."""
-    table = dict(table)
-    path = table.pop("device_design", None)
-    if table.setdefault("wearer", "active") != "active":
-        raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" (the wearer adapts "
-                        "to the device)")
-    walk = parse_walk_settings(table)
+    walk, path = ea.active_settings(table, "device_design", "an exo_assist design", "the wearer adapts to the device")
     if path is None:
         return AdaptSettings(walk)
-    if not isinstance(path, str):
-        raise UserError(f"evaluation.device_design: got {path!r}; expected the path of an exo_assist design")
     device = load_design(path)
     if device.topology is None or not has_assist(device.params):
         raise UserError(f"evaluation.device_design: {path} is not a device with an assistance profile; "
