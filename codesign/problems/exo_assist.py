@@ -64,7 +64,7 @@ class AssistSettings(WalkingProblemSettings):
     wearer: tuple[tuple[str, float], ...] = ()
 
 
-def active_settings(table: Mapping[str, Any], key: str, expected: str, why: str) -> tuple[WalkSettings, str | None]:
+def parse_active_settings(table: Mapping[str, Any], key: str, expected: str, why: str) -> tuple[WalkSettings, str | None]:
     """WALK's settings of ``table`` for an active wearer (``wearer = "active"``, the
     default; "passive" refused, ``why`` saying why) and the design path under ``key``
     (None: not given; UserError, one line, unless a string: ``expected`` names it)."""
@@ -82,7 +82,7 @@ def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:
     """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
     "passive" is refused) and ``wearer_design``, the path of a human-gait design whose
     hip, knee and ankle law is the wearer's (UserError, one line naming the key)."""
-    walk, path = active_settings(table, "wearer_design", "a human-gait design", "this problem assists an active wearer")
+    walk, path = parse_active_settings(table, "wearer_design", "a human-gait design", "this problem assists an active wearer")
     cached_catalog(walk.catalog)
     if path is None:
         return AssistSettings(walk)

@@ -58,7 +58,7 @@ def parse_adapt_settings(table: Mapping[str, Any]) -> AdaptSettings:
     """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
     "passive" is refused) and ``device_design``, the path of an ``exo_assist`` design
     (UserError, one line naming the key)."""
-    walk, path = ea.active_settings(table, "device_design", "an exo_assist design", "the wearer adapts to the device")
+    walk, path = ea.parse_active_settings(table, "device_design", "an exo_assist design", "the wearer adapts to the device")
     if path is None:
         return AdaptSettings(walk)
     device = load_design(path)
