@@ -116,3 +116,21 @@ def test_the_device_still_lowers_the_proxy_against_a_wearer_searched_for_effort_
     adapted = get_problem("exo_assist_wearer").walking.replay(
         load_design(ROOT / "docs/designs/assist-t02-adapted.json"), settings(max_time=10.0)).record.metrics
     assert reduction(adapted["wearer_metabolic"], m["wearer_metabolic"]) == pytest.approx(0.240, abs=0.0005)
+
+
+def test_the_second_round_device_for_the_adapted_wearer_replays_its_numbers():
+    """README: the device searched again for the wearer adapted to it (the alternation's
+    second round, pipelines/assist-adapt-device.toml; docs/designs/assist-t02-round2.json,
+    whose wearer is the adapted law) meets exo_assist's stages, walks within the control's
+    speed band, and its wearer's proxy, 2.623 J/(kg m), is 51.8 % below that law alone and
+    31.0 % below the wearer searched for effort without a device (3.802)."""
+    from codesign.objectives import unmet_conditions
+    from codesign.problems.effort import reduction
+
+    design = load_design(ROOT / "docs/designs/assist-t02-round2.json")
+    m = ea.replay_assist(design, ea.parse_assist_settings(design.evaluation)).record.metrics
+    assert m["time"] == 10.0 and unmet_conditions(m, get_problem("exo_assist").objectives) == ()
+    assert 1.188 <= m["speed"] <= 1.314 and m["actuator_thermal_ratio"] <= 1.0
+    assert m["effort_reduction"] == pytest.approx(0.518, abs=0.0005)
+    assert m["wearer_metabolic"] == pytest.approx(2.623, abs=0.0005)
+    assert reduction(m["wearer_metabolic"], 3.802) == pytest.approx(0.310, abs=0.0005)
