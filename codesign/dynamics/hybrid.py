@@ -114,19 +114,19 @@ from codesign.dynamics.hybrid_loop import (  # noqa: F401  (the integrator's API
 from codesign.dynamics.hybrid_steppers import DOPRI5, METHODS, RK4, SYMPLECTIC_EULER  # noqa: F401
 
 
-@nb.njit(cache=True)
+@nb.njit  # its p may hold dispatchers (a system's parameters): not cacheable, see above
 def observe_nothing(t, x, mode, p):
     """An ``observe`` that never stops the run."""
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit  # its p may hold dispatchers (a system's parameters): not cacheable, see above
 def no_guards(t, x, mode, p, g):
     """A ``guards`` for systems without events (use with a zero-length ``terminal``)."""
     return None
 
 
-@nb.njit(cache=True)
+@nb.njit  # its p may hold dispatchers (a system's parameters): not cacheable, see above
 def no_jump(t, x, mode, p, k):
     """A ``jump`` for systems without events."""
     return 0
