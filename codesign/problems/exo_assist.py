@@ -147,9 +147,10 @@ def unassisted(law: tuple[tuple[str, float], ...], settings: WalkSettings) -> Ev
     return unassisted_replay(Design(dict(law)), settings).record
 
 
-def with_effort(record: EvalRecord, design: Design, settings: AssistSettings) -> EvalRecord:
+def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSettings) -> EvalRecord:
     """The assisted record with :func:`~codesign.problems.effort.effort_comparison`
-    against the design's wearer alone; a failed record as it is."""
+    against the design's wearer alone (walked under ``settings.walk``); a failed record
+    as it is."""
     if not record.ok:
         return record
     alone = unassisted(tuple(sorted(wearer_alone(design).params.items())), settings.walk)

@@ -19,8 +19,10 @@ Two comparisons per candidate (:mod:`codesign.problems.effort`):
   once the wearer has adapted.
 
 Stages (:func:`adapt_stages`): ``exo_assist``'s physical stages up to the speed within 5 %
-of the wearer before it adapted, the gait of issue 31 kept (per-stride r against Winter's
-gait: hip >= 0.96, knee >= 0.90, ankle >= 0.70; push-off plantarflexion >= 10 deg), then
+of the wearer before it adapted, the gait of issue 31 kept (its stages of
+:data:`codesign.problems.objectives.HUMAN_LIKE` on the joints: per-stride r against
+Winter's gait, hip >= 0.96, knee >= 0.90, ankle >= 0.70; push-off plantarflexion >= 10
+deg), then
 ``effort_reduction`` maximized.
 """
 
@@ -34,6 +36,7 @@ from codesign.control.assist import has_assist
 from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_assist as ea
+from codesign.problems import objectives as ob
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import OWN_UNITS, own_comparison
 from codesign.problems.exo_codesign import evaluate_decoded
@@ -131,8 +134,7 @@ def warmup(settings: AdaptSettings) -> None:
 def adapt_stages() -> tuple[Objective, ...]:
     """The default stages (module docstring)."""
     physical = ea.assist_stages()[:-2]          # up to speed_change_abs
-    gait = (Objective("stride_r_hip", "maximize", 0.96), Objective("stride_r_knee", "maximize", 0.90),
-            Objective("stride_r_ankle", "maximize", 0.70), Objective("ankle_plantarflexion_peak_deg", "maximize", 10.0))
+    gait = tuple(Objective(*stage) for stage in ob.HUMAN_LIKE if stage[0].startswith(("stride_r_", "ankle_")))
     return physical + gait + (Objective("effort_reduction", "maximize"),)
 
 
