@@ -10,7 +10,8 @@ bound and the friction coefficient mu, find impulses P (normals, tangents; N s) 
 :func:`solve_contacts` guesses the contact modes (the last step's), solves exactly for
 them (:func:`solve_active_set`, one dense solve) and checks every condition; when the guess
 fails, projected block Gauss-Seidel (:func:`gauss_seidel`, one exact 2 x 2 Coulomb problem
-per point) gives new modes (:func:`modes_of`) for another exact solve. The time step that
+per point) gives new modes (:func:`modes_of`) for another exact solve; when that fails,
+Lemke's pivoting method (:mod:`codesign.dynamics.contact_lcp`) finishes the problem. The time step that
 builds W and r and applies P is :func:`codesign.dynamics.timestep.step` (its module
 docstring derives the problem). The kernels run without numba's runtime: scratch arrays
 come from the caller's StepWorkspace, nothing is allocated.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from codesign.dynamics.contact_lcp import LEMKE_SOLVED, solve_lemke
 from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK
 from codesign.dynamics.linalg import lu_solve
 
@@ -166,24 +168,34 @@ def _copy(src, dst, k):
         dst[j] = src[j]
 
 
+# outcome of solve_contacts
+EXACT = 0         # an exact active-set solution (every condition checked)
+PIVOTED = 1       # Lemke's impulses (its modes' exact solve failed its check: round-off)
+APPROXIMATE = 2   # Gauss-Seidel's impulses (the legacy solver, or Lemke's method failed)
+
+
 @njit(cache=True, _nrt=False)
-def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_last):
+def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_last,
+                   pivoting, lcp):
     """The contact problem u = r + W P (module docstring). Guess the modes (the last
     step's; a free point that would sink sticks) and solve exactly; if a condition fails,
-    run Gauss-Seidel from the last impulses, take its modes and solve exactly again (up
-    to three rounds); if no exact solve succeeds, keep Gauss-Seidel's impulses.
-    mode: int64[c], in: last step's modes, out: the modes of P. Returns (sweeps, exact):
-    the Gauss-Seidel sweeps used (0 when the first guess was exact; max_sweeps + 1 marks a
-    problem that Gauss-Seidel did not converge on and no exact solve fixed) and whether P
-    is an exact active-set solution (False: Gauss-Seidel's approximate impulses were kept,
-    also when Gauss-Seidel converged but the exact solve with its modes failed).
-    A, b, cols, P_last: scratch of 2c rows (P_last holds the impulses to fall back on)."""
+    run Gauss-Seidel from the last impulses and solve exactly for its modes. If that fails
+    too: with ``pivoting``, Lemke's method on the problem's LCP
+    (:func:`codesign.dynamics.contact_lcp.solve_lemke`), whose modes are solved exactly
+    once more (the same solve as above, so an exact answer does not depend on which route
+    found its modes) and otherwise its own impulses kept; without (the legacy solver), up
+    to two more Gauss-Seidel rounds, then Gauss-Seidel's impulses.
+    mode: int64[c], in: last step's modes, out: the modes of P. Returns (sweeps, pivots,
+    outcome): the Gauss-Seidel sweeps used (max_sweeps + 1 marks a legacy problem that
+    Gauss-Seidel did not converge on and no exact solve fixed), Lemke's pivots and EXACT,
+    PIVOTED or APPROXIMATE. A, b, cols, P_last: scratch of 2c rows (P_last holds the
+    impulses to fall back on); lcp: contact_lcp.LcpScratch for c points."""
     for i in range(c):
         if mode[i] == INACTIVE and r[i] < lower[i]:
             mode[i] = STICK
     _copy(P, P_last, 2 * c)
     if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-        return 0, True
+        return 0, 0, EXACT
     sweeps = 0
     _copy(P_last, P, 2 * c)
     for _ in range(3):
@@ -192,8 +204,19 @@ def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_l
         modes_of(P, mu, c, mode)
         _copy(P, P_last, 2 * c)
         if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-            return sweeps, True
+            return sweeps, 0, EXACT
         _copy(P_last, P, 2 * c)
+        if pivoting:
+            status, pivots = solve_lemke(W, r, lower, mu, P, c, lcp)
+            if status != LEMKE_SOLVED:
+                _copy(P_last, P, 2 * c)
+                return sweeps, pivots, APPROXIMATE
+            modes_of(P, mu, c, mode)
+            _copy(P, P_last, 2 * c)
+            if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
+                return sweeps, pivots, EXACT
+            _copy(P_last, P, 2 * c)
+            return sweeps, pivots, PIVOTED
         if used <= max_sweeps:
-            return sweeps, False
-    return max_sweeps + 1, False
+            return sweeps, 0, APPROXIMATE
+    return max_sweeps + 1, 0, APPROXIMATE

@@ -91,13 +91,15 @@ passive driver for tests and benchmarks is :mod:`codesign.dynamics.testing.stepp
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
+from codesign.dynamics import contact_lcp as lcp
 from codesign.dynamics import contact_rows as ct
-from codesign.dynamics.contact_solvers import solve_contacts
+from codesign.dynamics.contact_solvers import APPROXIMATE, solve_contacts
 from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
@@ -114,7 +116,11 @@ PGS_TOL = 3        # relative impulse change that ends the Gauss-Seidel sweeps
 PGS_MAX_SWEEPS = 4
 REGULARIZATION = 5  # relative increase of the Delassus diagonal (unique impulses)
 REACH_SPEED = 6     # m/s: a point higher than h (|v_n| + this) stays out of the step's contact problem
-N_STEP_SETTINGS = 7
+PIVOTING = 7        # 1: Lemke's method finishes what Gauss-Seidel's modes do not; 0: the legacy solver
+TOL_VELOCITY = 8    # m/s: a step's gap and slip residuals (contact_lcp.RES_GAP, RES_SLIP) within it are solved
+TOL_IMPULSE = 9     # N s: the same of its negative-impulse and cone residuals (RES_NEGATIVE, RES_CONE)
+TOL_ENERGY = 10     # J: the bound on a step's |RES_WORK| (the energy its impulses add or remove wrongly)
+N_STEP_SETTINGS = 11
 
 # step statistics (int64)
 STAT_STEPS = 0
@@ -122,7 +128,18 @@ STAT_SWEEPS = 1
 STAT_UNCONVERGED = 2   # approximate steps (STAT_APPROX) whose Gauss-Seidel hit PGS_MAX_SWEEPS
 STAT_APPROX = 3        # steps that kept Gauss-Seidel's impulses (no exact active-set solve)
 STAT_DENSE = 4         # steps whose M~ had a nonzero outside the workspace's pattern (factored densely)
-N_STEP_STATS = 5
+STAT_PIVOTED = 5       # steps that called Lemke's method (Gauss-Seidel's modes did not solve exactly)
+STAT_PIVOTS = 6        # Lemke's pivots, summed
+STAT_ABOVE_TOL = 7     # steps whose impulses miss TOL_VELOCITY or TOL_IMPULSE (contact_residuals)
+STAT_ENERGY_ABOVE = 8  # steps whose |RES_WORK| exceeds TOL_ENERGY
+N_STEP_STATS = 9
+
+# the residuals' distribution over the steps: a histogram of each residual (contact_lcp.RES_*)
+# in quarter decades from 1e-15 (bin 0: at most 1e-15, exact to rounding) to 1e5 (the last
+# bin holds everything above); residual_quantile reads a quantile to a factor 10^0.25
+HIST_DECADE_BINS = 4
+HIST_LOG_MIN = -15.0
+N_HIST_BINS = 1 + HIST_DECADE_BINS * 20
 
 # contact modes reported per point (same codes as CONTACT)
 INACTIVE = ct.INACTIVE
@@ -177,6 +194,11 @@ StepWorkspace = namedtuple(
         "slip_path",      # [c] accumulated h |u_t| of each point while it carries an impulse, m
         "friction_work",  # [c] accumulated -P_t u_t of each point (friction dissipation), J
         "cycles",   # int64[cycles.N_PHASES] processor cycles spent per phase (codesign.dynamics.cycles)
+        "lcp",      # contact_lcp.LcpScratch for c points (Lemke's method)
+        "res",      # [contact_lcp.N_RESIDUALS] residuals of the last step's impulses (m/s, N s, J)
+        "res_max",  # [N_RESIDUALS] their largest over the steps (RES_WORK: the largest |.|)
+        "res_since",  # [N_RESIDUALS] their largest since the caller last zeroed it (records)
+        "res_hist",   # int64[N_RESIDUALS, N_HIST_BINS] their distribution over the steps
     ],
 )
 
@@ -184,8 +206,10 @@ StepWorkspace = namedtuple(
 def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
                   penetration_correction: float = 0.2, pgs_tol: float = 1e-8,
                   pgs_max_sweeps: int = 100, regularization: float = 1e-6,
-                  reach_speed: float = 10.0) -> np.ndarray:
-    """float64[N_STEP_SETTINGS] of :func:`step` (h in s)."""
+                  reach_speed: float = 10.0, pivoting: bool = True, tol_velocity: float = 1e-6,
+                  tol_impulse: float = 1e-6, tol_energy: float = 1e-6) -> np.ndarray:
+    """float64[N_STEP_SETTINGS] of :func:`step` (h in s; the tolerances in m/s, N s, J:
+    the module docstring)."""
     s = np.zeros(N_STEP_SETTINGS)
     s[H] = h
     s[LOOP_CORRECTION] = loop_correction
@@ -194,6 +218,10 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
     s[PGS_MAX_SWEEPS] = pgs_max_sweeps
     s[REGULARIZATION] = regularization
     s[REACH_SPEED] = reach_speed
+    s[PIVOTING] = 1.0 if pivoting else 0.0
+    s[TOL_VELOCITY] = tol_velocity
+    s[TOL_IMPULSE] = tol_impulse
+    s[TOL_ENERGY] = tol_energy
     return s
 
 
@@ -226,7 +254,10 @@ def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepW
         row_end=np.zeros(R, dtype=np.int64),
         fac_ptr=fac_ptr, fac_idx=fac_idx, fac_mask=fac_mask, full_ptr=full_ptr, full_idx=full_idx,
         stats=np.zeros(N_STEP_STATS, dtype=np.int64), ut=z(c), slip_path=z(c),
-        friction_work=z(c), cycles=np.zeros(cy.N_PHASES, dtype=np.int64))
+        friction_work=z(c), cycles=np.zeros(cy.N_PHASES, dtype=np.int64),
+        lcp=lcp.lcp_scratch(c), res=z(lcp.N_RESIDUALS), res_max=z(lcp.N_RESIDUALS),
+        res_since=z(lcp.N_RESIDUALS),
+        res_hist=np.zeros((lcp.N_RESIDUALS, N_HIST_BINS), dtype=np.int64))
 
 
 # --------------------------------------------------------------------------- the step
@@ -244,6 +275,56 @@ def passive_gains(m, i, qi):
             k += m.ligament_k[i] * e * pen ** (e - 1.0)
             d += m.ligament_damping[i]
     return k, d
+
+
+@njit(cache=True, _nrt=False)
+def _hist_bin(value):
+    """The residual histogram's bin of a value >= 0 (module constants)."""
+    if not value > 10.0 ** HIST_LOG_MIN:
+        return 0
+    b = 1 + int(math.floor(HIST_DECADE_BINS * (math.log10(value) - HIST_LOG_MIN)))
+    return min(b, N_HIST_BINS - 1)
+
+
+@njit(cache=True, _nrt=False)
+def record_residuals(sw, ss, mu, ca):
+    """Measure the residuals of the step's impulses (sw.Pc on the compact problem W, r,
+    lower of ca points: :func:`codesign.dynamics.contact_lcp.contact_residuals`) into sw.res
+    and add them to the walk's largest, the record's largest and the histogram; count a step
+    beyond the velocity or impulse tolerance and one beyond the energy bound. An exact
+    active-set solution was checked against every condition to 1e-9 m/s and 1e-12 of its
+    largest impulse: measured all the same, so the statistics cover every step."""
+    res = lcp.contact_residuals(sw.W, sw.r, sw.lower, mu, sw.Pc, ca, ss[TOL_IMPULSE], sw.res)
+    for j in range(lcp.N_RESIDUALS):
+        v = abs(res[j]) if j == lcp.RES_WORK else max(res[j], 0.0)
+        sw.res_max[j] = max(sw.res_max[j], v)
+        sw.res_since[j] = max(sw.res_since[j], v)
+        sw.res_hist[j, _hist_bin(v)] += 1
+    if (res[lcp.RES_GAP] > ss[TOL_VELOCITY] or res[lcp.RES_SLIP] > ss[TOL_VELOCITY]
+            or res[lcp.RES_NEGATIVE] > ss[TOL_IMPULSE] or res[lcp.RES_CONE] > ss[TOL_IMPULSE]):
+        sw.stats[STAT_ABOVE_TOL] += 1
+    if abs(res[lcp.RES_WORK]) > ss[TOL_ENERGY]:
+        sw.stats[STAT_ENERGY_ABOVE] += 1
+
+
+def residual_quantile(hist: np.ndarray, quantile: float) -> float:
+    """The upper edge of the histogram bin (int64[N_HIST_BINS] of :func:`record_residuals`)
+    that holds the given quantile (0..1) of the steps: within a factor 10^0.25 above the
+    true quantile; 0 when it falls in bin 0 (at most 1e-15), inf in the last bin."""
+    total = int(hist.sum())
+    if total == 0:
+        return float("nan")
+    rank = quantile * total
+    seen = 0
+    for b in range(N_HIST_BINS):
+        seen += int(hist[b])
+        if seen >= rank:
+            if b == 0:
+                return 0.0
+            if b == N_HIST_BINS - 1:
+                return float("inf")
+            return 10.0 ** (HIST_LOG_MIN + b / HIST_DECADE_BINS)
+    return float("inf")
 
 
 @njit(cache=True, _nrt=False)
@@ -434,16 +515,20 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         sw.mode_c[j] = sw.mode[i]
     mu = cs[ct.MU]
     t0 = cy.add(sw.cycles, cy.DELASSUS, t1)
-    sweeps, exact = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
-                                   ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b, sw.cols,
-                                   sw.P_last)
+    sweeps, pivots, outcome = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
+                                             ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b,
+                                             sw.cols, sw.P_last, ss[PIVOTING] != 0.0, sw.lcp)
     t1 = cy.add(sw.cycles, cy.CONTACT, t0)
     sw.stats[STAT_STEPS] += 1
     sw.stats[STAT_SWEEPS] += sweeps
-    if not exact:                # (sweeps summed over rounds may pass the limit on an exact step)
+    sw.stats[STAT_PIVOTS] += pivots
+    if pivots > 0:
+        sw.stats[STAT_PIVOTED] += 1
+    if outcome == APPROXIMATE:   # (sweeps summed over rounds may pass the limit on an exact step)
         sw.stats[STAT_APPROX] += 1
         if sweeps > ss[PGS_MAX_SWEEPS]:
             sw.stats[STAT_UNCONVERGED] += 1
+    record_residuals(sw, ss, mu, ca)
     for i in range(c):
         sw.P[i] = 0.0
         sw.P[c + i] = 0.0

@@ -27,9 +27,9 @@ from codesign.control.wearer import DriveArrays
 from codesign.dynamics.model import Model
 from codesign.interrupts import deferred_signals
 from codesign.walking import rollout_event, stepping
-from codesign.walking.rollout_base import CONTACT_MODELS, Rollout, RolloutSettings
+from codesign.walking.rollout_base import CONTACT_MODELS, CONTACT_SOLVERS, Rollout, RolloutSettings
 
-__all__ = ["CONTACT_MODELS", "Params", "Rollout", "RolloutSettings", "initial_modes", "make_params", "run"]
+__all__ = ["CONTACT_MODELS", "CONTACT_SOLVERS", "Params", "Rollout", "RolloutSettings", "initial_modes", "make_params", "run"]
 
 Params = stepping.StepParams | rollout_event.EventParams
 

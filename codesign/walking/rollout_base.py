@@ -53,6 +53,7 @@ WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT, WS_MAX_Z, WS_MAX_AIRBORNE = 0,
 WI_BASE_X, WI_BASE_Z, WI_PITCH = 0, 1, 2
 
 CONTACT_MODELS = ("hard", "hard_event", "soft")
+CONTACT_SOLVERS = ("pivoting", "gauss_seidel")   # the time step's (codesign.dynamics.contact_solvers)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class RolloutSettings:
     penetration_correction: float = 0.2  # fraction of a penetration pushed out per step
     pgs_tol: float = 1e-8           # relative impulse change ending the contact sweeps
     pgs_max_sweeps: int = 100
+    contact_solver: str = "pivoting"  # "pivoting" (Lemke finishes every step) | "gauss_seidel" (legacy)
+    contact_tol_velocity: float = 1e-6  # m/s: a step's gap and slip residuals within it are solved
+    contact_tol_impulse: float = 1e-6   # N s: the same of its negative-impulse and cone residuals
+    contact_tol_energy: float = 1e-6    # J: the bound on the work a step's impulses do wrongly
     # event-driven peers ("hard_event", "soft")
     restitution: float = 0.0        # plastic foot impacts
     baumgarte: float = 20.0         # 1/s, drift stabilisation gains D = P of CONTACT

@@ -20,7 +20,12 @@ from codesign.walking.initial_state import START_KINDS
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
-EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s"}
+EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
+            "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
+            "contact_tol_velocity": "a tolerance > 0 m/s", "contact_tol_impulse": "a tolerance > 0 N s",
+            "contact_tol_energy": "a bound > 0 J"}
+POSITIVE = ("max_time", "pgs_tol", "pgs_max_sweeps", "contact_tol_velocity", "contact_tol_impulse",
+            "contact_tol_energy")   # rollout settings that must be > 0
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,11 @@ class WalkSettings:
         if rollout.contact_model not in ro.CONTACT_MODELS:
             raise UserError(f"evaluation.contact_model: got {shown(rollout.contact_model)}; expected one of "
                             f"{', '.join(ro.CONTACT_MODELS)}")
-        for key, ok in (("max_time", rollout.max_time > 0), ("h", 0 < rollout.h <= 0.01)):
+        if rollout.contact_solver not in ro.CONTACT_SOLVERS:
+            raise UserError(f"evaluation.contact_solver: got {shown(rollout.contact_solver)}; expected one of "
+                            f"{', '.join(ro.CONTACT_SOLVERS)}")
+        for key, ok in ((*((k, getattr(rollout, k) > 0) for k in POSITIVE),
+                         ("h", 0 < rollout.h <= 0.01))):
             if not ok:
                 raise UserError(f"evaluation.{key}: got {shown(getattr(rollout, key))}; expected {EXPECTED[key]}")
         catalog = d.get("catalog")

@@ -51,6 +51,7 @@ import numpy as np
 from numba import njit
 
 from codesign.control.impedance import ControllerArrays, passive_row_gains, torso_pitch, update_gains
+from codesign.dynamics import contact_lcp as lcp
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
 from codesign.dynamics import timestep as ts
@@ -285,7 +286,11 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     model and a fresh data record."""
     cs = ct.make_settings("hard", mu=settings.mu)
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
-                          pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps)
+                          pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps,
+                          pivoting=settings.contact_solver == "pivoting",
+                          tol_velocity=settings.contact_tol_velocity,
+                          tol_impulse=settings.contact_tol_impulse,
+                          tol_energy=settings.contact_tol_energy)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)
@@ -339,14 +344,32 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
                    int(wd.counts[0]), rt, rec_x, rec_mode, rec_force)
 
 
-def step_statistics(p: StepParams) -> dict[str, float]:
-    """Steps, Gauss-Seidel sweeps, unconverged contact problems and steps that kept
-    approximate impulses of a stepping rollout; the contact points' summed slip path (m)
-    and friction dissipation (J)."""
+def step_statistics(p: StepParams) -> dict[str, Any]:
+    """The contact solver's account of a stepping rollout (record.json's ``time_step``;
+    docs/contacts.md says what each entry means): steps, Gauss-Seidel sweeps, the steps that
+    called Lemke's method and its pivots, the steps that kept approximate impulses
+    (``approximate``; ``unconverged``: of those, Gauss-Seidel at its sweep limit), the
+    residuals of every step's impulses against the contact conditions (the largest and the
+    99th percentile over the steps, in m/s, N s and J), the steps beyond the tolerances and
+    the tolerances; the contact points' summed slip path (m) and friction dissipation (J)."""
     sw = p.data.step_work
     s = sw.stats
+    ss = p.model.step_settings
+    names = {lcp.RES_GAP: "gap_velocity_m_s", lcp.RES_NEGATIVE: "negative_impulse_N_s",
+             lcp.RES_CONE: "cone_violation_N_s", lcp.RES_SLIP: "slip_velocity_m_s",
+             lcp.RES_WORK: "energy_error_J"}
     return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
+            "pivoted": int(s[ts.STAT_PIVOTED]), "pivots": int(s[ts.STAT_PIVOTS]),
             "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),
+            "above_tolerance": int(s[ts.STAT_ABOVE_TOL]),
+            "energy_above_bound": int(s[ts.STAT_ENERGY_ABOVE]),
+            "tolerance": {"velocity_m_s": float(ss[ts.TOL_VELOCITY]),
+                          "impulse_N_s": float(ss[ts.TOL_IMPULSE]),
+                          "energy_J": float(ss[ts.TOL_ENERGY])},
+            "residual_max": {name: float(sw.res_max[j]) for j, name in names.items()},
+            "residual_p99": {name: ts.residual_quantile(sw.res_hist[j], 0.99)
+                             for j, name in names.items()},
+            "solver": "pivoting" if ss[ts.PIVOTING] != 0.0 else "gauss_seidel",
             "dense_factor": int(s[ts.STAT_DENSE]),
             "slip_path_m": float(sw.slip_path.sum()),
             "friction_work_J": float(sw.friction_work.sum())}
