@@ -112,6 +112,7 @@ import scipy.linalg
 
 from codesign.analysis.jacobians import central_jacobian, modulus_change, multipliers
 from codesign.analysis.returnmap import verdict as multiplier_verdict
+from codesign.dynamics.contact_lcp import N_RESIDUALS
 from codesign.errors import UserError
 from codesign.walking import stepping
 from codesign.walking.rollout_base import OK, STATUS
@@ -164,7 +165,7 @@ class StroboscopicMap:
         self.ix = self.model.body_id("torso_x")
         self._empty = (np.zeros(0), np.zeros((0, 2 * self.n)),
                        np.zeros((0, self.model.n_contacts), dtype=np.int64),
-                       np.zeros((0, self.model.n_contacts, 2)))
+                       np.zeros((0, self.model.n_contacts, 2)), np.zeros((0, N_RESIDUALS)))
         # settle from the design's initial state
         x = np.array(setup.x0, dtype=np.float64)
         code, t, _ = stepping.walk(x, self.t0, self.p, *self._empty, 0.0)

@@ -9,6 +9,12 @@ whatever else it scores. An assisted active wearer (its record carries ``speed_c
 :mod:`codesign.problems.effort`) keeps its own speed instead: within ``SPEED_CHANGE_MAX``
 = 5 % of the same wearer's unassisted walk (issue 32), not of 1.3 m/s. Otherwise the
 verdict names each of the three that fails, with its number and unit.
+
+Numerical health (issue 43) is part of the verdict: a walk whose contact steps miss the
+time step's tolerance in more than ``UNSOLVED_FRACTION_MAX`` = 0.1 % of its steps, or any
+step whose impulses do more work against the contact conditions than the energy bound, is
+flagged "numerically unreliable" (:func:`numerical_flags`; docs/contacts.md), whether it
+walks or not: its numbers may be the solver's, not the design's.
 """
 
 from __future__ import annotations
@@ -23,18 +29,40 @@ from codesign.problems.objectives import ASSIST_FRACTION_MAX, SPEED_MATCH_MIN
 from codesign.walking.metrics import TARGET_SPEED
 
 
+UNSOLVED_FRACTION_MAX = 1e-3   # of a walk's time steps (issue 43)
+
+
 class Verdict(NamedTuple):
     """``walks``: all three conditions hold; ``reasons``: one phrase per condition that
-    fails (empty when it walks); ``text``: the one line a reader sees first."""
+    fails (empty when it walks); ``text``: the one line a reader sees first; ``flags``:
+    warnings that hold whether it walks or not (:func:`numerical_flags`)."""
 
     walks: bool
     reasons: tuple[str, ...]
     text: str
+    flags: tuple[str, ...] = ()
 
     @property
     def short(self) -> str:
-        """A table cell: "yes", or "no: " and the reasons."""
-        return "yes" if self.walks else "no: " + "; ".join(self.reasons)
+        """A table cell: "yes", or "no: " and the reasons; a flag after "⚠"."""
+        said = "yes" if self.walks else "no: " + "; ".join(self.reasons)
+        return said + "".join(f" ⚠ {flag}" for flag in self.flags)
+
+
+def numerical_flags(metrics: Mapping[str, float]) -> tuple[str, ...]:
+    """("numerically unreliable: ...",) when the walk's contact steps missed the solver's
+    tolerance in more than UNSOLVED_FRACTION_MAX of its steps (``contact_unsolved_fraction``)
+    or any step's impulses exceeded the energy bound (``contact_energy_error_steps``);
+    () otherwise, and for a record without them (the event-driven and soft models)."""
+    unsolved = float(metrics.get("contact_unsolved_fraction", math.nan) or 0.0)
+    energy = float(metrics.get("contact_energy_error_steps", math.nan) or 0.0)
+    said = []
+    if unsolved > UNSOLVED_FRACTION_MAX:
+        said.append(f"{100 * unsolved:.2f} % of the time steps beyond the contact solver's tolerance "
+                    f"(at most {100 * UNSOLVED_FRACTION_MAX:.1f} %)")
+    if energy > 0:
+        said.append(f"{energy:.0f} time steps whose contact impulses exceed the energy bound")
+    return ("numerically unreliable: " + "; ".join(said),) if said else ()
 
 
 def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
@@ -63,10 +91,12 @@ def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
         reasons.append(f"pitch assist on {100 * assist:.0f} % of the time (walking: under "
                        f"{100 * ASSIST_FRACTION_MAX:.0f} %)" if math.isfinite(assist) else
                        "no assist fraction measured")
+    flags = numerical_flags(metrics)
+    warned = "".join(f" -- {flag}" for flag in flags)
     if reasons:
-        return Verdict(False, tuple(reasons), "does not walk: " + "; ".join(reasons))
+        return Verdict(False, tuple(reasons), "does not walk: " + "; ".join(reasons) + warned, flags)
     return Verdict(True, (), f"walks: {speed:.2f} m/s for the whole {max_time:g} s, pitch assist on "
-                              f"{100 * assist:.0f} % of the time")
+                              f"{100 * assist:.0f} % of the time" + warned, flags)
 
 
 def run_verdict(problem: Any, table: Mapping[str, Any]) -> Callable[[Mapping[str, float]], Verdict] | None:

@@ -55,7 +55,8 @@ def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
                     gravity=setup.model.gravity, wearer_mass=setup.wearer_mass,
                     stride_frequency=float(setup.ctrl.timing[0]))
     strides = stride_metrics(sampled_stride_agreement(rollout.acc, nominal_gait()))
-    return {**m, **strides, **setup.design_metrics}
+    contact = mt.finalize_contact(*rollout.contact) if rollout.contact is not None else {}
+    return {**m, **strides, **contact, **setup.design_metrics}
 
 
 def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):

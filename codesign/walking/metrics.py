@@ -130,6 +130,12 @@ REGISTRY: tuple[Metric, ...] = (
            "the wearer and per metre walked (Margaria 1968's muscle efficiencies)"))),
     Metric("wearer_metabolic", "J/(kg m)", "the active wearer's metabolic proxy: the sum of "
            "wearer_<joint>_metabolic over hip, knee and ankle", "accumulate_wearer", "finalize_wearer"),
+    Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
+           "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
+           "finalize_contact"),
+    Metric("contact_energy_error_steps", "-", "time steps whose contact impulses do more work against the "
+           "contact conditions than the energy bound contact_tol_energy (time stepping only)",
+           "Rollout.contact", "finalize_contact"),
     Metric("longest_segment", "m", "the design's longest link (0 for the human)", _DESIGN, "build_setup"),
     Metric("singularity", "-", "1 if the screening found the design singular along the gait, else 0",
            _DESIGN, "build_setup"),
@@ -404,6 +410,13 @@ def finalize_wearer(acc: np.ndarray, wearer_mass: float, stride_frequency: float
         total += cost
     out["wearer_metabolic"] = total / distance if distance > 0 else math.nan
     return out
+
+
+def finalize_contact(steps: int, above_tolerance: int, energy_above_bound: int) -> dict[str, float]:
+    """The contact solver's health metrics of a stepping rollout
+    (:class:`~codesign.walking.rollout_base.ContactHealth`'s counts)."""
+    return {"contact_unsolved_fraction": above_tolerance / steps if steps else math.nan,
+            "contact_energy_error_steps": float(energy_above_bound)}
 
 
 def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[str, ...] = (),

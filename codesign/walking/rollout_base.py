@@ -96,6 +96,18 @@ class RolloutSettings:
     max_hip_rise: float = 0.15      # m above the standing hip height: being thrown up
 
 
+class ContactHealth(NamedTuple):
+    """How well the time step solved its contact problems over a rollout
+    (:mod:`codesign.dynamics.timestep`; docs/contacts.md): ``steps``; ``above_tolerance``,
+    the steps whose impulses miss the velocity (m/s) or impulse (N s) tolerance;
+    ``energy_above_bound``, those whose impulses do more work against the contact conditions
+    than the energy bound (J)."""
+
+    steps: int
+    above_tolerance: int
+    energy_above_bound: int
+
+
 @dataclass(frozen=True)
 class Rollout:
     """Outcome of :func:`run`: status, message, time survived, metrics accumulator, final
@@ -120,6 +132,11 @@ class Rollout:
     records: np.ndarray
     record_modes: np.ndarray
     record_forces: np.ndarray
+    # the stepping rollout's: per record, the largest of each contact residual since the
+    # previous one (float64[k, contact_lcp.N_RESIDUALS]: m/s, N s, N s, m/s, J), and the
+    # solver's account of the whole run; None for the event-driven and soft models
+    record_residuals: np.ndarray | None = None
+    contact: ContactHealth | None = None
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -59,7 +59,7 @@ from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
-from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, Rollout,
+from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_DRIFT, ContactHealth, Rollout,
                                            RolloutSettings, WalkData, WalkModel, check_airborne,
                                            check_body, check_drift, check_drive, clone_arrays,
                                            control, copy_arrays,
@@ -188,9 +188,11 @@ def observe(t, x, p, assist_active):
 
 
 @njit(cache=True, _nrt=False)
-def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_prev):
-    """Store x, the last step's contact modes and the contact forces for every record time
-    not yet stored that is at or before t (within h / 2). The forces are the mean over
+def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res, t_prev):
+    """Store x, the last step's contact modes, the contact forces and the largest contact
+    residuals since the previous record (sw.res_since, then zeroed; rec_res [k,
+    contact_lcp.N_RESIDUALS]) for every record time not yet stored that is at or before t
+    (within h / 2). The forces are the mean over
     the steps since the previous record (``t_prev``; the first: since the rollout's start)
     -- the impulses :func:`walk` summed into rec_force[k_rec] over that span, divided by
     it -- so that an impact between two records counts by its impulse, as a force plate
@@ -209,6 +211,9 @@ def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_prev)
                     rec_force[k_rec, i, j] /= span
                 else:
                     rec_force[k_rec, i, j] = sw.force[i, j]
+        for j in range(sw.res_since.shape[0]):
+            rec_res[k_rec, j] = sw.res_since[j]
+            sw.res_since[j] = 0.0
         t_prev = t
         k_rec += 1
         if k_rec < n_rec:
@@ -217,7 +222,7 @@ def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_prev)
 
 
 @njit(cache=True, _nrt=False)
-def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
+def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0):
     """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
 
     Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
@@ -227,8 +232,8 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     found, so a caller replaying from a state sets it (:func:`copy_data`). Metric
     samples accumulate into wd.acc as usual (its window starts at max_time / 2).
     Records x and the contact modes at the first step start at or after each of
-    record_times (sorted), with the contact forces' mean since the previous record
-    (:func:`record`). Returns (code, time reached s, steps)."""
+    record_times (sorted), with the contact forces' mean and the largest contact residuals
+    since the previous record (:func:`record`). Returns (code, time reached s, steps)."""
     m, cs, ss, wm = p.model
     w, sw, wd = p.data
     n = m.parent.shape[0]
@@ -248,7 +253,8 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
     passive_row_gains(wm.ctrl, wd.Kimp, wd.Dimp)   # constant; the steps update the rest
     for k in range(n_steps):
         t = t0 + k * h
-        k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
+        k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res,
+                              t_rec)
         c0 = cy.cycles()
         _, active = control(t, q, v, m, wm, wd, wd.tau)
         update_gains(wm.ctrl, wd.joint_gain, active, wd.Kimp, wd.Dimp)
@@ -272,7 +278,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, t0=0.0):
         if code != OK:
             return code, t + h, k + 1
     t = t0 + n_steps * h
-    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, t_rec)
+    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res, t_rec)
     return OK, t, n_steps
 
 
@@ -333,15 +339,18 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     rec_x = np.full((rt.shape[0], x0.shape[0]), np.nan)
     rec_mode = np.zeros((rt.shape[0], c), dtype=np.int64)
     rec_force = np.full((rt.shape[0], c, 2), np.nan)
+    rec_res = np.full((rt.shape[0], lcp.N_RESIDUALS), np.nan)
     x = np.array(x0, dtype=np.float64)
-    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, float(t0))
+    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, rec_res, float(t0))
     code, t = int(code), float(t)
     rec_force[np.isnan(rec_x[:, 0])] = np.nan     # records never reached: the impulses summed for them
     sw, wd = p.data.step_work, p.data.walk
     status, message = status_of(code, t)
     time = settings.max_time if code == OK else t
+    s = sw.stats
+    health = ContactHealth(int(s[ts.STAT_STEPS]), int(s[ts.STAT_ABOVE_TOL]), int(s[ts.STAT_ENERGY_ABOVE]))
     return Rollout(status, message, time, wd.acc, x, sw.mode, int(steps),
-                   int(wd.counts[0]), rt, rec_x, rec_mode, rec_force)
+                   int(wd.counts[0]), rt, rec_x, rec_mode, rec_force, rec_res, health)
 
 
 def step_statistics(p: StepParams) -> dict[str, Any]:

@@ -16,11 +16,18 @@ from codesign.walking.metrics import GRF_WINDOW
 from codesign.walking.rollout_base import clone_arrays, control
 
 
+# the contact residuals' columns, in contact_lcp.RES_* order (units in the names)
+RESIDUAL_COLUMNS = ("contact_gap_velocity_m_s", "contact_negative_impulse_N_s",
+                    "contact_cone_violation_N_s", "contact_slip_velocity_m_s", "contact_energy_error_J")
+
+
 def trajectory_table(rollout, setup):
     """pandas DataFrame of the recorded samples (rows until the run ended): t_s, per
     coordinate q_<body>_<rad|m> and qd_..., per contact mode_<c>, fn_<c>_N, ft_<c>_N (the
     stepping rollout's: each point's mean force since the previous sample, impacts
-    counted by their impulse: :class:`~codesign.walking.rollout_base.Rollout`)."""
+    counted by their impulse: :class:`~codesign.walking.rollout_base.Rollout`), and for
+    the stepping rollout the largest contact residuals of the steps since the previous
+    sample (:data:`RESIDUAL_COLUMNS`, docs/contacts.md)."""
     import pandas as pd
 
     model = setup.model
@@ -39,6 +46,9 @@ def trajectory_table(rollout, setup):
         cols[f"mode_{name}"] = M[:, c]
         cols[f"fn_{name}_N"] = forces[:, c, 0]
         cols[f"ft_{name}_N"] = forces[:, c, 1]
+    if rollout.record_residuals is not None:
+        for j, name in enumerate(RESIDUAL_COLUMNS):
+            cols[name] = rollout.record_residuals[ok, j]
     return pd.DataFrame(cols)
 
 

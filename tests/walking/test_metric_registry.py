@@ -49,13 +49,18 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     design = [m.name for m in mt.REGISTRY if m.finalizer == "build_setup"]
     strides = [m.name for m in mt.REGISTRY if m.finalizer.startswith("stride_metrics")]
     assert strides == ["stride_r_hip", "stride_r_knee", "stride_r_ankle"]
-    assert list(out) == [n for n in names if n not in design + strides]
+    contact = [m.name for m in mt.REGISTRY if m.finalizer == "finalize_contact"]
+    assert list(mt.finalize_contact(1000, 3, 1)) == contact
+    assert mt.finalize_contact(1000, 3, 1) == {"contact_unsolved_fraction": 0.003,
+                                               "contact_energy_error_steps": 1.0}
+    assert list(out) == [n for n in names if n not in design + strides + contact]
     assert design == ["longest_segment", "singularity", "added_mass", "com_shift", "actuator_mass"]
     for m in mt.REGISTRY:
         assert m.unit and m.definition and "\n" not in m.definition, m.name
-        assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "finalize_wearer", "build_setup", "stride_metrics"), m.name
+        assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "finalize_wearer", "finalize_contact",
+                                             "build_setup", "stride_metrics"), m.name
         source = m.accumulator.split(" ")[0]
-        assert source in ("Rollout.time", "setup.design_metrics") or hasattr(ac, source), m.name
+        assert source in ("Rollout.time", "Rollout.contact", "setup.design_metrics") or hasattr(ac, source), m.name
     gait = mt.finalize_gait(acc, 700.0, [])
     assert set(gait) == {m.name for m in mt.REGISTRY if m.finalizer == "finalize_gait"}
     assert all(math.isnan(v) for v in gait.values())      # nothing sampled
