@@ -75,6 +75,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip stick.gif (its drawing takes most of a short simulation's time)")
 
 
+def contact_solver_line(stats: dict) -> str:
+    """One line of the time step's contact-solver account (record.json's ``time_step``,
+    :func:`codesign.walking.stepping.step_statistics`; docs/contacts.md): how many steps
+    Lemke's method finished or kept approximate, how many missed the tolerances, and the
+    largest residuals with their units."""
+    tol, worst = stats["tolerance"], stats["residual_max"]
+    velocity = max(worst["gap_velocity_m_s"], worst["slip_velocity_m_s"])
+    impulse = max(worst["negative_impulse_N_s"], worst["cone_violation_N_s"])
+    return (f"contact solver ({stats['solver']}): {stats['steps']} steps, {stats['pivoted']} finished by "
+            f"Lemke's method, {stats['approximate']} kept approximate impulses; {stats['above_tolerance']} beyond "
+            f"the tolerance ({tol['velocity_m_s']:g} m/s, {tol['impulse_N_s']:g} N s), "
+            f"{stats['energy_above_bound']} beyond the energy bound ({tol['energy_J']:g} J); largest residuals "
+            f"{velocity:.1e} m/s, {impulse:.1e} N s, {worst['energy_error_J']:.1e} J")
+
+
 def run(args: argparse.Namespace) -> int:
     if not (math.isfinite(args.sample) and args.sample > 0):
         raise UserError(f"--sample: {args.sample}; expected a step > 0 s")
@@ -106,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     speed = record.metrics.get("speed", math.nan)
     if verdict is not None:
         print(verdict.text)
+    if "time_step" in summary:
+        print(contact_solver_line(summary["time_step"]))
     if motors and "actuator_torque_ratio_peak" in record.metrics:
         m = record.metrics
         for name, a in motors:

@@ -83,6 +83,9 @@ class RolloutSettings:
     max_transitions: int = 200      # chattering: events within chatter_window
     chatter_window: float = 1e-2    # s
     max_steps: int = 2_000_000
+    soft_stiffness: float = 1e5     # N/m: "soft"'s normal spring per contact point
+    soft_damping: float = 1e3       # N s/m: its normal damper
+    soft_v_reg: float = 1e-2        # m/s: its friction's regularisation (creep below it)
     # falls and invalid gaits
     min_hip_height: float = 0.6     # fraction of the standing hip height
     max_pitch_deg: float = 60.0     # torso pitch from upright

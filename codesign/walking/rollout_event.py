@@ -381,7 +381,9 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     wearer-space ``drive``; None: the thesis's law): its model and a fresh data record."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
-                         baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte)
+                         baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte,
+                         stiffness=settings.soft_stiffness, damping=settings.soft_damping,
+                         v_reg=settings.soft_v_reg)
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)
     data = EventData(make_workspace(model), ct.make_contact_workspace(model),

@@ -23,9 +23,10 @@ WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
             "contact_tol_velocity": "a tolerance > 0 m/s", "contact_tol_impulse": "a tolerance > 0 N s",
-            "contact_tol_energy": "a bound > 0 J"}
+            "contact_tol_energy": "a bound > 0 J", "soft_stiffness": "a stiffness > 0 N/m",
+            "soft_v_reg": "a speed > 0 m/s"}
 POSITIVE = ("max_time", "pgs_tol", "pgs_max_sweeps", "contact_tol_velocity", "contact_tol_impulse",
-            "contact_tol_energy")   # rollout settings that must be > 0
+            "contact_tol_energy", "soft_stiffness", "soft_v_reg")   # rollout settings that must be > 0
 
 
 @dataclass(frozen=True)
