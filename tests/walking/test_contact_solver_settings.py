@@ -25,7 +25,7 @@ def test_a_tolerance_or_limit_that_is_not_positive_is_refused(key, value, expect
 
 
 def test_an_unknown_solver_is_refused():
-    with pytest.raises(UserError, match="evaluation.contact_solver: got "lemke"; expected one of pivoting, gauss_seidel"):
+    with pytest.raises(UserError, match='evaluation.contact_solver: got "lemke"; expected one of pivoting, gauss_seidel'):
         WalkSettings.from_dict({"contact_solver": "lemke"})
 
 
