@@ -32,5 +32,5 @@ def test_an_unknown_solver_is_refused():
 def test_simulate_refuses_a_bad_tolerance_in_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     done = codesign("simulate", "--human", "--settings", '{"contact_tol_velocity": -1}', "--out", out)
-    one_line(done, 2, r"evaluation\.contact_tol_velocity: got -1; expected a tolerance > 0 m/s")
+    one_line(done, 2, r"codesign simulate: error: evaluation\.contact_tol_velocity: got -1; expected a tolerance > 0 m/s")
     assert not out.exists()
