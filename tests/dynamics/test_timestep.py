@@ -144,6 +144,14 @@ def test_resting_block_forces_follow_lever_rule(com_x):
     np.testing.assert_allclose(res.v[-1], 0.0, atol=1e-9)
 
 
+def assert_every_step_solved(res):
+    """The contact solver finished every step (issue 43): none beyond the velocity or
+    impulse tolerance or the energy bound, and every residual below 1e-9 (m/s, N s, J)."""
+    assert res.stats[ts.STAT_ABOVE_TOL] == 0 and res.stats[ts.STAT_ENERGY_ABOVE] == 0
+    assert res.stats[ts.STAT_APPROX] == 0
+    assert np.max(res.residual_max) < 1e-9, res.residual_max
+
+
 # --------------------------------------------------------------------------- block on a slope
 def test_block_on_slope_with_enough_friction_sticks_and_carries_the_weight():
     slope, mu, mass = 0.2, 0.5, 2.0          # tan 0.2 = 0.203 < mu
@@ -160,6 +168,7 @@ def test_block_on_slope_with_enough_friction_sticks_and_carries_the_weight():
     assert np.all(res.force[:, :, 0] > 0)
     # static friction holds: no creep beyond the regularisation's (REG g h per step ~ 1e-9 m/s)
     np.testing.assert_allclose(res.q[-1], q0, atol=1e-8)
+    assert_every_step_solved(res)
 
 
 def test_block_on_too_steep_slope_slides_with_coulomb_acceleration():
@@ -185,6 +194,7 @@ def test_block_on_too_steep_slope_slides_with_coulomb_acceleration():
     friction = res.force[:, :, 1].sum(axis=1)
     np.testing.assert_allclose(normal[SETTLED:], mass * G * np.cos(slope), rtol=1e-9)
     np.testing.assert_allclose(friction, mu * normal, rtol=1e-12)
+    assert_every_step_solved(res)
 
 
 # --------------------------------------------------------------------------- falling rod

@@ -54,7 +54,10 @@ class TimeStepResult:
     state after each step (rad or m, rad/s or m/s); force float64[k, c, 2] the contact
     forces over each step (impulse / h, N: along the ground normal, along its tangent);
     mode int64[k, c] the contact modes (INACTIVE, STICK, SLIP_POS, SLIP_NEG); status
-    STEP_OK (0) or the code of the step that failed (``timestep.STEP_*``) (its row and later ones are NaN / -1).
+    STEP_OK (0) or the code of the step that failed (``timestep.STEP_*``) (its row and later ones are NaN / -1);
+    stats int64[timestep.N_STEP_STATS] the contact solver's counters (STAT_PIVOTED,
+    STAT_ABOVE_TOL, ...); residual_max float64[contact_lcp.N_RESIDUALS] each contact
+    residual's largest over the steps (m/s, N s, N s, m/s, J).
     """
 
     t: np.ndarray
@@ -63,6 +66,8 @@ class TimeStepResult:
     force: np.ndarray
     mode: np.ndarray
     status: int
+    stats: np.ndarray
+    residual_max: np.ndarray
 
 
 def simulate(model, q0, v0=None, t_end: float = 1.0, h: float = 1e-3, mu: float = 1.0,
@@ -83,9 +88,11 @@ def simulate(model, q0, v0=None, t_end: float = 1.0, h: float = 1e-3, mu: float 
     rec_q, rec_v = np.full((k, n), np.nan), np.full((k, n), np.nan)
     rec_force = np.full((k, c, 2), np.nan)
     rec_mode = np.full((k, c), -1, dtype=np.int64)
-    code, _ = passive_rollout(model.arrays, make_workspace(model), make_step_workspace(model),
+    sw = make_step_workspace(model)
+    code, _ = passive_rollout(model.arrays, make_workspace(model), sw,
                               make_settings("hard", mu=mu, slope_rad=slope),
                               step_settings(h=h, **step_kw), q, v, k, rec_q, rec_v, rec_force,
                               rec_mode)
     return TimeStepResult(t=h * np.arange(1, k + 1), q=rec_q, v=rec_v, force=rec_force,
-                          mode=rec_mode, status=int(code))
+                          mode=rec_mode, status=int(code), stats=sw.stats.copy(),
+                          residual_max=sw.res_max.copy())
