@@ -79,8 +79,9 @@ def test_the_command_records_a_finished_runs_best_and_rewrites_the_sentence(tmp_
     record = parse_make_run(repo / "docs" / "make-run.json")
     simulated = codesign("simulate", "--run", run, "--best", "--no-animation", "--out", tmp_path / "sim", cwd=repo)
     assert simulated.returncode == 0, simulated.stderr[-2000:]
-    replaying = re.search(r"replaying \S+ evaluation (\d+:\d+) \(stored: (stage \d+ of \d+)", simulated.stdout)
-    assert replaying, simulated.stdout
+    said = simulated.stdout + simulated.stderr          # simulate says which evaluation it replays on stderr
+    replaying = re.search(r"replaying \S+ evaluation (\d+:\d+) \(stored: (stage \d+ of \d+)", said)
+    assert replaying, said
     assert (record.evaluation, record.stage) == replaying.groups()
     assert record.verdict in simulated.stdout
     assert (record.date, record.machine, record.run) == ("2026-01-02", "a test box", str(run))
