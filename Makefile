@@ -8,7 +8,7 @@ CODESIGN := $(VENV)/bin/codesign
 STAMP := $(VENV)/.installed-stamp
 SPEC ?= pipelines/demo.toml
 
-.PHONY: run walking test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv cache
+.PHONY: run run-record designs walking test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv cache
 
 CATALOG := topologies/catalog.json
 DEMO := results/demo
@@ -38,6 +38,15 @@ run: $(STAMP) $(CATALOG) cache
 	else $(CODESIGN) optimize pipelines/demo.toml --name demo; fi
 	$(CODESIGN) report $(DEMO)
 	@echo "report: $(DEMO)/report/index.html (summary: $(DEMO)/report/summary.md)"
+
+## run-record: after `make run`, replay the demo's best and write what it ends on into
+## docs/make-run.json and the README's `make run` sentence (one command to refresh both)
+run-record: $(STAMP) cache
+	$(CODESIGN) designs make-run $(DEMO)
+
+## designs: rewrite docs/designs/README.md from the design files and docs/designs/index.toml
+designs: $(STAMP)
+	$(CODESIGN) designs index
 
 ## walking: a walking co-design under real actuators (docs/studies.md): the capped
 ## human-gait study, then the two walk-first runs from its transferred gait, then a replay
@@ -84,7 +93,7 @@ sweep: $(STAMP) $(CATALOG)
 report: $(STAMP)
 	$(CODESIGN) report $(RUN)
 
-## freeze: a new spec with parts of a design fixed (RUN=..., KEEP=morphology, [OPEN='param:j5_*'], OUT=pipelines/x.toml)
+## freeze: a new spec with parts of a design fixed (RUN=..., KEEP=morphology, [OPEN='param:j5_*'], OUT=mine.toml)
 freeze: $(STAMP)
 	$(CODESIGN) freeze $(RUN) --keep $(KEEP) $(if $(OPEN),--open $(OPEN)) -o $(OUT)
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "warmup": "codesign.commands.warmup",
     "export": "codesign.commands.export",
     "crosscheck": "codesign.commands.crosscheck",
+    "designs": "codesign.commands.designs",
 }
 
 

@@ -5,7 +5,7 @@ Cases: the unaugmented human and a typical augmented design (topology 1, anthrop
 four-bars, actuators 1 and 3), both with constant-impedance "typical" controllers
 (:func:`codesign.walking.typical_human_design`, :func:`~codesign.walking.typical_codesign_design`),
 and the bundled designs: the human-gait study's walking controller
-(docs/designs/human-thesis-walking.json), the demo's best co-design (docs/designs/codesign-demo.json,
+(docs/designs/human-thesis-walking.json), the demo's best co-design (studies/physical-stages/codesign-demo.json,
 what issue 16's target is stated on), the walking co-design
 (docs/designs/codesign-walking.json) and a walking co-design under the wearer-space law
 (docs/designs/wearer-walking.json: the transmission G computed every step; issue 29's
@@ -139,7 +139,7 @@ def run(args) -> int:
     cases = [("human", ev.typical_human_design(base), ("hard", "hard_event", "soft")),
              ("augmented", ev.typical_codesign_design(base), ("hard", "hard_event", "soft")),
              ("human-thesis-walking.json", ev.load_design(str(DESIGNS / "human-thesis-walking.json")), ("hard",)),
-             ("codesign-demo.json", ev.load_design(str(DESIGNS / "codesign-demo.json")), ("hard",)),
+             ("codesign-demo.json", ev.load_design(str(DESIGNS.parents[1] / "studies/physical-stages/codesign-demo.json")), ("hard",)),
              ("codesign-walking.json", ev.load_design(str(DESIGNS / "codesign-walking.json")), ("hard",)),
              ("wearer-walking.json", ev.load_design(str(DESIGNS / "wearer-walking.json")), ("hard",))]
     design_s = time.perf_counter() - t0

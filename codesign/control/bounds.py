@@ -37,7 +37,7 @@ TORSO_STIFFNESS = (-2000.0, 2000.0)  # N m / rad
 TORSO_DAMPING = (-200.0, 200.0)      # N m s / rad
 # A person's joint stiffness in walking (issue 31), the bound a human-like gait's search
 # gives the chapter-4 law's K (a spec's [space.parameters."<joint>.K.v<i>"] bounds,
-# pipelines/human-like-physio.toml; the problem's own bounds stay STIFFNESS, so stored
+# studies/human-like-gait/human-like-physio.toml; the problem's own bounds stay STIFFNESS, so stored
 # designs decode as before). Winter-scale: the ankle's plantarflexor moment peaks near
 # 1.5 N m/kg in walking (Winter, The Biomechanics and Motor Control of Human Gait, 1991)
 # while it dorsiflexes 14.6 deg in stance (Winter's angles, human/: -7.7 deg at 7 % to

@@ -1,5 +1,5 @@
 """The physiological stiffness bound (issue 31) and the search that uses it: every
-stiffness of the chapter-4 law in pipelines/human-like-physio.toml is bounded by it, and
+stiffness of the chapter-4 law in studies/human-like-gait/human-like-physio.toml is bounded by it, and
 the bound is a person's, not the thesis's."""
 
 from pathlib import Path
@@ -8,7 +8,7 @@ from codesign.control import bounds as bd
 from codesign.problems.human_gait import human_gait_layout
 from codesign.run.spec import load_spec
 
-SPEC = Path(__file__).resolve().parents[2] / "pipelines" / "human-like-physio.toml"
+SPEC = Path(__file__).resolve().parents[2] / "studies" / "human-like-gait" / "human-like-physio.toml"
 
 
 def test_the_bound_is_near_a_persons_ankle_quasi_stiffness():

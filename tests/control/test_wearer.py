@@ -17,7 +17,7 @@ from codesign.walking.setup import build_setup, design_topology, passive_wr_join
 
 HUMAN_LAW = "docs/designs/human-capped-thesis-walking.json"
 DEVICES = ("docs/designs/codesign-walking.json",          # topology 1 (a four-bar per joint)
-           "docs/designs/codesign-posture-study.json")    # topology 8
+           "studies/physical-stages/codesign-posture-study.json")    # topology 8
 
 
 def wearer_design(device_file: str) -> Design:
@@ -220,7 +220,7 @@ def test_the_event_driven_and_soft_peers_run_the_same_law():
     rollout's)."""
     from codesign.walking.evaluation import evaluate
 
-    design = load_design("docs/designs/wearer-t02.json")
+    design = load_design("studies/wearer-space/wearer-t02.json")
     peaks = {}
     for contact in ("hard", "hard_event", "soft"):
         record = evaluate(design, WalkSettings.from_dict({"max_time": 0.6, "contact_model": contact}))
@@ -233,7 +233,7 @@ def test_the_event_driven_and_soft_peers_run_the_same_law():
 
 
 @pytest.mark.parametrize("design_file", ["docs/designs/wearer-demo.json",     # actuated tree joints
-                                         "docs/designs/wearer-t01.json"])     # j6 a loop joint
+                                         "studies/wearer-space/wearer-t01.json"])     # j6 a loop joint
 def test_a_catalog_drivetrain_reflects_its_rotor_on_the_actuated_joints(design_file):
     """Issue 30: a catalog unit (an AK80-64: 64:1, J = 5.645e-5 kg m^2) adds N^2 J r r^T
     to the mass matrix for each actuated joint's row r (the drive's rows: a tree

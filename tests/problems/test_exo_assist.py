@@ -127,11 +127,11 @@ def test_simulate_states_the_effort_per_joint_and_in_all():
 
 
 def test_the_readmes_effort_first_device_replays_its_numbers():
-    """README, "An active wearer": docs/designs/effort-first-t02.json lowers the wearer's
+    """README, "An active wearer": studies/active-wearer/effort-first-t02.json lowers the wearer's
     proxy by 30.0 % at -4.3 % speed with a 17-kg device, and fails the cuff and wearer
     stages (1.5 kN, 3.8 BW) and leans on the pitch assist 40 % of the time."""
     s = ea.parse_assist_settings({})
-    record = ea.replay_assist(load_design(ROOT / "docs/designs/effort-first-t02.json"), s).record
+    record = ea.replay_assist(load_design(ROOT / "studies/active-wearer/effort-first-t02.json"), s).record
     m = record.metrics
     assert m["time"] == 10.0
     assert m["effort_reduction"] == pytest.approx(0.300, abs=0.0005)
@@ -142,14 +142,14 @@ def test_the_readmes_effort_first_device_replays_its_numbers():
 
 
 def test_the_readmes_ideal_device_replays_its_numbers():
-    """README: the profile of pipelines/assist-b-start.json on an ideal massless device
+    """README: the profile of studies/active-wearer/assist-b-start.json on an ideal massless device
     (the wearer alone, G = I) lowers the proxy by 24.7 % and leaves the speed as it was
     (to roundings: the device's torque added at the hip row and taken off again)."""
     import json
 
     from codesign.walking import Design, WalkSettings, evaluate
 
-    start = json.loads((ROOT / "pipelines/assist-b-start.json").read_text())[0]["params"]
+    start = json.loads((ROOT / "studies/active-wearer/assist-b-start.json").read_text())[0]["params"]
     law = load_design(WEARER).params
     active = WalkSettings.from_dict({"wearer": "active"})
     assisted = evaluate(Design({**law, **{k: v for k, v in start.items() if k.startswith("assist.")}}), active)
@@ -160,16 +160,16 @@ def test_the_readmes_ideal_device_replays_its_numbers():
 
 
 def test_the_readmes_ideal_device_on_the_human_like_wearer_replays_its_numbers():
-    """README: on issue 31's human-like wearer (pipelines/human-balance-3-best.json, the
-    gait of human-balance-3.toml, its own start), the profile of pipelines/assist-ideal-human-like.json (Nelder-Mead, 1 200
+    """README: on issue 31's human-like wearer (studies/human-like-gait/human-balance-3-best.json, the
+    gait of human-balance-3.toml, its own start), the profile of studies/active-wearer/assist-ideal-human-like.json (Nelder-Mead, 1 200
     walks, from the thesis wearer's) on an ideal massless device lowers the proxy by
     25.2 %: the hip's by 74.9 %, the knee's by 20.6 %, the ankle's (unassisted) not."""
     import json
 
     from codesign.walking import Design, WalkSettings, evaluate
 
-    like = load_design(ROOT / "pipelines/human-balance-3-best.json")
-    profile = json.loads((ROOT / "pipelines/assist-ideal-human-like.json").read_text())
+    like = load_design(ROOT / "studies/human-like-gait/human-balance-3-best.json")
+    profile = json.loads((ROOT / "studies/active-wearer/assist-ideal-human-like.json").read_text())
     active = WalkSettings.from_dict({**like.evaluation, "wearer": "active"})
     out = effort_comparison(evaluate(Design({**like.params, **profile}), active).metrics,
                             evaluate(like, active).metrics)

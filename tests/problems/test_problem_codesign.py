@@ -185,11 +185,12 @@ def test_human_gait_space_is_table_4_3_step():
         "knee_flexion_stance_mean_deg", "speed_assist_score", "power"]
 
 
-@pytest.mark.parametrize("spec", ["human-gait.toml", "codesign.toml", "demo-thesis.toml"])
+@pytest.mark.parametrize("spec", ["pipelines/human-gait.toml", "pipelines/codesign.toml",
+                                  "studies/physical-stages/demo-thesis.toml"])
 def test_pipelines_validate(spec):
     from codesign.problems import get_problem
 
-    loaded = load_spec(ROOT / "pipelines" / spec)
+    loaded = load_spec(ROOT / spec)
     space = build_space(loaded, get_problem(loaded.problem))
     expected = 1 if loaded.problem == "human_gait" else 126
     assert space.n_subspaces == expected

@@ -31,7 +31,7 @@ def codesign_walk():
     active wearer (its effort, issue 32)."""
     record, _, rollout, setup = evaluate_detailed(load_design(DESIGNS / "codesign-walking.json"),
                                                   WalkSettings.from_dict(SHORT))
-    _, _, wearer, wearer_setup = evaluate_detailed(load_design(DESIGNS / "wearer-t02.json"),
+    _, _, wearer, wearer_setup = evaluate_detailed(load_design(DESIGNS.parents[1] / "studies/wearer-space/wearer-t02.json"),
                                                    WalkSettings.from_dict(SHORT))
     _, _, active, active_setup = evaluate_detailed(load_design(DESIGNS / "human-thesis-walking.json"),
                                                    WalkSettings.from_dict({**SHORT, "wearer": "active"}))

@@ -1,8 +1,9 @@
-"""The README's table of walking co-designs says what a replay shows (issue 30): every
+"""The table of walking co-designs in docs/studies.md ("Headline results", the README's
+until the README became a front door) says what a replay shows (issue 30): every
 design it lists, replayed for 10 s under the co-design problem's default settings, meets
 every default stage -- the thermal one included -- and walks at the speed, thermal ratio
-and transmission peak its row states. The table is read from the README itself, so a row
-added or changed there is checked the same way; the issue's design whose linkage
+and transmission peak its row states. The table is read from docs/studies.md itself, so a
+row added or changed there is checked the same way; the issue's design whose linkage
 amplifies the wearer's torques (transmission peak >= 2) runs on drivetrains the search
 chose (its file holds each actuated joint's motor and reduction)."""
 
@@ -22,8 +23,8 @@ HEADER = "| design | topology | actuators | drivetrains |"
 
 
 def readme_rows() -> list[dict[str, str]]:
-    """The rows of the README's walking co-design table, {column title: cell}."""
-    lines = (ROOT / "README.md").read_text().splitlines()
+    """The rows of the walking co-design table of docs/studies.md, {column title: cell}."""
+    lines = (ROOT / "docs" / "studies.md").read_text().splitlines()
     start = next(k for k, line in enumerate(lines) if line.startswith(HEADER))
     titles = [c.strip() for c in lines[start].strip("|").split("|")]
     rows = []

@@ -1,7 +1,8 @@
 """The walking verdict (issue 34, item 1): a design walks when it survives the whole
 evaluation at the target speed without leaning on the pitch assist -- the default stages'
 bounds. Truths: those bounds stated by hand, and real 10-s rollouts of two stored designs
-(docs/designs/): the walking co-design walks; the demo's best stands with the assist on."""
+(docs/designs/ and studies/physical-stages/): the walking co-design walks; the thesis-law
+demo's best stands with the assist on."""
 
 from __future__ import annotations
 
@@ -48,14 +49,14 @@ def test_an_assisted_wearer_keeps_its_own_speed_not_the_targets():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("design, walks, reasons", [
-    ("codesign-walking.json", True, ()),
-    ("codesign-demo.json", False, ("speed 0.06 m/s, not within 5 % of the 1.3-m/s target",
+    ("docs/designs/codesign-walking.json", True, ()),
+    ("studies/physical-stages/codesign-demo.json", False, ("speed 0.06 m/s, not within 5 % of the 1.3-m/s target",
                                    "pitch assist on 100 % of the time (walking: under 10 %)")),
 ])
 def test_the_stored_designs_verdicts(design, walks, reasons):
     problem = get_problem("exo_codesign")
     settings = problem.parse_settings({"max_time": 10.0})
-    record = problem.walking.replay(load_design(DESIGNS / design), settings).record
+    record = problem.walking.replay(load_design(DESIGNS.parents[1] / design), settings).record
     verdict = walking_verdict(record.metrics, 10.0)
     assert (verdict.walks, verdict.reasons) == (walks, reasons), verdict.text
 

@@ -83,7 +83,7 @@ def test_simulate_states_the_reduction_against_the_adapted_law_alone():
 
 def test_the_readmes_adapted_wearer_replays_its_numbers():
     """README (the wearer adapting): docs/designs/assist-t02-adapted.json, the best of
-    pipelines/assist-adapt.toml, walks 10 s with the frozen device within 5 % of the
+    studies/active-wearer/assist-adapt.toml, walks 10 s with the frozen device within 5 % of the
     wearer's speed before it adapted, keeps issue 31's gait (r >= 0.96 / 0.90 / 0.70,
     push-off >= 10 deg) and the device's bounds, and its proxy is 64.3 % below the wearer
     before it adapted, 47.0 % below its adapted law walking alone."""
@@ -102,13 +102,13 @@ def test_the_readmes_adapted_wearer_replays_its_numbers():
 
 def test_the_device_still_lowers_the_proxy_against_a_wearer_searched_for_effort_alone():
     """README: the control of the adapted wearer -- the wearer alone searched for the same
-    effort under the same gait stages, speed band and budget (pipelines/human-efficient.toml,
-    its best pipelines/human-efficient-best.json) -- walks at 3.802 J/(kg m); the adapted
+    effort under the same gait stages, speed band and budget (studies/active-wearer/human-efficient.toml,
+    its best studies/active-wearer/human-efficient-best.json) -- walks at 3.802 J/(kg m); the adapted
     wearer with the device at 2.888: the device's share once both have adapted, 24.0 %."""
     from codesign.problems.effort import reduction
     from codesign.walking import WalkSettings, evaluate
 
-    alone = load_design(ROOT / "pipelines/human-efficient-best.json")
+    alone = load_design(ROOT / "studies/active-wearer/human-efficient-best.json")
     m = evaluate(alone, WalkSettings.from_dict({**alone.evaluation, "max_time": 10.0})).metrics
     assert m["time"] == 10.0 and 1.188 <= m["speed"] <= 1.314
     assert min(m["stride_r_hip"] - 0.96, m["stride_r_knee"] - 0.90, m["stride_r_ankle"] - 0.70) >= 0
@@ -120,7 +120,7 @@ def test_the_device_still_lowers_the_proxy_against_a_wearer_searched_for_effort_
 
 def test_the_second_round_device_for_the_adapted_wearer_replays_its_numbers():
     """README: the device searched again for the wearer adapted to it (the alternation's
-    second round, pipelines/assist-adapt-device.toml; docs/designs/assist-t02-round2.json,
+    second round, studies/active-wearer/assist-adapt-device.toml; docs/designs/assist-t02-round2.json,
     whose wearer is the adapted law) meets exo_assist's stages, walks within the control's
     speed band, and its wearer's proxy, 2.623 J/(kg m), is 51.8 % below that law alone and
     31.0 % below the wearer searched for effort without a device (3.802)."""

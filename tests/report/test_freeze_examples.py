@@ -1,4 +1,4 @@
-"""The example specs of thesis 5.6 (pipelines/freeze-*.toml) load with OPT's loader and give
+"""The example specs of thesis 5.6 (studies/freeze-scenarios/freeze-*.toml) load with OPT's loader and give
 the search spaces their scenarios describe, on the real co-design problem."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from codesign.run.driver import resolve_problem
 from codesign.report.freeze import is_morphology
 from codesign.run.spec import build_space, load_spec
 
-PIPELINES = Path(__file__).resolve().parents[2] / "pipelines"
+PIPELINES = Path(__file__).resolve().parents[2] / "studies" / "freeze-scenarios"
 
 
 def _space(name: str):
