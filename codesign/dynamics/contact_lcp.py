@@ -40,6 +40,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK
+
 # residuals of one step's impulses (contact_residuals' out)
 RES_GAP = 0       # m/s: the largest normal approach below its bound, max(lower - u_n, 0)
 RES_NEGATIVE = 1  # N s: the largest negative normal impulse, max(-P_n, 0)
@@ -216,6 +218,32 @@ def solve_lemke(W, r, lower, mu, P, c, lcp):
             P[i] = z[i]
             P[c + i] = z[c + i] - z[2 * c + i]
     return status, pivots
+
+
+@njit(cache=True, _nrt=False)
+def _is_basic(lcp, k, var):
+    """True if the LCP's unknown z_var (0..k-1) is in Lemke's final basis."""
+    for r in range(k):
+        if lcp.basis[r] == k + var:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def modes_of_basis(lcp, c, mode):
+    """The contact modes of Lemke's final basis (lcp.basis): a point whose normal impulse
+    is not basic is INACTIVE; one whose slip speed is basic slides (b- basic: friction along
+    -t, so sliding along +t, SLIP_POS; else SLIP_NEG); the others STICK. Read from the
+    basis rather than from the impulses' values, a point at the cone's edge or with a
+    vanishing load gets the mode its equations were solved in."""
+    k = 4 * c
+    for i in range(c):
+        if not _is_basic(lcp, k, i):
+            mode[i] = INACTIVE
+        elif not _is_basic(lcp, k, 3 * c + i):
+            mode[i] = STICK
+        else:
+            mode[i] = SLIP_POS if _is_basic(lcp, k, 2 * c + i) else SLIP_NEG
 
 
 @njit(cache=True, _nrt=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from codesign.dynamics.contact_lcp import LEMKE_SOLVED, solve_lemke
+from codesign.dynamics.contact_lcp import LEMKE_SOLVED, modes_of_basis, solve_lemke
 from codesign.dynamics.contact_rows import INACTIVE, SLIP_NEG, SLIP_POS, STICK
 from codesign.dynamics.linalg import lu_solve
 
@@ -211,11 +211,16 @@ def solve_contacts(W, r, lower, mu, P, mode, c, tol, max_sweeps, A, b, cols, P_l
             if status != LEMKE_SOLVED:
                 _copy(P_last, P, 2 * c)
                 return sweeps, pivots, APPROXIMATE
-            modes_of(P, mu, c, mode)
             _copy(P, P_last, 2 * c)
-            if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
-                return sweeps, pivots, EXACT
-            _copy(P_last, P, 2 * c)
+            for attempt in range(2):     # the modes of Lemke's basis, then of its impulses
+                if attempt == 0:
+                    modes_of_basis(lcp, c, mode)
+                else:
+                    modes_of(P_last, mu, c, mode)
+                if solve_active_set(W, r, lower, mu, P, mode, c, A, b, cols):
+                    return sweeps, pivots, EXACT
+                _copy(P_last, P, 2 * c)
+            modes_of(P, mu, c, mode)
             return sweeps, pivots, PIVOTED
         if used <= max_sweeps:
             return sweeps, 0, APPROXIMATE
