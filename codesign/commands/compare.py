@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
         replay = pick.problem.walking.replay(pick.design, pick.settings, times[times <= t_end])
         record = score(replay.record, pick.objectives)
-        verdict = walking_verdict(record.metrics, t_end).text if record.ok else f"failed: {record.message}"
+        verdict = (walking_verdict(record.metrics, t_end, record.message).text if record.ok
+                   else f"failed: {record.message}")
         names.append(_unique(pick.source, names))
         records.append(record)
         tables.append(None if replay.rollout is None else trajectory_table(replay.rollout, replay.setup))

@@ -46,6 +46,7 @@ from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
 from codesign.objectives import describe_fitness, score
+from codesign.problems.effort import reduction_text
 from codesign.problems.exo_assist import unassisted_replay
 from codesign.problems.objectives import TABLE_4_4_STEP
 from codesign.problems.verdict import walking_verdict
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     times = times[times <= t_end]
     replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times)
     record, rollout, setup = score(replay.record, chosen.objectives), replay.rollout, replay.setup
-    verdict = walking_verdict(record.metrics, t_end) if record.ok else None
+    verdict = walking_verdict(record.metrics, t_end, record.message) if record.ok else None
     summary = {"verdict": verdict._asdict() if verdict else None,
                "status": record.status, "message": record.message, "stage": record.stage,
                "stage_value": record.stage_value, "metrics": record.metrics,
@@ -178,19 +179,21 @@ def thesis_comparison(metrics) -> str:
 
 def effort_lines(metrics: dict[str, float]) -> list[str]:
     """What an active wearer's device does to its effort (issue 32): per joint and in all
-    the metabolic proxy without and with the device and its reduction, and the speed's
-    change; for a wearer that adapted to the device (``exo_assist_wearer``) the reduction
-    against its adapted law walking alone too; nothing for other designs."""
+    the metabolic proxy without and with the device and its reduction in words ("69.8 %
+    less", :func:`codesign.problems.effort.reduction_text`, the convention of compare and
+    the report), and the speed's change; for a wearer that adapted to the device
+    (``exo_assist_wearer``) the reduction against its adapted law walking alone too;
+    nothing for other designs."""
     if "effort_reduction" not in metrics:
         return []
     joints = [f"{j} {metrics[f'wearer_{j}_metabolic_unassisted']:.3f} -> {metrics[f'wearer_{j}_metabolic']:.3f} "
-              f"({100 * metrics[f'effort_reduction_{j}']:+.1f} %)"
+              f"({reduction_text(metrics[f'effort_reduction_{j}'])})"
               for j in WEARER_JOINTS if f"effort_reduction_{j}" in metrics]
-    return ["wearer's metabolic proxy without -> with the device (J/(kg m); reduction): " + ", ".join(joints),
-            f"effort reduction {100 * metrics['effort_reduction']:.1f} % "
+    return ["wearer's metabolic proxy without -> with the device (J/(kg m)): " + ", ".join(joints),
+            f"effort: {reduction_text(metrics['effort_reduction'])} with the device "
             f"({metrics['wearer_metabolic_unassisted']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m), the device's "
             f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"] + (
-        [f"against its adapted law without the device: {100 * metrics['effort_reduction_own']:.1f} % "
+        [f"against its adapted law without the device: {reduction_text(metrics['effort_reduction_own'])} "
          f"({metrics['wearer_metabolic_own']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m)); the law alone walks "
          f"{metrics.get('speed_own', math.nan):.2f} m/s"] if "effort_reduction_own" in metrics else [])
 

@@ -176,7 +176,8 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
             return [], [f"Gait snapshots: the best design was not simulated ({replay.record.message})."]
         trajectory = trajectory_table(rollout, setup)
         period = 1.0 / float(setup.ctrl.timing[0])  # the controller's gait frequency, Hz
-        verdict = walking_verdict(replay.record.metrics, end).text if replay.record.ok else rollout.status
+        verdict = (walking_verdict(replay.record.metrics, end, replay.record.message).text if replay.record.ok
+                   else rollout.status)
         fig = gait_snapshots_figure(setup.model, trajectory, period, f"eval {best['eval']}: {verdict}",
                                     walk_figures.stick_segments)
         fig.savefig(folder / "gait_snapshots.png", dpi=110)
