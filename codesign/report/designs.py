@@ -140,6 +140,44 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
     return figures + gait_figures, notes + gait_notes
 
 
+BEST_DESIGN = "best_design.json"    # the run's best as a design file, in the report folder
+
+
+def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str | None, str | None]:
+    """The run's best evaluation ``best`` (a row of its evaluations) as a design file
+    ``folder/best_design.json`` -- topology, actuators, params and, as ``evaluation``, the
+    run's ``[evaluation]`` table, so that ``codesign simulate`` replays it under the run's
+    settings --, decoded by the run's problem: (file name, None), or (None, the reason in
+    a note) for a problem without walking designs or a design that no longer decodes."""
+    import json
+
+    from codesign.errors import UserError
+    from codesign.problems import get_problem
+    from codesign.walking.design import Design
+
+    try:
+        problem = get_problem(data.spec.problem)
+    except KeyError:
+        return None, f"Problem {data.spec.problem!r} is unknown to this version: no design file."
+    if problem.walking is None:
+        return None, None
+    try:
+        settings = problem.parse_settings(dict(data.spec.evaluation))
+        groups = tuple(data.subspace_groups[int(best["subspace_id"])].values())
+        design = problem.walking.decode(groups, _solution_params(data, eval_key(best)), settings)
+    except (UserError, ValueError, KeyError) as exc:
+        return None, f"The best design could not be decoded ({exc}): no design file."
+    design = Design(design.params, design.topology, design.actuators,
+                    {**dict(data.spec.evaluation), **design.evaluation})
+    (folder / BEST_DESIGN).write_text(json.dumps(design.to_json(), indent=1) + "\n", encoding="utf-8")
+    return BEST_DESIGN, None
+
+
+def eval_key(row: pd.Series) -> str:
+    """"ITERATION:PARTICLE" of a row of the evaluations."""
+    return f"{int(row['iteration'])}:{int(row['particle'])}"
+
+
 GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
 GAIT_SAMPLE_S = 0.01   # recording step of the re-simulation, s
 
