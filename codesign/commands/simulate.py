@@ -22,7 +22,8 @@ linkage's transmission: :func:`~codesign.walking.trajectory.actuator_table`), ``
 forces), ``assist.png`` (a device assisting an active wearer: the wearer's joint torque and
 power over the gait cycle with and without it, and its torque), ``actuators.png`` (each actuator's commanded and delivered torque, its samples
 against the torque-speed envelope, the transmission G; second half), ``record.json`` (status, message,
-fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
+fitness -- ``stage`` counted as every output counts it, "stage k of n", k from 1
+(:func:`stage_fields`) --, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
 and friction work under ``time_step``). The files are written into a hidden folder in DIR
 and replace the old ones together once all are written (:func:`staged_files`).
 """
@@ -45,12 +46,12 @@ from codesign.commands.options import add_design_arguments, chosen_design
 from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
-from codesign.objectives import describe_fitness, score
+from codesign.objectives import describe_fitness, score, stage_objective
 from codesign.problems.effort import reduction_text
 from codesign.problems.exo_assist import unassisted_replay
 from codesign.problems.objectives import TABLE_4_4_STEP
 from codesign.problems.verdict import walking_verdict
-from codesign.problems.walking import metric_units
+from codesign.problems.walking import metric_definition, metric_units
 from codesign.report import gait as figures
 from codesign.walking.metrics import WEARER_JOINTS
 from codesign.walking.stepping import StepParams, step_statistics
@@ -95,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
     record, rollout, setup = score(replay.record, chosen.objectives), replay.rollout, replay.setup
     verdict = walking_verdict(record.metrics, t_end, record.message) if record.ok else None
     summary = {"verdict": verdict._asdict() if verdict else None,
-               "status": record.status, "message": record.message, "stage": record.stage,
-               "stage_value": record.stage_value, "metrics": record.metrics,
+               "status": record.status, "message": record.message, **stage_fields(record, chosen.objectives,
+                                                                                     chosen.problem.metric_unit),
+               "metrics": record.metrics,
                "units": metric_units(record.metrics),
                "timings_s": replay.timings, "design": chosen.design.to_json()}
     motors = setup.actuators if setup is not None else ()
@@ -116,9 +118,11 @@ def run(args: argparse.Namespace) -> int:
               "(the largest over the motors; each <= 1 within its rating)")
     for line in effort_lines(record.metrics):
         print(line)
-    print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives, chosen.problem.metric_unit)}"
+    print(f"{record.status}: {summary['stage_text']}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
+    if record.ok and chosen.objectives and metric_definition(summary["stage_metric"]):
+        print(f"{summary['stage_metric']}: {metric_definition(summary['stage_metric'])}")
     with staged_files(out) as staging:
         if rollout is not None:
             table = trajectory_table(rollout, setup)
@@ -163,6 +167,26 @@ def run(args: argparse.Namespace) -> int:
               f"{'assist.png, ' if 'effort_reduction' in record.metrics else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0
+
+
+def stage_fields(record, objectives, unit) -> dict:
+    """record.json's fitness, in the numbering of every output (docs/reports.md): ``stage``
+    = k of "stage k of n" (1-based: the objective it optimizes; 0 for a failed record),
+    ``stages`` = n, ``stage_metric`` and ``stage_metric_value`` (the metric's own value, a
+    maximized one's sign restored), ``conditions_met`` (the run store's ``stage``: k - 1),
+    ``stage_value`` (the stored, minimized value) and ``stage_text`` (the words simulate
+    prints)."""
+    if not record.ok:
+        return {"stage": 0, "stages": len(objectives), "conditions_met": 0, "stage_value": record.stage_value,
+                "stage_text": "no stage: the evaluation failed"}
+    fields = {"stage": record.stage + 1, "stages": len(objectives), "conditions_met": record.stage,
+              "stage_value": record.stage_value}
+    if objectives:
+        objective, value = stage_objective(record.stage, record.stage_value, objectives)
+        fields.update(stage=min(record.stage, len(objectives) - 1) + 1, stage_metric=objective.metric,
+                      stage_metric_value=value)
+    fields["stage_text"] = describe_fitness(record.stage, record.stage_value, objectives, unit)
+    return fields
 
 
 def thesis_comparison(metrics) -> str:
