@@ -198,6 +198,13 @@ def format_table(table: pd.DataFrame) -> pd.DataFrame:
     return out.astype(str)
 
 
+def metric_bounds() -> dict[str, tuple[float, str]]:
+    """Metric name -> (its bound in the metric's own SI unit, what a larger value means):
+    the bounds of :data:`TABLE54_COLUMNS` (a value above is flagged "⚠"), for outputs that
+    show metrics by name (``codesign compare``)."""
+    return {c.names[0]: (c.bound / c.scale, c.why) for c in TABLE54_COLUMNS if c.bound is not None}
+
+
 def flag_legend(table: pd.DataFrame) -> str:
     """What a "⚠" means in the columns of ``table`` that have a bound, in words."""
     bounded = [c for c in TABLE54_COLUMNS if c.bound is not None and c.heading in table]
