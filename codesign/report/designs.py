@@ -227,6 +227,9 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
         fig = walk_figures.actuator_figure(loads, setup.effort_names, 0.5 * end)
         fig.savefig(folder / "actuators.png", dpi=110)
         walk_figures.plt.close(fig)
+        # each motor named: its catalog unit and stage ratio, or the spec's rating, and its numbers
+        motors = (" (" + "; ".join(f"{name}: {a.rating_text()}" for name, a in setup.actuators) + ")"
+                  if setup.actuators else "")
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
@@ -236,7 +239,7 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
             ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
              "the ground reaction forces in body weights (30-ms means), as `codesign simulate` "
              "draws them."),
-            ("actuators.png", "Its actuators over the second half: commanded and delivered "
+            ("actuators.png", f"Its actuators{motors} over the second half: commanded and delivered "
              "torque (N m), the samples against each motor's torque-speed envelope, and, under "
              "the wearer-space law, the linkage's transmission G.")], []
 
