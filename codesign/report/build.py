@@ -150,7 +150,8 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
     figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog,
                                                  layout.catalog_path, gait=gait)
     ranking = [f for f in figures if f[0] in TOP_FIGURES]
-    lead.figures += [f for f in figures if f[0] not in TOP_FIGURES]
+    lead.figures += sorted((f for f in figures if f[0] not in TOP_FIGURES),
+                           key=lambda f: LEAD_FIGURES.index(f[0]) if f[0] in LEAD_FIGURES else len(LEAD_FIGURES))
     lead.notes += notes
     lead.tables += _best_loads(best_table)
     return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), _progress(data, folder),
@@ -159,6 +160,8 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
 
 # figures of the best designs shown with the top table (the others are of the best design itself)
 TOP_FIGURES = ("morphologies.png",)
+# the best design's figures in reading order: its walk first, then its loads, then the rest
+LEAD_FIGURES = ("gait_snapshots.png", "gait.gif", "actuators.png", "gait_angles.png", "best_poses.png")
 # the parts of the top table's first row shown with the best design: its gait and its loads
 LEAD_PARTS = ("gait", "loads", "effort")
 
@@ -412,7 +415,7 @@ def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str
             tables.append(part)
         links.append(("best_per_topology.csv", "the best of each topology as CSV (SI units)"))
     return Section("solutions", "Top solutions (thesis Table 5.4)", paragraphs=paragraphs,
-                   tables=tables, links=links, figures=list(figures))
+                   tables=tables, links=links, figures=list(figures), tables_first=True)
 
 
 def summary_markdown(data: RunData, sections: list[Section]) -> str:

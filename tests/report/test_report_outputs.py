@@ -121,3 +121,16 @@ def test_progress_counts_stages_as_the_text_does(reported):
         row = next(line for line in summary.splitlines() if ": speed_assist_score |" in line)
         assert "speed_match x (1 - assist_fraction)" in row
     assert json.loads((run / "report" / "best_design.json").read_text())["topology"] is None
+
+
+def test_a_section_shows_its_figures_before_its_tables_unless_told():
+    """The best design's section reads verdict, figure, loads (issue 42); the top table's
+    section keeps its tables first (its figure, the morphologies, illustrates them)."""
+    from codesign.report.html import Section, render_page
+
+    table = pd.DataFrame({"a": ["1"]})
+    figure = [("walk.png", "the walk")]
+    lead = render_page("t", [Section("best", "Best design", paragraphs=["verdict"], figures=figure, tables=[table])])
+    assert lead.index("verdict") < lead.index('<img src="walk.png"') < lead.index("<table>")
+    top = render_page("t", [Section("top", "Top", figures=figure, tables=[table], tables_first=True)])
+    assert top.index("<table>") < top.index('<img src="walk.png"')
