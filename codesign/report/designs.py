@@ -149,11 +149,11 @@ def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str
     run's ``[evaluation]`` table, so that ``codesign simulate`` replays it under the run's
     settings --, decoded by the run's problem: (file name, None), or (None, the reason in
     a note) for a problem without walking designs or a design that no longer decodes."""
+    import dataclasses
     import json
 
     from codesign.errors import UserError
     from codesign.problems import get_problem
-    from codesign.walking.design import Design
 
     try:
         problem = get_problem(data.spec.problem)
@@ -167,8 +167,7 @@ def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str
         design = problem.walking.decode(groups, _solution_params(data, eval_key(best)), settings)
     except (UserError, ValueError, KeyError) as exc:
         return None, f"The best design could not be decoded ({exc}): no design file."
-    design = Design(design.params, design.topology, design.actuators,
-                    {**dict(data.spec.evaluation), **design.evaluation})
+    design = dataclasses.replace(design, evaluation={**dict(data.spec.evaluation), **design.evaluation})
     (folder / BEST_DESIGN).write_text(json.dumps(design.to_json(), indent=1) + "\n", encoding="utf-8")
     return BEST_DESIGN, None
 
