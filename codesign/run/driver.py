@@ -38,7 +38,8 @@ def resolve_problem(spec: Spec):
         return get_problem(spec.problem)
     except KeyError:
         raise UserError(f"{spec.source}: problem.name: {spec.problem!r} is not a registered problem"
-                        f"{nearest(spec.problem, problem_names())}; expected one of {', '.join(problem_names())}") from None
+                        f"{nearest(spec.problem, problem_names())}; expected one of "
+                        f"{', '.join(problem_names())}") from None
     except ImportError as exc:
         raise UserError(f"{spec.source}: problem.name: {spec.problem!r} is not available in this "
                         f"installation ({exc})") from None
