@@ -31,13 +31,13 @@ cache: $(STAMP)
 
 ## run: the main job — catalog (if missing), screening, the demo co-design run, its report.
 ## A finished demo run is reused (`make clean` or `rm -r results/demo` to start over);
-## an interrupted one is resumed.
+## an interrupted one is resumed. Ends on the report's last lines: the best's verdict, then
+## its design file (results/demo/report/best_design.json).
 run: $(STAMP) $(CATALOG) cache
 	$(CODESIGN) screen --samples $(SCREEN_SAMPLES) --out results/screen
 	if [ -f $(DEMO)/run.sqlite ]; then $(CODESIGN) resume $(DEMO); \
 	else $(CODESIGN) optimize pipelines/demo.toml --name demo; fi
 	$(CODESIGN) report $(DEMO)
-	@echo "report: $(DEMO)/report/index.html (summary: $(DEMO)/report/summary.md)"
 
 ## run-record: after `make run`, replay the demo's best and write what it ends on into
 ## docs/make-run.json and the README's `make run` sentence (one command to refresh both)

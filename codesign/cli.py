@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "screen": "codesign.commands.screen",
     "simulate": "codesign.commands.simulate",
     "compare": "codesign.commands.compare",
+    "check": "codesign.commands.check",
     "optimize": "codesign.commands.optimize",
     "resume": "codesign.commands.resume",
     "runs": "codesign.commands.runs",

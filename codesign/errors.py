@@ -39,6 +39,17 @@ def listed(names: Iterable[object], limit: int = 12) -> str:
     return f"{', '.join(names[:limit])}, ... ({len(names)} in all)"
 
 
+def nearest(name: object, choices: Iterable[object]) -> str:
+    """The valid name nearest a misspelt one, for a one-line message: " (did you mean
+    max_time?)", or "" when none is close (:func:`difflib.get_close_matches`, its default
+    cutoff 0.6). Every "unknown key / option / name" message puts it after the word
+    "unknown ...", before what was expected."""
+    import difflib
+
+    match = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1)
+    return f" (did you mean {match[0]}?)" if match else ""
+
+
 class UserError(Exception):
     """A mistake in user input: one line, naming the key or path and what was expected."""
 

@@ -280,7 +280,8 @@ def analyze_gait(args: argparse.Namespace) -> dict:
     except gs.EvaluationTooShort as exc:
         raise UserError(f"--max-time: {exc.max_time:g} s; {exc.explanation('--settle K')}") from None
     record = chosen.problem.walking.replay(chosen.design, chosen.settings).record
-    verdict = walking_verdict(record.metrics, settings.rollout.max_time)._asdict() if record.ok else None
+    verdict = (walking_verdict(record.metrics, settings.rollout.max_time, record.message)._asdict() if record.ok
+               else None)
     return {"source": chosen.source, "design": chosen.design.to_json(), "walking": verdict, **result.to_json()}
 
 

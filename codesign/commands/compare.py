@@ -10,7 +10,9 @@ candidate: its run's problem and settings, then the options over them), the load
 ``codesign simulate`` (:func:`codesign.commands.options.chosen_design`). Writes into DIR
 (default ``results/compare``): ``compare.csv`` (a row per metric: its unit, then one
 column per design), ``angles.png`` (right-leg angles, anatomical degrees, flexion +),
-and prints the verdicts and the metrics a reader compares first.
+and prints the verdicts and the metrics a reader compares first (:func:`shown_lines`: a
+value beyond its physical bound flagged ⚠, the actuators' torque, speed and thermal
+ratios, an assisting design's effort reduction in words, "69.8 % less").
 """
 
 from __future__ import annotations
@@ -23,8 +25,13 @@ from codesign.errors import UserError
 HELP = "compare walking designs: verdicts, metrics with units side by side, one angle figure"
 # the metrics printed (all are in compare.csv), in reading order
 SHOWN = ("time", "speed", "assist_fraction", "power", "power_electrical", "torque_rms",
-         "actuator_torque_ratio_peak", "interaction_force_peak_bw", "cuff_force_peak", "grf_peak_bw",
-         "foot_slip_fraction", "added_mass")
+         "actuator_torque_ratio_peak", "actuator_speed_ratio_peak", "actuator_thermal_ratio",
+         "interaction_force_peak_bw", "cuff_force_peak", "grf_peak_bw", "foot_slip_fraction",
+         "knee_hyperextension_peak_deg", "added_mass",
+         "effort_reduction", "effort_reduction_hip", "effort_reduction_knee", "effort_reduction_ankle",
+         "speed_change")
+# printed in words ("69.8 % less", codesign.problems.effort.reduction_text), simulate's and the report's convention
+REDUCTIONS = ("effort_reduction", "effort_reduction_hip", "effort_reduction_knee", "effort_reduction_ankle")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
         replay = pick.problem.walking.replay(pick.design, pick.settings, times[times <= t_end])
         record = score(replay.record, pick.objectives)
-        verdict = walking_verdict(record.metrics, t_end).text if record.ok else f"failed: {record.message}"
+        verdict = (walking_verdict(record.metrics, t_end, record.message).text if record.ok
+                   else f"failed: {record.message}")
         names.append(_unique(pick.source, names))
         records.append(record)
         tables.append(None if replay.rollout is None else trajectory_table(replay.rollout, replay.setup))
@@ -84,13 +92,48 @@ def run(args: argparse.Namespace) -> int:
     metrics = sorted({m for r in records for m in r.metrics})
     frame = pd.DataFrame({"metric": metrics, "unit": [metric_units(metrics)[m] for m in metrics],
                           **{n: [r.metrics.get(m, math.nan) for m in metrics] for n, r in zip(names, records)}})
-    shown = frame[frame["metric"].isin(SHOWN)].set_index("metric").reindex([m for m in SHOWN if m in metrics])
-    print(shown.to_string(float_format=lambda v: f"{v:.4g}", na_rep="-"))
+    for line in shown_lines(names, [r.metrics for r in records], metric_units(metrics)):
+        print(line)
     with made_folder(out):
         write_text_atomic(out / "compare.csv", frame.to_csv(index=False))   # floats round-trip
         save_figure_atomic(angles_figure(names, tables), out / "angles.png", dpi=110)
     print(f"wrote {out}/compare.csv, angles.png")
     return 0
+
+
+def shown_lines(names: list[str], metrics: list[dict], units: dict[str, str]) -> list[str]:
+    """The printed table: a row per metric of :data:`SHOWN` that a design measured, its unit,
+    then each design's value ("-": not measured); a value beyond its physical bound flagged
+    "⚠" (the report's bounds, :func:`codesign.report.table.metric_bounds`) and the bounds
+    met explained below; an effort reduction in words ("69.8 % less": positive = less effort
+    with the device, the convention of simulate and the report)."""
+    import pandas as pd
+
+    from codesign.problems.effort import reduction_text
+    from codesign.report.table import FLAG, metric_bounds
+
+    bounds, flagged = metric_bounds(), []
+
+    def cell(metric: str, value: float) -> str:
+        if value is None or value != value:
+            return "-"
+        if metric in REDUCTIONS:
+            return reduction_text(value)
+        if metric in bounds and value > bounds[metric][0]:
+            if metric not in flagged:
+                flagged.append(metric)
+            return f"{FLAG} {value:.4g}"
+        return f"{value:.4g}"
+
+    rows = [m for m in SHOWN if any(m in d for d in metrics)]
+    table = pd.DataFrame({"unit": ["effort vs without" if m in REDUCTIONS else units.get(m, "?") for m in rows],
+                          **{n: [cell(m, d.get(m, math.nan)) for m in rows] for n, d in zip(names, metrics)}},
+                         index=pd.Index(rows, name="metric"))
+    lines = table.to_string().splitlines()
+    if flagged:
+        lines.append(f"{FLAG}: beyond a physical bound -- " + "; ".join(
+            f"{m} > {bounds[m][0]:g} ({bounds[m][1]})" for m in flagged))
+    return lines
 
 
 def _unique(name: str, taken: list[str]) -> str:

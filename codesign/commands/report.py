@@ -1,4 +1,9 @@
-"""`codesign report RUN`: figures, index.html and summary.md of a run (finished or not)."""
+"""`codesign report RUN`: figures, index.html and summary.md of a run (finished or not).
+
+Prints the report's path, then the best's verdict ("best (evaluation 288:25): walks 10 s,
+too slow: ..."), and last, for a walking problem, the best design's file
+(``<report>/best_design.json``: ``codesign simulate`` replays it) -- `make run` ends on
+these two lines."""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ from pathlib import Path
 
 from codesign.errors import UserError
 
-HELP = "write results/<run>/report/: visit heatmaps, particle flow, progress, top solutions, index.html"
+HELP = ("write results/<run>/report/: the best design (verdict, design file, figures, loads), top "
+        "solutions, progress, visit heatmaps, particle flow, index.html")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from codesign.report.build import build_report
+    from codesign.report.build import build
 
     if args.top < 1:
         raise UserError(f"--top: got {args.top}; expected an integer >= 1")
@@ -41,8 +47,11 @@ def run(args: argparse.Namespace) -> int:
         from codesign.topology.catalog import load_catalog
 
         load_catalog(args.catalog)
-    out = build_report(args.run, args.out, top=args.top,
-                       catalog_path=Path(args.catalog) if args.catalog else None,
-                       gait=not args.no_gait, robustness=args.robustness)
-    print(f"report: {out / 'index.html'}")
+    out, best = build(args.run, args.out, top=args.top,
+                      catalog_path=Path(args.catalog) if args.catalog else None,
+                      gait=not args.no_gait, robustness=args.robustness)
+    print(f"report: {out / 'index.html'} (summary: {out / 'summary.md'})")
+    print(best.line)                       # the verdict of the best, then its design file last
+    if best.design is not None:
+        print(f"design: {best.design}")
     return 0

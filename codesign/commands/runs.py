@@ -66,7 +66,8 @@ def best_described(store_path: Path, run: pd.Series) -> tuple[str, str]:
     text = describe_fitness(int(best["stage"]), float(best["stage_value"]), spec.objectives or problem.objectives,
                             problem.metric_unit)
     verdict = run_verdict(problem, spec.evaluation)
-    return text, "-" if verdict is None or metrics.empty else verdict(metrics.iloc[0].to_dict()).short
+    stop = "" if pd.isna(best["message"]) else str(best["message"])     # "fall_height: ..." tells a fall
+    return text, "-" if verdict is None or metrics.empty else verdict(metrics.iloc[0].to_dict(), stop).short
 
 
 def with_lineage(rows: list[dict]) -> list[dict]:

@@ -22,7 +22,8 @@ linkage's transmission: :func:`~codesign.walking.trajectory.actuator_table`), ``
 forces), ``assist.png`` (a device assisting an active wearer: the wearer's joint torque and
 power over the gait cycle with and without it, and its torque), ``actuators.png`` (each actuator's commanded and delivered torque, its samples
 against the torque-speed envelope, the transmission G; second half), ``record.json`` (status, message,
-fitness, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
+fitness -- ``stage`` counted as every output counts it, "stage k of n", k from 1
+(:func:`stage_fields`) --, metrics; for the stepping rollout the contact solver's counters and the feet's slip path
 and friction work under ``time_step``). The files are written into a hidden folder in DIR
 and replace the old ones together once all are written (:func:`staged_files`).
 """
@@ -45,11 +46,12 @@ from codesign.commands.options import add_design_arguments, chosen_design
 from codesign.errors import UserError
 from codesign.interrupts import deferred_signals
 from codesign.io import creatable_folder, json_text, made_folder
-from codesign.objectives import describe_fitness, score
+from codesign.objectives import describe_fitness, score, stage_objective
+from codesign.problems.effort import reduction_text
 from codesign.problems.exo_assist import unassisted_replay
 from codesign.problems.objectives import TABLE_4_4_STEP
 from codesign.problems.verdict import walking_verdict
-from codesign.problems.walking import metric_units
+from codesign.problems.walking import metric_definition, metric_units
 from codesign.report import gait as figures
 from codesign.walking.metrics import WEARER_JOINTS
 from codesign.walking.stepping import StepParams, step_statistics
@@ -107,10 +109,11 @@ def run(args: argparse.Namespace) -> int:
     times = times[times <= t_end]
     replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times)
     record, rollout, setup = score(replay.record, chosen.objectives), replay.rollout, replay.setup
-    verdict = walking_verdict(record.metrics, t_end) if record.ok else None
+    verdict = walking_verdict(record.metrics, t_end, record.message) if record.ok else None
     summary = {"verdict": verdict._asdict() if verdict else None,
-               "status": record.status, "message": record.message, "stage": record.stage,
-               "stage_value": record.stage_value, "metrics": record.metrics,
+               "status": record.status, "message": record.message, **stage_fields(record, chosen.objectives,
+                                                                                     chosen.problem.metric_unit),
+               "metrics": record.metrics,
                "units": metric_units(record.metrics),
                "timings_s": replay.timings, "design": chosen.design.to_json()}
     motors = setup.actuators if setup is not None else ()
@@ -132,9 +135,11 @@ def run(args: argparse.Namespace) -> int:
               "(the largest over the motors; each <= 1 within its rating)")
     for line in effort_lines(record.metrics):
         print(line)
-    print(f"{record.status}: {describe_fitness(record.stage, record.stage_value, chosen.objectives, chosen.problem.metric_unit)}"
+    print(f"{record.status}: {summary['stage_text']}"
           + (f"; speed {speed:.2f} m/s" if math.isfinite(speed) else "")
           + (f" ({record.message})" if record.message else ""))
+    if record.ok and chosen.objectives and metric_definition(summary["stage_metric"]):
+        print(f"{summary['stage_metric']}: {metric_definition(summary['stage_metric'])}")
     with staged_files(out) as staging:
         if rollout is not None:
             table = trajectory_table(rollout, setup)
@@ -181,6 +186,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def stage_fields(record, objectives, unit) -> dict:
+    """record.json's fitness, in the numbering of every output (docs/reports.md): ``stage``
+    = k of "stage k of n" (1-based: the objective it optimizes; 0 for a failed record),
+    ``stages`` = n, ``stage_metric`` and ``stage_metric_value`` (the metric's own value, a
+    maximized one's sign restored), ``conditions_met`` (the run store's ``stage``: k - 1),
+    ``stage_value`` (the stored, minimized value) and ``stage_text`` (the words simulate
+    prints)."""
+    if not record.ok:
+        return {"stage": 0, "stages": len(objectives), "conditions_met": 0, "stage_value": record.stage_value,
+                "stage_text": "no stage: the evaluation failed"}
+    fields = {"stage": record.stage + 1, "stages": len(objectives), "conditions_met": record.stage,
+              "stage_value": record.stage_value}
+    if objectives:
+        objective, value = stage_objective(record.stage, record.stage_value, objectives)
+        fields.update(stage=min(record.stage, len(objectives) - 1) + 1, stage_metric=objective.metric,
+                      stage_metric_value=value)
+    fields["stage_text"] = describe_fitness(record.stage, record.stage_value, objectives, unit)
+    return fields
+
+
 def thesis_comparison(metrics) -> str:
     """A human gait's per-stride correlations and torque RMS next to the thesis's best
     (Table 4.4, step mode); "" where a metric is missing."""
@@ -195,19 +220,21 @@ def thesis_comparison(metrics) -> str:
 
 def effort_lines(metrics: dict[str, float]) -> list[str]:
     """What an active wearer's device does to its effort (issue 32): per joint and in all
-    the metabolic proxy without and with the device and its reduction, and the speed's
-    change; for a wearer that adapted to the device (``exo_assist_wearer``) the reduction
-    against its adapted law walking alone too; nothing for other designs."""
+    the metabolic proxy without and with the device and its reduction in words ("69.8 %
+    less", :func:`codesign.problems.effort.reduction_text`, the convention of compare and
+    the report), and the speed's change; for a wearer that adapted to the device
+    (``exo_assist_wearer``) the reduction against its adapted law walking alone too;
+    nothing for other designs."""
     if "effort_reduction" not in metrics:
         return []
     joints = [f"{j} {metrics[f'wearer_{j}_metabolic_unassisted']:.3f} -> {metrics[f'wearer_{j}_metabolic']:.3f} "
-              f"({100 * metrics[f'effort_reduction_{j}']:+.1f} %)"
+              f"({reduction_text(metrics[f'effort_reduction_{j}'])})"
               for j in WEARER_JOINTS if f"effort_reduction_{j}" in metrics]
-    return ["wearer's metabolic proxy without -> with the device (J/(kg m); reduction): " + ", ".join(joints),
-            f"effort reduction {100 * metrics['effort_reduction']:.1f} % "
+    return ["wearer's metabolic proxy without -> with the device (J/(kg m)): " + ", ".join(joints),
+            f"effort: {reduction_text(metrics['effort_reduction'])} with the device "
             f"({metrics['wearer_metabolic_unassisted']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m), the device's "
             f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"] + (
-        [f"against its adapted law without the device: {100 * metrics['effort_reduction_own']:.1f} % "
+        [f"against its adapted law without the device: {reduction_text(metrics['effort_reduction_own'])} "
          f"({metrics['wearer_metabolic_own']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m)); the law alone walks "
          f"{metrics.get('speed_own', math.nan):.2f} m/s"] if "effort_reduction_own" in metrics else [])
 

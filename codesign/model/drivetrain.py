@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from codesign.errors import UserError
+from codesign.errors import UserError, nearest
 from codesign.model.actuators import Actuator
 
 CATALOG_PATH = Path(__file__).parent / "data" / "motors.toml"
@@ -117,7 +117,8 @@ def catalog_motor(name: str, where: str = "motor") -> Motor:
     """The catalog motor ``name`` (UserError naming ``where`` and the choices)."""
     motors = motor_catalog()
     if name not in motors:
-        raise UserError(f"{where}: got {name!r}; expected one of {', '.join(motors)} (codesign/model/data/motors.toml)")
+        raise UserError(f"{where}: got {name!r}, an unknown motor{nearest(name, motors)}; expected one of "
+                        f"{', '.join(motors)} (codesign/model/data/motors.toml)")
     return motors[name]
 
 

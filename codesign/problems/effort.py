@@ -41,6 +41,20 @@ EFFORT_UNITS: dict[str, str] = {
 OWN_UNITS: dict[str, str] = {"effort_reduction_own": "-", "wearer_metabolic_own": "J/(kg m)", "speed_own": "m/s"}
 
 
+# the one sign convention of every printed effort reduction (simulate, compare, report):
+# a reduction in %, positive = less effort with the device than without
+REDUCTION_CONVENTION = "reduction in %, positive = less effort with the device"
+
+
+def reduction_text(fraction: float) -> str:
+    """An effort reduction (a fraction, :func:`reduction`) in words that cannot be misread
+    by its sign: "69.8 % less", "12.0 % more", "no change" (rounded to 0.1 %), "-" for NaN."""
+    if fraction != fraction:
+        return "-"
+    percent = round(100.0 * fraction, 1)
+    return "no change" if percent == 0 else f"{abs(percent):.1f} % {'less' if percent > 0 else 'more'}"
+
+
 def reduction(assisted: float, unassisted: float) -> float:
     """1 - assisted / unassisted (NaN when the unassisted effort is not > 0)."""
     return 1.0 - assisted / unassisted if unassisted > 0 else float("nan")

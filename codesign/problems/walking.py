@@ -27,7 +27,7 @@ from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.objectives import with_derived
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
-from codesign.walking.metrics import metric_unit
+from codesign.walking.metrics import REGISTRY, SITE, metric_unit
 
 
 # the metrics of a walking problem's records: WALK's and the two added here
@@ -143,6 +143,24 @@ def unit_of(name: str) -> str | None:
     registry (:func:`codesign.walking.metrics.metric_unit`) and :data:`PROBLEM_UNITS`; the
     walking problems' ``metric_unit``."""
     return PROBLEM_UNITS.get(name) or metric_unit(name)
+
+
+# one line each, as WALK's registry defines its own: the metrics the problems add
+PROBLEM_DEFINITIONS = {
+    "time_fraction": "time walked / max_time (1: the whole evaluation, no fall)",
+    "speed_assist_score": "speed_match x (1 - assist_fraction), plus 1 once speed_match >= 0.95 and "
+                          "assist_fraction < 0.1 (>= 1: at the target speed without the pitch assist; Table 5.3)",
+}
+
+
+def metric_definition(name: str) -> str | None:
+    """The one-line definition of a walking problem's metric: :data:`PROBLEM_DEFINITIONS`,
+    else WALK's registry (a "<site>" entry matches every site's name); None if undeclared."""
+    if name in PROBLEM_DEFINITIONS:
+        return PROBLEM_DEFINITIONS[name]
+    exact = [m.definition for m in REGISTRY if m.name == name]
+    sites = [m.definition for m in REGISTRY if m.name.startswith(SITE) and name.endswith(m.name[len(SITE):])]
+    return (exact + sites + [None])[0]
 
 
 def metric_units(names) -> dict[str, str]:

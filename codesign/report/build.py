@@ -12,7 +12,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -26,12 +26,13 @@ from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_co
                                      visit_heatmap)
 from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
-from codesign.objectives import describe_fitness, ranked, stage_label
+from codesign.objectives import describe_fitness, ranked, stage_label, stage_objective
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
                                      run_catalog_path)
 from codesign.report.robustness import with_robustness
-from codesign.report.table import eval_id, flag_legend, format_table, page_tables, to_markdown, top_solutions
+from codesign.report.table import (PARTS, eval_id, flag_legend, format_table, page_tables, to_markdown,
+                                   top_solutions)
 
 DPI = 110
 
@@ -115,15 +116,27 @@ def _unit(data: RunData):
         return None
 
 
+class Best(NamedTuple):
+    """What the report says of the run's best, for the command's last lines: ``line`` (its
+    evaluation id and verdict, or its stage in words for a problem that does not walk;
+    "no successful evaluation yet" without one) and ``design`` (the design file written in
+    the report folder; None for a problem without walking designs)."""
+
+    line: str
+    design: Path | None
+
+
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
            gait: bool = True, robustness: int = 1) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
-    of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`)."""
+    of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`):
+    first the best design (its verdict, design file, figures and loads), then the top
+    solutions, the progress and the search's figures (visits, flow, migration)."""
     layout = layout_for(data, catalog_path)
-    overview = _overview(data, layout)
+    lead = _lead(data, layout, folder)
     if data.evaluations.empty:
-        overview.notes.append("No iteration is complete yet: nothing to show.")
-        return [overview]
+        lead.notes.append("No iteration is complete yet: nothing to show.")
+        return [lead]
     best_subspace = int(ranked(data.evaluations).iloc[0]["subspace_id"])
     one_per = "subspace_id" if len(data.subspace_groups) > 1 else "particle"
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
@@ -134,15 +147,42 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
                                 describe=layout.describe, per_topology=True,
                                 walks=walks_column(data), objectives=_objectives(data),
                                 unit=_unit(data))
-    return [overview, _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
-            _migration(data, folder), _progress(data, folder),
-            _solutions(best_table, by_topology, one_per, folder), _designs(data, layout, best_table, folder, gait)]
+    figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog,
+                                                 layout.catalog_path, gait=gait)
+    ranking = [f for f in figures if f[0] in TOP_FIGURES]
+    lead.figures += sorted((f for f in figures if f[0] not in TOP_FIGURES),
+                           key=lambda f: LEAD_FIGURES.index(f[0]) if f[0] in LEAD_FIGURES else len(LEAD_FIGURES))
+    lead.notes += notes
+    lead.tables += _best_loads(best_table)
+    return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), _progress(data, folder),
+            _visits(data, layout, best_subspace, folder), _flow(data, layout, folder), _migration(data, folder)]
 
 
-def _overview(data: RunData, layout: Layout) -> Section:
+# figures of the best designs shown with the top table (the others are of the best design itself)
+TOP_FIGURES = ("morphologies.png",)
+# the best design's figures in reading order: its walk first, then its loads, then the rest
+LEAD_FIGURES = ("gait_snapshots.png", "gait.gif", "actuators.png", "gait_angles.png", "best_poses.png")
+# the parts of the top table's first row shown with the best design: its gait and its loads
+LEAD_PARTS = ("gait", "loads", "effort")
+
+
+def _best_loads(best_table: pd.DataFrame) -> list[pd.DataFrame]:
+    """The best design's row of the top table, its gait, loads and effort parts, each
+    captioned "The best design: ..." (a caption of its own, not the top table's)."""
+    wanted = {PARTS[name] for name in LEAD_PARTS}
+    parts = [part for part in page_tables(format_table(best_table.head(1))) if part.attrs["caption"] in wanted]
+    for part in parts:
+        part.attrs["caption"] = "The best design: " + part.attrs["caption"][0].lower() + part.attrs["caption"][1:]
+    return parts
+
+
+def _lead(data: RunData, layout: Layout, folder: Path) -> Section:
+    """The first section: whether the best design walks (its verdict), the run in one
+    line, the best in words, its design file; the best's figures and loads join it in
+    :func:`render`."""
     ev = data.evaluations
     done, total = len(data.iterations), int(data.run.get("iterations_total", 0) or 0)
-    section = Section("overview", "Overview", notes=list(layout.notes))
+    section = Section("best", "Best design", notes=list(layout.notes))
     section.paragraphs.append(
         f"Run {data.name} (problem {data.spec.problem}, status {data.run['status']}): "
         f"{done} of {total} iterations, {len(ev)} evaluations, "
@@ -163,26 +203,54 @@ def _overview(data: RunData, layout: Layout) -> Section:
     if best["status"] == "ok":
         sid = int(best["subspace_id"])
         where = ", ".join(f"{k} {v}" for k, v in layout.describe(sid).items())
+        objectives = _objectives(data)
         section.paragraphs.append(
             f"Best so far: evaluation {eval_id(best['iteration'], best['particle'])} in "
             f"subspace {sid} ({where}): "
-            f"{describe_fitness(int(best['stage']), float(best['stage_value']), _objectives(data), _unit(data))}.")
+            f"{describe_fitness(int(best['stage']), float(best['stage_value']), objectives, _unit(data))}.")
+        if objectives:
+            metric = stage_objective(int(best["stage"]), float(best["stage_value"]), objectives)[0].metric
+            defined = _definition(metric)
+            if defined:
+                section.paragraphs.append(f"`{metric}`: {defined}.")
+        design, note = designs.write_best_design(data, best, folder)
+        if design is not None:
+            section.paragraphs.append(f"Design file: `{design}`, beside this page (the run's settings "
+                                      f"included; replay it with `codesign simulate REPORT/{design}`).")
+            section.links.append((design, "the best design (JSON)"))
+        if note:
+            section.notes.append(note)
     else:
         section.notes.append("No successful evaluation yet.")
-    failed = ev[ev["status"] != "ok"]
-    if len(failed):
-        reasons = failed["message"].fillna("").str.slice(0, 120).value_counts().head(5)
-        section.paragraphs.append("Most common failure messages:")
-        section.tables.append(pd.DataFrame({"message": reasons.index,
-                                            "evaluations": reasons.to_numpy()}).astype(str))
     return section
+
+
+def _definition(metric: str) -> str | None:
+    """A metric's one-line definition (the walking problems' and WALK's registries)."""
+    from codesign.problems.walking import metric_definition
+
+    return metric_definition(metric)
+
+
+def best_of(data: RunData, folder: Path) -> Best:
+    """:class:`Best` of a rendered report in ``folder``."""
+    ev = data.evaluations
+    if ev.empty or ranked(ev).iloc[0]["status"] != "ok":
+        return Best("best: no successful evaluation yet", None)
+    best = ranked(ev).iloc[0]
+    verdict = best_verdict(data, best)
+    said = verdict.text if verdict is not None else describe_fitness(
+        int(best["stage"]), float(best["stage_value"]), _objectives(data), _unit(data))
+    design = folder / designs.BEST_DESIGN
+    return Best(f"best (evaluation {eval_id(best['iteration'], best['particle'])}): {said}",
+                design if design.is_file() else None)
 
 
 def walks_column(data: RunData) -> Callable[[dict], str] | None:
     """The top table's "walks" cell of a walking run ("yes", or "no:" and what fails: the
     walking verdict of a stored evaluation's metrics); None for other problems."""
     verdict = _run_verdict(data)
-    return None if verdict is None else (lambda metrics: verdict(metrics).short)
+    return None if verdict is None else (lambda metrics, stop="": verdict(metrics, stop).short)
 
 
 def best_verdict(data: RunData, best: pd.Series):
@@ -191,7 +259,13 @@ def best_verdict(data: RunData, best: pd.Series):
     verdict = _run_verdict(data)
     if best["status"] != "ok" or verdict is None:
         return None
-    return verdict(data.metrics_of([(best["iteration"], best["particle"])]).iloc[0].to_dict())
+    return verdict(data.metrics_of([(best["iteration"], best["particle"])]).iloc[0].to_dict(), _message(best))
+
+
+def _message(row: pd.Series) -> str:
+    """A stored evaluation's message ("" for none): what ended its walk early."""
+    message = row.get("message", "")
+    return "" if pd.isna(message) else str(message)
 
 
 def _run_verdict(data: RunData):
@@ -261,29 +335,58 @@ def _migration(data: RunData, folder: Path) -> Section:
 
 
 def _progress(data: RunData, folder: Path) -> Section:
-    section = Section("progress", "Progress")
+    section = Section("progress", "Progress of the search")
     table = progress_table(data.evaluations)
     first = first_satisfied(data.evaluations)
     names = _stage_names(data)
     section.figures.append((_save(progress_figure(table, first, names), folder,
                                   "progress.png"),
-                            "Best-so-far and median lexicographic stage, and the value of the "
-                            "current stage, against the iteration."))
+                            "Best-so-far and median stage k (1-based, as every table and `simulate` "
+                            "count: optimizing objective k, the k - 1 conditions before it met; 0: "
+                            "failed), and the value of the current stage, against the iteration."))
     objectives = _objectives(data)
-    milestones = [{"stage": stage_label(k - 1, objectives).removeprefix("stage ") if k <= len(names) else str(k),
-                   "condition": f"{objectives[k - 1].metric} {objectives[k - 1].condition()}" if k <= len(names) else "",
-                   "first met at iteration": first.get(k, "not yet")}
-                  for k in range(1, max(len(names) - 1, max(first, default=0)) + 1)]
-    if milestones:
-        section.tables.append(pd.DataFrame(milestones).astype(str))
+    conditions = [o for o in objectives[:-1] if o.until is not None]
+    if conditions:
+        section.paragraphs.append(
+            "Stage k of n: a design optimizes objective k once the k - 1 conditions before it hold. "
+            "Each row: an objective's condition (with its unit), what its metric is, and the iteration "
+            "at which some design first met it -- and so reached the next stage.")
+        unit = _unit(data)
+        section.tables.append(pd.DataFrame([
+            {"stage": stage_label(k - 1, objectives).removeprefix("stage "),
+             "condition": _condition(objectives[k - 1], unit),
+             "its metric": _definition(objectives[k - 1].metric) or "",
+             "first met at iteration": first.get(k, "not yet")}
+            for k in range(1, len(objectives))]).astype(str))
+        last = objectives[-1]
+        section.paragraphs.append(
+            f"Stage {len(objectives)} of {len(objectives)}, once every condition holds: "
+            f"{last.sense} `{last.metric}`" + (f" ({_definition(last.metric)})" if _definition(last.metric) else "")
+            + ".")
     else:
         section.paragraphs.append("A single objective: no lexicographic stages to satisfy.")
+    ev = data.evaluations
+    failed = ev[ev["status"] != "ok"]
+    if len(failed):
+        reasons = failed["message"].fillna("").str.slice(0, 120).value_counts().head(5)
+        section.paragraphs.append("Most common failure messages:")
+        section.tables.append(pd.DataFrame({"message": reasons.index,
+                                            "evaluations": reasons.to_numpy()}).astype(str))
     table.to_csv(folder / "progress.csv")
-    section.links.append(("progress.csv", "progress per iteration (CSV)"))
+    section.links.append(("progress.csv", "progress per iteration (CSV; stages 1-based, 0: failed)"))
     return section
 
 
-def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str, folder: Path) -> Section:
+def _condition(objective, unit) -> str:
+    """An objective's condition with its metric's unit: "cuff_force_peak <= 700 N",
+    "foot_slip_fraction <= 0.05 (dimensionless)"."""
+    said = unit(objective.metric) if unit else None
+    shown = {None: " (unit unknown)", "": "", "?": " (unit unknown)", "-": " (dimensionless)"}.get(said, f" {said}")
+    return f"{objective.metric} {objective.condition()}{shown}"
+
+
+def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str, folder: Path,
+               figures: list[tuple[str, str]]) -> Section:
     best_table.to_csv(folder / "top_solutions.csv", index=False)
     which = ("Best evaluation of each of the best subspaces." if one_per == "subspace_id" else
              "The run searched one subspace: the best evaluation of each of the best particles.")
@@ -293,7 +396,8 @@ def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str
                   "The table comes in parts, each row by its rank. The h/2 and soft columns "
                   "re-evaluate a design at half the time step and with soft contacts "
                   "(`--robustness N`: the best N): a gait that only one contact model allows "
-                  "falls, slows or slides there."]
+                  "falls, slows or slides there. Effort reductions: in %, positive = less effort "
+                  "with the device than without."]
     formatted = format_table(best_table)
     legend = flag_legend(best_table)
     if legend:
@@ -305,27 +409,26 @@ def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str
                           "linkages carry the gait (the transmission peak is the largest entry of "
                           "G = d(hip, knee) / d(actuated angles) over the walk, 1 for a "
                           "parallelogram; torque asked / delivered > 1: the actuators clip the law).")
-        tables += page_tables(format_table(by_topology))
+        for part in page_tables(format_table(by_topology)):
+            part.attrs["caption"] = "Best of each topology: " + part.attrs["caption"][0].lower() + \
+                part.attrs["caption"][1:]
+            tables.append(part)
         links.append(("best_per_topology.csv", "the best of each topology as CSV (SI units)"))
     return Section("solutions", "Top solutions (thesis Table 5.4)", paragraphs=paragraphs,
-                   tables=tables, links=links)
-
-
-def _designs(data: RunData, layout: Layout, best_table: pd.DataFrame, folder: Path,
-             gait: bool) -> Section:
-    figures, notes = designs.best_design_figures(data, best_table, folder, layout.catalog,
-                                                 layout.catalog_path, gait=gait)
-    return Section("designs", "Best designs (thesis Fig. 5.9, appendix B)", figures=figures,
-                   notes=notes)
+                   tables=tables, links=links, figures=list(figures), tables_first=True)
 
 
 def summary_markdown(data: RunData, sections: list[Section]) -> str:
-    """A short Markdown summary: the overview, stage milestones and the top table."""
+    """A short Markdown summary: the best design (verdict, the run, its loads), the top
+    table and the stage milestones, each heading once."""
     lines = [f"# Report: {data.name}", ""]
     for s in sections:
-        if s.anchor == "overview":
+        if s.anchor == "best":
             lines += [f"> {n}" for n in s.notes] + [""] if s.notes else []
-            lines += s.paragraphs + [""] + [to_markdown(t) + "\n" for t in s.tables]
+            lines += s.paragraphs + [""]
+            for t in s.tables:
+                caption = t.attrs.get("caption")
+                lines += ([f"**{caption}**", ""] if caption else []) + [to_markdown(t), ""]
         if s.anchor in ("progress", "solutions"):
             lines += [f"## {s.title}", ""] + s.paragraphs + ([""] if s.paragraphs else [])
             for t in s.tables:
@@ -359,7 +462,14 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
     """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
     re-simulate the best co-design solution for gait snapshots and an animation;
     ``robustness``: re-evaluate the best N designs at half the step and with soft contacts
-    (:mod:`codesign.report.robustness`)."""
+    (:mod:`codesign.report.robustness`). Returns the report folder."""
+    return build(run, out, top=top, catalog_path=catalog_path, gait=gait, robustness=robustness)[0]
+
+
+def build(run: str | Path, out: str | Path | None = None, *, top: int = 5,
+          catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> tuple[Path, Best]:
+    """:func:`build_report`, and what it says of the run's best (:class:`Best`, its design
+    file's path in the final folder)."""
     data = load_run(run)
     out = Path(out) if out is not None else data.folder / "report"
     _check_replaceable(out)
@@ -373,6 +483,7 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
         (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
                                             encoding="utf-8")
         (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")
+        best = best_of(data, staging)
         old = out.parent / f".{out.name}.old-{os.getpid()}"
         if out.exists():
             os.replace(out, old)
@@ -381,7 +492,7 @@ def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return out
+    return out, best._replace(design=None if best.design is None else out / best.design.name)
 
 
-__all__ = ["build_report", "render", "layout_for", "Layout", "summary_markdown"]
+__all__ = ["build_report", "build", "Best", "render", "layout_for", "Layout", "summary_markdown"]

@@ -140,6 +140,43 @@ def best_design_figures(data: RunData, table: pd.DataFrame, folder: Path, catalo
     return figures + gait_figures, notes + gait_notes
 
 
+BEST_DESIGN = "best_design.json"    # the run's best as a design file, in the report folder
+
+
+def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str | None, str | None]:
+    """The run's best evaluation ``best`` (a row of its evaluations) as a design file
+    ``folder/best_design.json`` -- topology, actuators, params and, as ``evaluation``, the
+    run's ``[evaluation]`` table, so that ``codesign simulate`` replays it under the run's
+    settings --, decoded by the run's problem: (file name, None), or (None, the reason in
+    a note) for a problem without walking designs or a design that no longer decodes."""
+    import dataclasses
+    import json
+
+    from codesign.errors import UserError
+    from codesign.problems import get_problem
+
+    try:
+        problem = get_problem(data.spec.problem)
+    except KeyError:
+        return None, f"Problem {data.spec.problem!r} is unknown to this version: no design file."
+    if problem.walking is None:
+        return None, None
+    try:
+        settings = problem.parse_settings(dict(data.spec.evaluation))
+        groups = tuple(data.subspace_groups[int(best["subspace_id"])].values())
+        design = problem.walking.decode(groups, _solution_params(data, eval_key(best)), settings)
+    except (UserError, ValueError, KeyError) as exc:
+        return None, f"The best design could not be decoded ({exc}): no design file."
+    design = dataclasses.replace(design, evaluation={**dict(data.spec.evaluation), **design.evaluation})
+    (folder / BEST_DESIGN).write_text(json.dumps(design.to_json(), indent=1) + "\n", encoding="utf-8")
+    return BEST_DESIGN, None
+
+
+def eval_key(row: pd.Series) -> str:
+    """"ITERATION:PARTICLE" of a row of the evaluations."""
+    return f"{int(row['iteration'])}:{int(row['particle'])}"
+
+
 GAIT_FRAMES = 8        # snapshots over the last gait cycle (appendix B)
 GAIT_SAMPLE_S = 0.01   # recording step of the re-simulation, s
 
@@ -176,7 +213,8 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
             return [], [f"Gait snapshots: the best design was not simulated ({replay.record.message})."]
         trajectory = trajectory_table(rollout, setup)
         period = 1.0 / float(setup.ctrl.timing[0])  # the controller's gait frequency, Hz
-        verdict = walking_verdict(replay.record.metrics, end).text if replay.record.ok else rollout.status
+        verdict = (walking_verdict(replay.record.metrics, end, replay.record.message).text if replay.record.ok
+                   else rollout.status)
         fig = gait_snapshots_figure(setup.model, trajectory, period, f"eval {best['eval']}: {verdict}",
                                     walk_figures.stick_segments)
         fig.savefig(folder / "gait_snapshots.png", dpi=110)
@@ -188,6 +226,9 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
         fig = walk_figures.actuator_figure(loads, setup.effort_names, 0.5 * end)
         fig.savefig(folder / "actuators.png", dpi=110)
         walk_figures.plt.close(fig)
+        # each motor named: its catalog unit and stage ratio, or the spec's rating, and its numbers
+        motors = (" (" + "; ".join(f"{name}: {a.rating_text()}" for name, a in setup.actuators) + ")"
+                  if setup.actuators else "")
     except Exception as exc:  # noqa: BLE001 — an unavailable stage must not break the report
         return [], [f"Gait snapshots unavailable: {exc.__class__.__name__}: {exc}"]
     return [("gait_snapshots.png", "Snapshots of the best design over its last simulated gait "
@@ -197,7 +238,7 @@ def gait_figures_of_best(data: RunData, table: pd.DataFrame, folder: Path,
             ("gait_angles.png", "Its hip, knee and ankle angles against the nominal gait, and "
              "the ground reaction forces in body weights (30-ms means), as `codesign simulate` "
              "draws them."),
-            ("actuators.png", "Its actuators over the second half: commanded and delivered "
+            ("actuators.png", f"Its actuators{motors} over the second half: commanded and delivered "
              "torque (N m), the samples against each motor's torque-speed envelope, and, under "
              "the wearer-space law, the linkage's transmission G.")], []
 

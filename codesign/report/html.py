@@ -28,7 +28,9 @@ nav a { margin-right: 1em; } code { background: #f4f4f4; padding: 0 0.2em; }
 @dataclass
 class Section:
     """One part of the page: a heading, paragraphs, figures (relative path, caption),
-    tables (DataFrame of strings), links (relative path, text) and notes (shown boxed)."""
+    tables (DataFrame of strings), links (relative path, text) and notes (shown boxed);
+    shown in that order -- notes, paragraphs, figures, tables, links -- or with the tables
+    before the figures (``tables_first``)."""
 
     anchor: str
     title: str
@@ -37,6 +39,7 @@ class Section:
     tables: list[pd.DataFrame] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tables_first: bool = False
 
 
 NUMBER = re.compile(r"^(\u26a0 )?[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?( \S+)?$")
@@ -78,11 +81,11 @@ def render_page(title: str, sections: list[Section]) -> str:
         parts.append(f'<h2 id="{esc(s.anchor)}">{esc(s.title)}</h2>')
         parts += [f'<p class="note">{_inline(n)}</p>' for n in s.notes]
         parts += [f"<p>{_inline(p)}</p>" for p in s.paragraphs]
-        parts += [_table_html(t) for t in s.tables]
-        for path, caption in s.figures:
-            parts.append(f'<figure><a href="{esc(path)}"><img src="{esc(path)}" '
-                         f'alt="{esc(caption)}"></a><figcaption>{esc(caption)}</figcaption>'
-                         "</figure>")
+        tables = [_table_html(t) for t in s.tables]
+        figures = [f'<figure><a href="{esc(path)}"><img src="{esc(path)}" '
+                   f'alt="{esc(caption)}"></a><figcaption>{esc(caption)}</figcaption></figure>'
+                   for path, caption in s.figures]
+        parts += tables + figures if s.tables_first else figures + tables
         if s.links:
             parts.append("<ul>" + "".join(f'<li><a href="{esc(p)}">{esc(t)}</a></li>'
                                           for p, t in s.links) + "</ul>")

@@ -117,7 +117,7 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
                   describe: Callable[[int], Mapping[str, str]] | None = None,
                   one_per: str | None = "subspace_id",
                   per_topology: bool = False,
-                  walks: Callable[[Mapping[str, float]], str] | None = None,
+                  walks: Callable[[Mapping[str, float], str], str] | None = None,
                   objectives: Sequence[Objective] = (),
                   unit: Callable[[str], str | None] | None = None) -> pd.DataFrame:
     """The ``n`` best evaluations (one per distinct value of the column ``one_per`` of
@@ -127,8 +127,9 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
     evaluations: DESIGN §5 columns; metrics_of(keys): wide frame of the metrics of the
     evaluations keys [(iteration, particle), ...], one column per metric name
     (:meth:`codesign.report.rundata.RunData.metrics_of`). describe(subspace id) gives
-    descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}); walks(metrics) the
-    "walks" column (a walking problem's verdict in a few words); ``objectives`` the run's:
+    descriptive columns (e.g. {"topology": "2", "actuators": "1-4"}); walks(metrics, message) the
+    "walks" column (a walking problem's verdict in a few words; the stored message tells a
+    fall from another early stop); ``objectives`` the run's:
     "stage" reads "k of n: metric", "stage value" that metric's own value with its unit
     (``unit(metric)``), and the conditions an evaluation does not meet fill "conditions
     not met" (all of them, not only the first: a wearer force of 146 BW shows even when
@@ -154,7 +155,8 @@ def top_solutions(evaluations: pd.DataFrame, metrics_of: Callable[[list], pd.Dat
         key = (int(ev["iteration"]), int(ev["particle"]))
         have = metrics.loc[key] if key in metrics.index else pd.Series(dtype=float)
         if walks is not None:
-            row["walks"] = walks(have.dropna().to_dict()) if ev["status"] == "ok" else "-"
+            stop = "" if pd.isna(ev.get("message", "")) else str(ev.get("message", ""))   # what ended a walk
+            row["walks"] = walks(have.dropna().to_dict(), stop) if ev["status"] == "ok" else "-"
         if objectives and ev["status"] == "ok":
             row["conditions not met"] = "; ".join(
                 unmet_conditions(have.dropna().to_dict(), objectives, unit)) or "none"
@@ -194,6 +196,13 @@ def format_table(table: pd.DataFrame) -> pd.DataFrame:
         elif col.endswith(("speed [m/s]", "slip [% stance]", "walked [s]")):    # robustness
             out[col] = [f"{v:.2f}" if np.isfinite(v) else "" for v in out[col]]
     return out.astype(str)
+
+
+def metric_bounds() -> dict[str, tuple[float, str]]:
+    """Metric name -> (its bound in the metric's own SI unit, what a larger value means):
+    the bounds of :data:`TABLE54_COLUMNS` (a value above is flagged "⚠"), for outputs that
+    show metrics by name (``codesign compare``)."""
+    return {c.names[0]: (c.bound / c.scale, c.why) for c in TABLE54_COLUMNS if c.bound is not None}
 
 
 def flag_legend(table: pd.DataFrame) -> str:

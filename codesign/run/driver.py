@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from codesign.errors import ClusterLost, Stopped, UserError
+from codesign.errors import ClusterLost, Stopped, UserError, nearest
 from codesign.objectives import describe_fitness
 from codesign.optimize.mmpso import MMPSO
 from codesign.optimize.pipeline import PipelinedMMPSO
@@ -37,8 +37,9 @@ def resolve_problem(spec: Spec):
     try:
         return get_problem(spec.problem)
     except KeyError:
-        raise UserError(f"{spec.source}: problem.name: {spec.problem!r} is not a registered problem; "
-                        f"expected one of {', '.join(problem_names())}") from None
+        raise UserError(f"{spec.source}: problem.name: {spec.problem!r} is not a registered problem"
+                        f"{nearest(spec.problem, problem_names())}; expected one of "
+                        f"{', '.join(problem_names())}") from None
     except ImportError as exc:
         raise UserError(f"{spec.source}: problem.name: {spec.problem!r} is not available in this "
                         f"installation ({exc})") from None

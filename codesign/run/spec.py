@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from codesign.errors import UserError, listed, shown
+from codesign.errors import UserError, listed, nearest, shown
 from codesign.io import parse_user_text, read_user_file, read_user_text
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
@@ -199,7 +199,7 @@ def _table(data: Any, path: str, allowed: tuple[str, ...]) -> dict:
     for key in data:
         if key not in allowed:
             where = f"{path}.{key}" if path else key
-            raise _Invalid(f"{where}: unknown key; expected one of {', '.join(allowed)}")
+            raise _Invalid(f"{where}: unknown key{nearest(key, allowed)}; expected one of {', '.join(allowed)}")
     return data
 
 
@@ -514,8 +514,8 @@ def build_space(spec: Spec, problem) -> Space:
     for pname, entry in spec.parameters.items():
         path = f"space.parameters.{pname}"
         if declared and pname not in declared:
-            raise _error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}; "
-                            f"expected one of {listed(declared)}")
+            raise _error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}"
+                         f"{nearest(pname, declared)}; expected one of {listed(declared)}")
         base = declared.get(pname)
         if base is None and "bounds" not in entry:
             raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")

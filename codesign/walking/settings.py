@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
-from codesign.errors import UserError, shown
+from codesign.errors import UserError, nearest, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
@@ -81,7 +81,8 @@ class WalkSettings:
                             "them as the spec's [[objectives]] tables (default: the problem's)")
         for key in d:
             if key not in known:
-                raise UserError(f"evaluation.{key}: unknown key; expected one of {', '.join(sorted(known))}")
+                raise UserError(f"evaluation.{key}: unknown key{nearest(key, sorted(known))}; expected one of "
+                                f"{', '.join(sorted(known))}")
         kw = {}
         for key, f in fields.items():
             if key in d:
@@ -161,7 +162,8 @@ def actuators_from_dict(model: Any, table: Any) -> Actuator:
             raise UserError("evaluation.actuators.stage_ratio: given without a motor; expected "
                             "evaluation.actuators.motor beside it")
         if key not in ACTUATOR_KEYS:
-            raise UserError(f"evaluation.actuators.{key}: unknown key; expected one of "
+            raise UserError(f"evaluation.actuators.{key}: unknown key{nearest(key, (*ACTUATOR_KEYS, 'motor'))}; "
+                            "expected one of "
                             f"{', '.join(ACTUATOR_KEYS)}, or motor (a catalog unit) with stage_ratio")
         number = (not isinstance(value, bool) and isinstance(value, (int, float))
                   and math.isfinite(value))

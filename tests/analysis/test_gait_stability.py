@@ -304,7 +304,8 @@ def test_cli_gait_json_from_a_design_file(tmp_path, capsys):
 
     human = get_problem("human_gait")
     replayed = human.walking.replay(ev.typical_human_design(s3), human.parse_settings({"max_time": 3.0}))
-    assert stored["walking"] == json.loads(json.dumps(walking_verdict(replayed.record.metrics, 3.0)._asdict()))
+    assert stored["walking"] == json.loads(json.dumps(walking_verdict(replayed.record.metrics, 3.0,
+                                                                                replayed.record.message)._asdict()))
     assert stored["walking"]["walks"] is False and format_gait_report(stored).splitlines()[1] == stored["walking"]["text"]
     assert format_gait_report(stored).endswith("of a design that does not walk: the stability of the motion it "
                                                "settles into, not of walking")

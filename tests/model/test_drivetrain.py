@@ -89,7 +89,7 @@ def test_settings_choose_a_catalog_drivetrain_and_refuse_bad_input():
                                                                             d.max_speed, 0.3)
     assert a.drivetrain == "AK80-9 x 4"
     assert actuators_from_dict("bounded", None).armature() == 0.0        # the spec's rating: none
-    for table, needle in [({"motor": "AK99"}, "evaluation.actuators.motor: got 'AK99'; expected one of"),
+    for table, needle in [({"motor": "AK99"}, "evaluation.actuators.motor: got 'AK99', an unknown motor"),
                           ({"motor": "AK80-9", "stage_ratio": 0.5}, "stage_ratio: got 0.5; expected"),
                           ({"motor": "AK80-9", "peak_torque": 90}, "peak_torque: set by the motor"),
                           ({"stage_ratio": 2}, "stage_ratio: given without a motor"),

@@ -121,8 +121,11 @@ def test_simulate_states_the_effort_per_joint_and_in_all():
                "speed_change": -0.01, "effort_reduction_hip": 0.5, "wearer_hip_metabolic": 1.0,
                "wearer_hip_metabolic_unassisted": 2.0}
     joints, total = effort_lines(metrics)
-    assert "hip 2.000 -> 1.000 (+50.0 %)" in joints and "knee" not in joints
-    assert total.startswith("effort reduction 20.0 % (5.000 -> 4.000") and "speed change -1.0 %" in total
+    # one sign convention (issue 42): the reduction in words, never a bare signed number
+    assert "hip 2.000 -> 1.000 (50.0 % less)" in joints and "knee" not in joints
+    assert total.startswith("effort: 20.0 % less with the device (5.000 -> 4.000") and "speed change -1.0 %" in total
+    more = effort_lines({**metrics, "effort_reduction_hip": -0.125, "wearer_hip_metabolic": 2.25})[0]
+    assert "hip 2.000 -> 2.250 (12.5 % more)" in more
     assert effort_lines({"speed": 1.0}) == []
 
 

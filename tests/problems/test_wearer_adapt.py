@@ -76,7 +76,7 @@ def test_simulate_states_the_reduction_against_the_adapted_law_alone():
 
     metrics = {"effort_reduction": 0.2, "wearer_metabolic": 4.0, "wearer_metabolic_unassisted": 5.0,
                "speed_change": 0.0, "effort_reduction_own": 0.1, "wearer_metabolic_own": 4.444, "speed_own": 1.25}
-    assert effort_lines(metrics)[-1] == ("against its adapted law without the device: 10.0 % (4.444 -> 4.000 "
+    assert effort_lines(metrics)[-1] == ("against its adapted law without the device: 10.0 % less (4.444 -> 4.000 "
                                          "J/(kg m)); the law alone walks 1.25 m/s")
     assert len(effort_lines({k: v for k, v in metrics.items() if not k.endswith("_own")})) == 2
 

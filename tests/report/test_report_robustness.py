@@ -44,11 +44,13 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     iteration, particle = (int(v) for v in best.split(":"))
     with open_run(run, readonly=True) as store:
         metrics = store.metrics(wide=True)
+        evaluations = store.evaluations()
     row = metrics[(metrics["iteration"] == iteration) & (metrics["particle"] == particle)].iloc[0]
-    verdict = walking_verdict(row.to_dict(), 0.2)
+    message = evaluations[(evaluations["iteration"] == iteration) & (evaluations["particle"] == particle)]["message"]
+    verdict = walking_verdict(row.to_dict(), 0.2, message.iloc[0] or "")
     summary = (out / "summary.md").read_text()
     assert not verdict.walks and f"Best design: {verdict.text}." in summary
-    assert summary.index("Best design: does not walk") < summary.index("Best so far")
+    assert summary.index(f"Best design: {verdict.text}") < summary.index("Best so far")
     # the top table's speed and walks columns are the stored speed and that verdict
     assert table["walks"].iloc[0] == verdict.short
     assert table["speed [m/s]"].iloc[0] == pytest.approx(row["speed"], abs=1e-12)

@@ -176,6 +176,10 @@ def test_report_renders_in_a_fresh_process_and_links_resolve(parent_run, tmp_pat
     best = ranked(load_run(parent_run).evaluations).iloc[0]
     assert f"{int(best['iteration'])}:{int(best['particle'])}" in summary
     assert not list(tmp_path.glob(".report*"))  # staging folder renamed away
+    # a problem that does not walk: the best's stage in words last, no design file (issue 42)
+    lines = done.stdout.splitlines()
+    assert lines[-1].startswith(f"best (evaluation {int(best['iteration'])}:{int(best['particle'])}): stage ")
+    assert not any(line.startswith("design: ") for line in lines) and not (out / "best_design.json").exists()
 
 
 def test_report_never_replaces_a_folder_that_is_not_a_report(parent_run, tmp_path):

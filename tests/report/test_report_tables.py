@@ -35,9 +35,12 @@ def test_ranked_orders_by_stage_then_value_failures_last():
 
 def test_progress_table_by_hand():
     table = progress_table(EV)
-    assert table["best_stage"].tolist() == [0, 1, 1]
+    # one numbering (issue 42): stage k of n, 1-based -- the stored count of conditions met + 1
+    assert table["best_stage"].tolist() == [1, 2, 2]
     assert table["best_value"].tolist() == [3.0, 9.0, 4.0]
-    assert table["median_stage"].tolist() == [0.0, 0.0, 1.0]   # failed counts as stage 0
+    assert table["median_stage"].tolist() == [1.0, 1.0, 2.0]   # failed counts as 0: [1, 1, 0], [1, 2, 1], [2, 1, 2]
+    everything_failed = progress_table(_evaluations([(0, 0, 1, 0, math.nan, "failed")]))
+    assert everything_failed["best_stage"].tolist() == [0] and everything_failed["median_stage"].tolist() == [0.0]
     # median of the iteration's evaluations at the best-so-far stage
     assert table["median_value"].tolist() == [4.0, 9.0, 5.0]
     assert table["n_failed"].tolist() == [1, 0, 0]
