@@ -372,7 +372,12 @@ def _start_design(path: Any) -> dict[str, float]:
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
         _fail("space.start_design", path, "a design JSON file with a \"params\" table")
-    return {name: _float(params, name, f"space.start_design {path}: params", None) for name in params}
+    from codesign.walking.design import read_value    # a motor stored by its name
+
+    try:
+        return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}
+    except UserError as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def _start_designs(path: Any) -> tuple[dict, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 
 import pytest
 
@@ -142,3 +143,22 @@ def test_a_bad_problem_option_stops_the_run_before_anything_is_written(tmp_path,
     done = codesign("optimize", "spec.toml", cwd=tmp_path, timeout=300)
     one_line(done, 2, message)
     assert listing(tmp_path) == before
+
+
+def test_a_combination_no_preset_spells_runs_stores_its_key_and_replays(tmp_path):
+    """A real run of ``walking`` with the thesis's law, its torso term and drivetrains (one of
+    the two passive co-designs no registered name spelled): the stored spec names its
+    options, and the replayed best's record says what it is."""
+    (tmp_path / "spec.toml").write_text('name = "comp"\n[problem]\nname = "walking"\ntorso_feedback = true\n'
+                                        'drivetrains = "searched"\n[optimizer]\nparticles = 2\niterations = 1\n'
+                                        '[evaluation]\nmax_time = 0.2\n[execution]\nmode = "serial"\n')
+    done = codesign("optimize", "spec.toml", "--results", "results", "--quiet", cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    done = codesign("simulate", "--run", "results/comp", "--best", "--no-animation", "--out", "sim", cwd=tmp_path,
+                    timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    problem = json.loads((tmp_path / "sim/record.json").read_text())["design"]["problem"]
+    assert problem == {"name": "walking", **ProblemOptions(torso_feedback=True, drivetrains="searched").to_json()}
+    key = problem_key(ProblemOptions(torso_feedback=True, drivetrains="searched"))
+    assert key not in PRESETS and get_problem(key).options == ProblemOptions(torso_feedback=True,
+                                                                             drivetrains="searched")
