@@ -37,11 +37,19 @@ class Verdict(NamedTuple):
         return "yes" if self.walks else "no: " + "; ".join(self.reasons)
 
 
-def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
+def assists(problem: Any) -> bool | None:
+    """Whether a problem's designs assist an active wearer (its options say it; None for a
+    problem without options: :func:`walking_verdict` then reads its record)."""
+    options = getattr(problem, "options", None)
+    return None if options is None else options.wearer == "active"
+
+
+def walking_verdict(metrics: Mapping[str, float], max_time: float, assisted: bool | None = None) -> Verdict:
     """The verdict of a walking problem's record metrics (``time_fraction``, ``time`` s,
     ``speed`` m/s, ``speed_match`` -- or, for an assisted wearer, ``speed_change`` and
     ``speed_unassisted`` m/s --, ``assist_fraction``; a missing one fails its condition)
-    for an evaluation of ``max_time`` s."""
+    for an evaluation of ``max_time`` s. ``assisted``: the problem assists an active
+    wearer (:func:`assists`; None: a record with ``speed_change`` is one)."""
 
     def value(name: str) -> float:
         v = metrics.get(name, math.nan)
@@ -52,7 +60,7 @@ def walking_verdict(metrics: Mapping[str, float], max_time: float) -> Verdict:
     reasons = []
     if not value("time_fraction") >= 1.0:
         reasons.append(f"stops at {time:.2f} s of {max_time:g} s")
-    if "speed_change" in metrics:
+    if ("speed_change" in metrics) if assisted is None else assisted:
         if not abs(value("speed_change")) <= SPEED_CHANGE_MAX:
             reasons.append(f"speed {speed:.2f} m/s, not within {100 * SPEED_CHANGE_MAX:.0f} % of the unassisted "
                            f"walk's {value('speed_unassisted'):.2f} m/s")
@@ -79,4 +87,4 @@ def run_verdict(problem: Any, table: Mapping[str, Any]) -> Callable[[Mapping[str
         max_time = problem.parse_settings(table).walk.rollout.max_time
     except UserError:
         return None
-    return lambda metrics: walking_verdict(metrics, max_time)
+    return lambda metrics: walking_verdict(metrics, max_time, assists(problem))

@@ -162,3 +162,18 @@ def test_a_combination_no_preset_spells_runs_stores_its_key_and_replays(tmp_path
     key = problem_key(ProblemOptions(torso_feedback=True, drivetrains="searched"))
     assert key not in PRESETS and get_problem(key).options == ProblemOptions(torso_feedback=True,
                                                                              drivetrains="searched")
+
+
+def test_the_verdict_reads_an_assisted_wearer_from_the_options_not_the_metrics():
+    from codesign.problems.verdict import assists, walking_verdict
+
+    assert assists(get_problem("exo_assist")) and assists(get_problem("exo_assist_wearer"))
+    assert assists(get_problem("exo_codesign")) is False and assists(get_problem("human_gait")) is False
+    assert assists(get_problem("anthropomorphic_baseline")) is None
+    # a walk at 1.0 m/s that keeps the unassisted walk's speed: an assisted wearer walks,
+    # a passive one (target 1.3 m/s) does not -- the same metrics, the problem decides
+    metrics = {"time_fraction": 1.0, "time": 10.0, "speed": 1.0, "speed_match": 0.77, "assist_fraction": 0.0,
+               "speed_change": 0.01, "speed_unassisted": 0.99}
+    assert walking_verdict(metrics, 10.0, True).walks
+    assert not walking_verdict(metrics, 10.0, False).walks
+    assert walking_verdict(metrics, 10.0).walks            # no problem: the record's speed_change says it
