@@ -270,7 +270,7 @@ def analyze_gait(args: argparse.Namespace) -> dict:
     before a rollout): the stability is that of whatever motion the design settles into,
     walking or not."""
     from codesign.analysis import gait_stability as gs
-    from codesign.problems.verdict import walking_verdict
+    from codesign.problems.verdict import assists, walking_verdict
 
     kw = gait_options(args)
     chosen = gait_candidate(args)
@@ -280,8 +280,8 @@ def analyze_gait(args: argparse.Namespace) -> dict:
     except gs.EvaluationTooShort as exc:
         raise UserError(f"--max-time: {exc.max_time:g} s; {exc.explanation('--settle K')}") from None
     record = chosen.problem.walking.replay(chosen.design, chosen.settings).record
-    verdict = (walking_verdict(record.metrics, settings.rollout.max_time, record.message)._asdict() if record.ok
-               else None)
+    verdict = (walking_verdict(record.metrics, settings.rollout.max_time, record.message,
+                               assists(chosen.problem))._asdict() if record.ok else None)
     return {"source": chosen.source, "design": chosen.design.to_json(), "walking": verdict, **result.to_json()}
 
 

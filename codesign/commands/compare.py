@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from codesign.commands.options import chosen_design
     from codesign.io import creatable_folder, made_folder, save_figure_atomic, write_text_atomic
     from codesign.objectives import score
-    from codesign.problems.verdict import walking_verdict
+    from codesign.problems.verdict import assists, walking_verdict
     from codesign.problems.walking import metric_units
     from codesign.walking.trajectory import trajectory_table
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         times = np.arange(0.0, t_end + 0.5 * args.sample, args.sample)
         replay = pick.problem.walking.replay(pick.design, pick.settings, times[times <= t_end])
         record = score(replay.record, pick.objectives)
-        verdict = (walking_verdict(record.metrics, t_end, record.message).text if record.ok
+        verdict = (walking_verdict(record.metrics, t_end, record.message, assists(pick.problem)).text if record.ok
                    else f"failed: {record.message}")
         names.append(_unique(pick.source, names))
         records.append(record)

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from codesign.control.bounds import human_reference_angle
     from codesign.io import writable_folder, write_text_atomic
     from codesign.model.gait import GAIT_JOINTS, nominal_gait
+    from codesign.problems.identity import human_law_problem, key_document
+    from codesign.problems.options import problem_key
     from codesign.walking import Design, load_design
     from codesign.walking.transfer import fit_ppoly
 
@@ -60,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         params.update({f"{joint}.ref.y{i}": float(v) for i, v in enumerate(y)})
         r = np.corrcoef(sg.ppoly(dx, y)(phases), target)[0, 1]
         print(f"{joint}: {points}-point reference fit RMS {math.degrees(rms):.2f} deg, r {r:.4f}")
-    design = Design(params, human.topology, human.actuators)
+    law = human_law_problem(human.problem, human.params)       # the same law, refitted
+    design = Design(params, human.topology, human.actuators, problem=key_document(problem_key(law)))
     write_text_atomic(out, json.dumps(design.to_json(), indent=1) + "\n")
     print(f"wrote {out}")
     return 0

@@ -43,9 +43,8 @@ def add_design_arguments(parser, max_time_help: str | None = "seconds (default 1
                         help="--run: the evaluation of this particle at this iteration")
     parser.add_argument("--problem", default=None, metavar="NAME",
                         help="the walking problem that evaluates the design and reads --settings "
-                             "(default: the run's; for a design file human_gait when its topology is "
-                             "null, else exo_codesign; e.g. anthropomorphic_baseline with "
-                             "'{\"baseline_of\": ...}')")
+                             "(default: the run's, or the design file's \"problem\"; e.g. "
+                             "anthropomorphic_baseline with '{\"baseline_of\": ...}')")
     parser.add_argument("--settings", default="{}",
                         help="JSON object of evaluation settings over the run's, e.g. '{\"phase0\": 0.2}' "
                              "(default %(default)s)")
@@ -75,11 +74,12 @@ def chosen_design(args) -> ChosenDesign:
     ``--max-time``, read by the problem's ``parse_settings``; a design file checked by the
     problem (its topology and exactly the parameters it reads)."""
     import contextlib
+    import dataclasses
     import math
     import sys
 
-    from codesign.control.assist import has_assist
     from codesign.problems import get_problem, problem_names
+    from codesign.problems.identity import design_problem, problem_document
     from codesign.run.stored import inline_run_reference, stored_candidate
     from codesign.walking import load_design, typical_human_design
     from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS
@@ -94,28 +94,31 @@ def chosen_design(args) -> ChosenDesign:
     if args.max_time is not None and not (math.isfinite(args.max_time) and args.max_time > 0):
         raise UserError(f"--max-time: {args.max_time}; expected a duration > 0 s")
     overrides = settings_overrides(args.settings)
-    stored, design = None, None
+    stored, design, own, guessed = None, None, {}, None
+
+    def walking() -> list[str]:
+        return [n for n in problem_names() if get_problem(n).walking is not None]
     if args.run is not None:
         with contextlib.redirect_stdout(sys.stderr):   # its "replaying ..." line
             stored = stored_candidate(args.run, args.best, args.eval)
-        design, name = stored.design, stored.problem
+        design, name, own = stored.design, stored.problem, stored.table
         source = f"{args.run} " + ("best" if args.best else f"evaluation {args.eval}")
     elif args.human:
         name = "human_gait"
     else:
         design = load_design(args.design)
-        name = ("human_gait" if design.topology is None else
-                "exo_assist" if has_assist(design.params) else "exo_codesign")
+        said = design_problem(design.problem, design.params, design.topology, design.evaluation,
+                              str(args.design), lambda: [n for n in walking() if get_problem(n).options is None])
+        name, own, guessed = said.key, said.table, said.guessed
         source = str(args.design)
     if args.problem is not None:
-        walking = [n for n in problem_names() if get_problem(n).walking is not None]
-        if args.problem not in walking or (stored is not None and args.problem != stored.problem):
+        names = walking()
+        if args.problem not in names or (stored is not None and args.problem != stored.problem):
             raise UserError(f"--problem: {args.problem!r}; expected " + (
-                f"the run's, {stored.problem}" if stored is not None else f"one of {', '.join(walking)}"))
+                f"the run's, {stored.problem}" if stored is not None else f"one of {', '.join(names)}"))
         name = args.problem
     problem = get_problem(name)
-    table = {**(stored.table if stored is not None else design.evaluation if design is not None else {}),
-             **overrides}
+    table = {**own, **overrides}
     if args.max_time is not None:
         table["max_time"] = args.max_time
     settings = problem.parse_settings(inline_run_reference(table, problem.run_reference))
@@ -131,4 +134,7 @@ def chosen_design(args) -> ChosenDesign:
     elif stored is None:
         problem.walking.check_design(design, settings, str(args.design))   # a run's own are checked
     objectives = stored.objectives if stored is not None else problem.objectives
+    design = dataclasses.replace(design, problem=problem_document(problem.name, problem.options, table))
+    if guessed is not None and args.problem is None:
+        print(guessed, file=sys.stderr)         # the legacy loader says that it guessed
     return ChosenDesign(problem, design, settings, tuple(objectives), source)

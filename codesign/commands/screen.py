@@ -155,6 +155,8 @@ def load_design_dict(doc: Any, catalog: Catalog, path: str) -> Morphology:
     if not isinstance(pair, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in pair):
         raise UserError(f"{path}: actuators: {pair!r}; expected a list of joint ids like [1, 3]")
     params = doc.get("params")
+    if isinstance(params, dict):      # a whole design's drivetrains (motors by name) do not screen
+        params = {k: v for k, v in params.items() if not str(k).endswith(".motor")}
     if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values()):
         raise UserError(f"{path}: params: expected an object of parameter name -> number")
     try:

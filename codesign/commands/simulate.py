@@ -50,7 +50,7 @@ from codesign.objectives import describe_fitness, score, stage_objective
 from codesign.problems.effort import reduction_text
 from codesign.problems.exo_assist import unassisted_replay
 from codesign.problems.objectives import TABLE_4_4_STEP
-from codesign.problems.verdict import walking_verdict
+from codesign.problems.verdict import assists, walking_verdict
 from codesign.problems.walking import metric_definition, metric_units
 from codesign.report import gait as figures
 from codesign.walking.metrics import WEARER_JOINTS
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     times = times[times <= t_end]
     replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times)
     record, rollout, setup = score(replay.record, chosen.objectives), replay.rollout, replay.setup
-    verdict = walking_verdict(record.metrics, t_end, record.message) if record.ok else None
+    verdict = walking_verdict(record.metrics, t_end, record.message, assists(chosen.problem)) if record.ok else None
     summary = {"verdict": verdict._asdict() if verdict else None,
                "status": record.status, "message": record.message, **stage_fields(record, chosen.objectives,
                                                                                      chosen.problem.metric_unit),

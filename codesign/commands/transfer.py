@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from codesign.io import writable_folder, write_text_atomic
     from codesign.model.anthropometry import human_geometry
     from codesign.model.morphology import parameter_space
@@ -41,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from codesign.walking import WalkSettings, load_design
     from codesign.topology.catalog import cached_catalog, catalog_path
     from codesign.walking.transfer import transfer_human_control
+    from codesign.problems.identity import human_law_problem, key_document
+    from codesign.problems.options import ProblemOptions, problem_key
 
     out = Path(args.out)   # checked before any work, as `codesign freeze` does
     if out.is_dir():
@@ -70,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
         result = transfer_human_control(human, topology, actuators, morphology, settings)
     except (ValueError, KeyError) as exc:
         raise UserError(f"transfer to topology {topology}, actuators {actuators}: {exc}") from None
-    write_text_atomic(out, json.dumps(result.design.to_json(), indent=1) + "\n")
+    # the human's law in the wearer's joint space, the spec's rating: the wearer-space co-design
+    law = ProblemOptions(control="wearer", torso_feedback=human_law_problem(human.problem, human.params).torso_feedback)
+    design = dataclasses.replace(result.design, problem=key_document(problem_key(law)))
+    write_text_atomic(out, json.dumps(design.to_json(), indent=1) + "\n")
     for name, rms in result.reference_rms_deg.items():
         extra = ""
         if name in result.gain_rms:

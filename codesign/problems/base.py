@@ -101,3 +101,6 @@ class Problem:
     walking: WalkingHooks | None = None
     # a metric's unit ("-": a ratio; None: not declared), for what a person reads
     metric_unit: Callable[[str], str | None] = no_unit
+    # a walking problem built from options (:mod:`codesign.problems.options`): what it is
+    # (None: a problem of its own, as the test functions and the anthropomorphic baseline)
+    options: Any = None

@@ -40,19 +40,19 @@ from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign as ex
 from codesign.problems import objectives as ob
-from codesign.problems.base import Problem, WalkingHooks
-from codesign.problems.effort import EFFORT_UNITS, SPEED_CHANGE_MAX, effort_comparison
-from codesign.problems.walking import (METRICS, Replay, WalkingProblemSettings, check_walking_design,
-                                       cost_notes, parse_walk_settings, replay, unit_of)
+from codesign.problems.effort import SPEED_CHANGE_MAX, effort_comparison
+from codesign.problems.options import PRESETS, ProblemOptions
+from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
+                                       parse_walk_settings, replay)
 from codesign.topology.catalog import cached_catalog
-from codesign.types import EvalContext, EvalRecord, Parameter
+from codesign.types import EvalRecord, Parameter
 from codesign.walking import Design, WalkSettings, human_control_layout, load_design
 from codesign.walking import check_design as check_walking_law
+from codesign.walking.setup import has_hip_torso_feedback
 
-PROBLEM = "exo_assist"
+ASSIST = PRESETS["exo_assist"]
 # the issue's acceptance: the wearer's metabolic proxy lowered by 15 % with the device's mass
 EFFORT_REDUCTION_GOAL = 0.15
-ASSIST_METRICS = METRICS + tuple(EFFORT_UNITS)
 
 
 @dataclass(frozen=True)
@@ -106,14 +106,18 @@ def law_names() -> set[str]:
     return set(human_control_layout(WalkSettings(), hip_torso_feedback=True).parameter_names())
 
 
-def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings) -> Design:
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings,
+           options: ProblemOptions = ASSIST) -> Design:
     """The design of a candidate: its subspace's linkage and drivetrains
-    (:func:`codesign.problems.exo_codesign.decode_group` under the wearer-space drive
-    law), the wearer's law of the settings (the candidate's own where it has one) and
-    the assistance profile (ValueError: missing, not finite or out of bounds)."""
+    (:func:`codesign.problems.exo_codesign.decode_group` under the problem's ``options``,
+    the torso term the frozen wearer's law's), the wearer's law of the settings (the
+    candidate's own where it has one) and the assistance profile (ValueError: missing,
+    not finite or out of bounds)."""
     if len(groups) < 1:
         raise ValueError("no subspace group given; expected the subspace pool's group name")
-    design = ex.decode_group(groups[0], {**dict(settings.wearer), **params}, cached_catalog(settings.walk.catalog))
+    merged = {**dict(settings.wearer), **params}
+    law = dataclasses.replace(options, torso_feedback=has_hip_torso_feedback(merged))
+    design = ex.decode_group(groups[0], merged, cached_catalog(settings.walk.catalog), law)
     assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
     return Design({**design.params, **assist}, design.topology, design.actuators)
 
@@ -157,13 +161,6 @@ def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSett
     return dataclasses.replace(record, metrics={**record.metrics, **effort_comparison(record.metrics, alone.metrics)})
 
 
-def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The problem's evaluate (never raises for a bad candidate): the assisted walk
-    compared with the unassisted one (:func:`replay_assist`)."""
-    return ex.evaluate_decoded(params, context, parse_assist_settings, decode,
-                               lambda design, settings: replay_assist(design, settings).record)
-
-
 def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk with its trajectory and the comparison."""
     out = replay(design, settings.walk, record_times)
@@ -182,22 +179,10 @@ def warmup(settings: AssistSettings) -> None:
     ex.warmup(settings)
 
 
-def assist_stages() -> tuple[Objective, ...]:
-    """The default stages (module docstring)."""
-    physical = ob.codesign_stages()[:-2]          # up to speed_assist_score and power
+def assist_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:
+    """The default stages (module docstring) after the co-design's ``physical`` stages
+    (those before its ``speed_assist_score``, :func:`codesign.problems.compose.stages_before`)."""
     return physical + (Objective("assist_fraction", "minimize", ob.ASSIST_FRACTION_MAX),
                        Objective("speed_change_abs", "minimize", SPEED_CHANGE_MAX),
                        Objective("effort_reduction", "maximize", EFFORT_REDUCTION_GOAL),
                        Objective("power_electrical", "minimize"))
-
-
-def problem() -> Problem:
-    """The registered ``exo_assist`` problem."""
-    parameters, pools = ex.codesign_space(cached_catalog(), ex.WEARER_DRIVE, assist_parameters())
-    return Problem(PROBLEM, evaluate, "co-design a device that lowers an active wearer's effort: topology, "
-                   "actuator pair, morphology, drivetrains and an assistance profile (issue 32)",
-                   parameters=parameters, pools=pools, objectives=assist_stages(),
-                   parse_settings=parse_assist_settings, warmup=warmup, notes=cost_notes,
-                   metrics=ASSIST_METRICS, metric_unit=unit_of,
-                   walking=WalkingHooks(decode=decode, check_design=check_design, replay=replay_assist,
-                                        encode=encode))

@@ -1,6 +1,6 @@
 """The optimization problems of the walking evaluation: co-design (chapter 5), human gait (chapter 4).
 
-``PROBLEM`` ("exo_codesign", thesis 5.4.1): the MMPSO space of the co-design search.
+The co-design search (``exo_codesign``, thesis 5.4.1): its MMPSO space.
 
 * Pool ``subspace``: one group per (topology, actuator pair) in catalog order (126 with the
   default catalog), named ``t<topology>_a<i>-<j>`` (``t03_a1-4``: topology 3, joints 1 and
@@ -36,31 +36,28 @@ Objectives. Stage 1 of Tables 5.3 and 4.2 ("time until time = maxtime") is state
 :func:`codesign.problems.objectives.codesign_stages` (Table 5.3 with the issue-15 stages
 that reject unphysical gaits). A spec's ``[[objectives]]`` replaces them.
 
-``BALANCE_PROBLEM`` ("exo_codesign_balance", not in the thesis): the same search with the
-actuated pair's torso feedback (:mod:`codesign.control.impedance`): six more parameters
-per actuated joint, ``t03.j1.torso.step.t1`` ... (a design with them is decoded with that
-law; one without, with the thesis's).
+The options (:mod:`codesign.problems.options`; each preset name is a set of them) change
+the space, never the rest:
 
-``WEARER_PROBLEM`` ("exo_codesign_wearer", issue 29, not in the thesis): the control in
-the wearer's joint space (:mod:`codesign.control.wearer`). The common pool holds the
-chapter-4 hip, knee and ankle law under its own names (``hip.ref.y0``, ``knee.step.t1``
-..., 45 parameters: a human-gait design is a point of it, and a spec's
-``space.start_design`` can start the swarm there), one law for every subspace; a group
-holds its topology's morphology and its passive joints' springs (24 parameters for the
-default catalog, against 62). The pair's actuators deliver tau_a = G^T tau_h through
-the linkage's transmission, so moving the morphology keeps the gait.
-
-``WEARER_DRIVE_PROBLEM`` ("exo_codesign_wearer_drive", issue 30): the wearer-space law with
-each actuated joint's drivetrain searched too: per group, for each joint of the pair,
-``t03.j1.motor`` (a unit of the motor catalog, ``codesign/model/data/motors.toml``, by
-the integer part of a value in [0, number of units)) and ``t03.j1.stage_ratio`` (an extra
-reduction in [1, 8]); a drivetrain sets its joint's envelope, continuous rating, mass and
-reflected inertia (:mod:`codesign.model.drivetrain`). ``THESIS_DRIVE_PROBLEM``
-("exo_codesign_drive"): the same drivetrain parameters under the thesis's law (each
-actuated joint its own law in its own coordinates). ``WEARER_BALANCE_DRIVE_PROBLEM``
-("exo_codesign_wearer_balance_drive", issue 31): ``exo_codesign_wearer_drive`` whose
-wearer-space law carries the hip's torso term (``hip.torso.*``, 6 more in the common
-pool): a ``human_gait_balance`` design, such as the human-like gait, is a point of it.
+* ``torso_feedback`` under ``control = "actuator"`` (``exo_codesign_balance``, not in the
+  thesis): the actuated pair's torso feedback (:mod:`codesign.control.impedance`): six
+  more parameters per actuated joint, ``t03.j1.torso.step.t1`` ...
+* ``control = "wearer"`` (``exo_codesign_wearer``, issue 29): the control in the
+  wearer's joint space (:mod:`codesign.control.wearer`). The common pool holds the
+  chapter-4 hip, knee and ankle law under its own names (``hip.ref.y0``, ``knee.step.t1``
+  ..., 45 parameters: a human-gait design is a point of it, and a spec's
+  ``space.start_design`` can start the swarm there), one law for every subspace; a group
+  holds its topology's morphology and its passive joints' springs (24 parameters for the
+  default catalog, against 62). The pair's actuators deliver tau_a = G^T tau_h through
+  the linkage's transmission, so moving the morphology keeps the gait. With
+  ``torso_feedback`` the law carries the hip's torso term (``hip.torso.*``, 6 more in
+  the common pool): a ``human_gait_balance`` design is a point of it.
+* ``drivetrains = "searched"`` (``exo_codesign_wearer_drive``, ``exo_codesign_drive``,
+  issue 30): per group, for each joint of the pair, ``t03.j1.motor`` (a unit of the
+  motor catalog, ``codesign/model/data/motors.toml``, by the integer part of a value in
+  [0, number of units)) and ``t03.j1.stage_ratio`` (an extra reduction in [1, 8]); a
+  drivetrain sets its joint's envelope, continuous rating, mass and reflected inertia
+  (:mod:`codesign.model.drivetrain`).
 
 Evaluation: decode the candidate (group name + parameters) into WALK's
 :class:`~codesign.walking.Design` and hand it to WALK's ``evaluate(design,
@@ -73,31 +70,21 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from codesign.control.parameters import ControlLayout, codesign_layout
 from codesign.errors import UserError
-from codesign.model.drivetrain import drive_parameter_bounds, drive_parameter_names
+from codesign.model.drivetrain import drive_parameter_bounds
 from codesign.model.morphology import parameter_space
-from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.human_gait import warmup as warmup_human
-from codesign.problems.walking import (METRICS, WalkingProblemSettings, check_walking_design, cost_notes,
-                                       unit_of,
-                                       parse_walk_settings, replay_design, walk, warmup_settings)
+from codesign.problems.options import ProblemOptions
+from codesign.problems.walking import (WalkingProblemSettings, check_walking_design, parse_walk_settings, walk,
+                                       warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
 from codesign.types import EvalContext, EvalRecord
-from codesign.problems import objectives as ob
-from codesign.walking import (Design, WalkSettings, has_torso_feedback, has_wearer_control,
-                              human_control_layout, wearer_control_layout, wr_control_layout)
-from codesign.walking.setup import has_hip_torso_feedback
+from codesign.walking import Design, WalkSettings, human_control_layout, wearer_control_layout, wr_control_layout
 
-PROBLEM = "exo_codesign"
-BALANCE_PROBLEM = "exo_codesign_balance"
-WEARER_PROBLEM = "exo_codesign_wearer"
-WEARER_DRIVE_PROBLEM = "exo_codesign_wearer_drive"
-THESIS_DRIVE_PROBLEM = "exo_codesign_drive"
-WEARER_BALANCE_DRIVE_PROBLEM = "exo_codesign_wearer_balance_drive"
 SUBSPACE_POOL = "subspace"
 COMMON_POOL = "common"
 COMMON_GROUP = "common"
@@ -136,12 +123,6 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
 
 
 # --------------------------------------------------------------------------- layouts
-THESIS, BALANCE, WEARER = "thesis", "balance", "wearer"     # the control laws of the variants
-WEARER_DRIVE = "wearer_drive"       # the wearer-space law with the drivetrains searched
-THESIS_DRIVE = "thesis_drive"       # the thesis's law with the drivetrains searched
-WEARER_BALANCE_DRIVE = "wearer_balance_drive"   # WEARER_DRIVE with the hip's torso term (issue 31's law)
-WEARER_LAWS = (WEARER, WEARER_DRIVE, WEARER_BALANCE_DRIVE)
-DRIVE_LAWS = (WEARER_DRIVE, THESIS_DRIVE, WEARER_BALANCE_DRIVE)
 # Under the wearer-space law a passive joint's spring acts on the wearer's hip and knee
 # through the linkage (its angle is a function of theirs): drawn from its whole range
 # (up to 12 000 N m/rad) it locks the leg, and the device fights the gait (the first
@@ -149,112 +130,100 @@ DRIVE_LAWS = (WEARER_DRIVE, THESIS_DRIVE, WEARER_BALANCE_DRIVE)
 # Its particles start with the passive joints nearly free, as codesign transfer sets
 # them; the search may stiffen them within the bounds. Field -> (init low, init high).
 PASSIVE_INIT = {"k": (0.0, 20.0), "d": (0.0, 2.0)}      # N m/rad, N m s/rad
+THESIS = ProblemOptions()          # the thesis's law, the spec's rating (exo_codesign)
 
 
-def subspace_layout(topology: Topology, actuators: tuple[int, ...], law: str = THESIS) -> ControlLayout:
+def subspace_layout(topology: Topology, actuators: tuple[int, ...], options: ProblemOptions = THESIS) -> ControlLayout:
     """WALK's control layout of one subspace (gait frequency fixed): the thesis's chapter-5
-    layout (the pair's joints and the ankle active, every other added joint passive;
-    ``balance``: the pair also servos the torso pitch) or the wearer-space law's
-    (chapter-4 hip, knee and ankle, delivered through the pair; the other added joints
-    passive)."""
-    if law in WEARER_LAWS:
-        return wearer_control_layout(topology, tuple(actuators), WalkSettings(), law == WEARER_BALANCE_DRIVE)
-    return wr_control_layout(topology, tuple(actuators), WalkSettings(), law == BALANCE)
+    layout (``control = "actuator"``: the pair's joints and the ankle active, every other
+    added joint passive; ``torso_feedback``: the pair also servos the torso pitch) or the
+    wearer-space law's (``control = "wearer"``: chapter-4 hip, knee and ankle, delivered
+    through the pair, with the hip's torso term under ``torso_feedback``; the other added
+    joints passive)."""
+    if options.control == "wearer":
+        return wearer_control_layout(topology, tuple(actuators), WalkSettings(), options.torso_feedback)
+    return wr_control_layout(topology, tuple(actuators), WalkSettings(), options.torso_feedback)
 
 
-def common_layout(law: str = THESIS) -> ControlLayout:
-    """The common pool's layout: the ankle (the thesis's laws) or the wearer's hip, knee
+def common_layout(options: ProblemOptions = THESIS) -> ControlLayout:
+    """The common pool's layout: the ankle (the thesis's law) or the wearer's hip, knee
     and ankle (chapter 4's names: a human-gait design is a point of this pool)."""
-    if law in WEARER_LAWS:
-        return human_control_layout(WalkSettings(), law == WEARER_BALANCE_DRIVE)
+    if options.control == "wearer":
+        return human_control_layout(WalkSettings(), options.torso_feedback)
     return codesign_layout((), ())
 
 
 def subspace_parameters(topology: Topology, actuators: tuple[int, ...],
-                        law: str = THESIS) -> tuple[Parameter, ...]:
+                        options: ProblemOptions = THESIS) -> tuple[Parameter, ...]:
     """The group's parameters (prefixed names, bounds): morphology, then the added joints'
-    control (the common pool's names left out), then (DRIVE_LAWS) the pair's drivetrains."""
+    control (the common pool's names left out), then (``drivetrains = "searched"``) the
+    pair's drivetrains."""
     prefix = topology_prefix(topology.id)
-    common = set(common_layout(law).parameter_names())
+    common = set(common_layout(options).parameter_names())
     out = [Parameter(prefix + p.name, p.low, p.high) for p in parameter_space(topology)]
-    for name, (low, high) in subspace_layout(topology, actuators, law).bounds().items():
+    for name, (low, high) in subspace_layout(topology, actuators, options).bounds().items():
         if name in common:
             continue
-        init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if law in WEARER_LAWS else None
+        init = PASSIVE_INIT.get(name.rsplit(".", 1)[1]) if options.control == "wearer" else None
         out.append(Parameter(prefix + name, low, high, *(init or (None, None))))
-    if law in DRIVE_LAWS:
+    if options.drivetrains == "searched":
         out += [Parameter(prefix + name, low, high) for name, (low, high) in drive_parameter_bounds(actuators).items()]
     return tuple(out)
 
 
-def common_parameters(law: str = THESIS) -> tuple[Parameter, ...]:
+def common_parameters(options: ProblemOptions = THESIS) -> tuple[Parameter, ...]:
     """The common pool's parameters (the same for every subspace): :func:`common_layout`."""
-    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in common_layout(law).bounds().items())
+    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in common_layout(options).bounds().items())
 
 
-def codesign_space(catalog: Catalog, law: str = THESIS, common: tuple[Parameter, ...] | None = None
+def codesign_space(catalog: Catalog, options: ProblemOptions = THESIS, common: tuple[Parameter, ...] | None = None
                    ) -> tuple[tuple[Parameter, ...], tuple[Pool, Pool]]:
-    """(all parameters, (subspace pool, common pool)) of the co-design search under ``law``;
-    ``common``: the common pool's parameters instead of the law's (:func:`common_parameters`;
-    exo_assist's assistance profile)."""
+    """(all parameters, (subspace pool, common pool)) of the co-design search under
+    ``options``; ``common``: the common pool's parameters instead of the law's
+    (:func:`common_parameters`; exo_assist's assistance profile)."""
     parameters: dict[str, Parameter] = {}
     groups = []
     for _sid, tid, pair in catalog.subspaces():
-        own = subspace_parameters(catalog.topology(tid), pair, law)
+        own = subspace_parameters(catalog.topology(tid), pair, options)
         for p in own:
             known = parameters.setdefault(p.name, p)
             if (known.low, known.high) != (p.low, p.high):
                 raise ValueError(f"parameter {p.name}: bounds differ between groups")
         groups.append(Group(group_name(tid, pair), tuple(p.name for p in own)))
-    common = common_parameters(law) if common is None else common
+    common = common_parameters(options) if common is None else common
     parameters.update((p.name, p) for p in common)
     pools = (Pool(SUBSPACE_POOL, tuple(groups)),
              Pool(COMMON_POOL, (Group(COMMON_GROUP, tuple(p.name for p in common)),)))
     return tuple(parameters.values()), pools
 
 
-def candidate_law(prefix: str, actuators: tuple[int, ...], params: Mapping[str, float]) -> str:
-    """The law a candidate's parameters carry: the wearer-space law's hip (``hip.*``), the
-    pair's torso feedback (``t03.j1.torso.*``: balance), else the thesis's; with the
-    pair's drivetrains (``t03.j1.motor`` ...) the law's drive variant."""
-    drive = f"{prefix}{drive_parameter_names(actuators[0])[0]}" in params
-    if any(name.startswith("hip.") for name in params):
-        if has_hip_torso_feedback(params):
-            return WEARER_BALANCE_DRIVE
-        return WEARER_DRIVE if drive else WEARER
-    if drive:
-        return THESIS_DRIVE
-    own = {k.removeprefix(prefix): v for k, v in params.items() if k.startswith(prefix)}
-    return BALANCE if has_torso_feedback(actuators, own) else THESIS
-
-
 # --------------------------------------------------------------------------- designs
-def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: WalkingProblemSettings) -> Design:
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: WalkingProblemSettings,
+           options: ProblemOptions = THESIS) -> Design:
     """The design of a candidate (its active groups, the subspace pool's first, and
-    parameters) under ``settings``' catalog: :func:`decode_group`."""
+    parameters) under ``settings``' catalog and the problem's ``options``: :func:`decode_group`."""
     if len(groups) < 1:
         raise ValueError("no subspace group given; expected the subspace pool's group name")
-    return decode_group(groups[0], params, cached_catalog(settings.walk.catalog))
+    return decode_group(groups[0], params, cached_catalog(settings.walk.catalog), options)
 
 
-def decode_group(group: str, params: Mapping[str, float], catalog: Catalog) -> Design:
+def decode_group(group: str, params: Mapping[str, float], catalog: Catalog,
+                 options: ProblemOptions = THESIS) -> Design:
     """WALK's :class:`~codesign.walking.Design` of a candidate (its subspace
-    group name and parameters): topology id, actuator pair and the parameters under their
-    local names (MODEL's ``j2_s``, WALK's ``j1.ref.y0``, ``ankle.K.v1``).
+    group name and parameters) under the problem's ``options`` (its law and drivetrains):
+    topology id, actuator pair and the parameters under their local names (MODEL's
+    ``j2_s``, WALK's ``j1.ref.y0``, ``ankle.K.v1``).
 
     Raises ValueError naming the problem: unknown group, a missing parameter, a value
     that is not a finite number or lies outside its bounds. Parameters of other groups
-    are ignored (a space passes only the active groups' parameters anyway). The law
-    follows from the parameters (:func:`candidate_law`): the wearer-space law's, the
-    balance problem's torso feedback, else the thesis's.
+    are ignored (a space passes only the active groups' parameters anyway).
     """
     tid, pair = parse_group_name(group)
     if not any(t == tid and tuple(p) == pair for _sid, t, p in catalog.subspaces()):
         raise ValueError(f"group {group!r}: no such (topology, actuator pair) in the catalog")
     prefix = topology_prefix(tid)
-    law = candidate_law(prefix, pair, params)
     local = {}
-    for p in subspace_parameters(catalog.topology(tid), pair, law) + common_parameters(law):
+    for p in subspace_parameters(catalog.topology(tid), pair, options) + common_parameters(options):
         local[p.name.removeprefix(prefix)] = checked_value(p, params, f" for group {group}")
     return Design(local, tid, pair)
 
@@ -272,12 +241,11 @@ def checked_value(p: Parameter, params: Mapping[str, float], where: str = "") ->
     return float(value)
 
 
-def encode(design: Design) -> tuple[str, dict[str, float]]:
-    """(group name, candidate parameters) of a co-design Design: the inverse of :func:`decode`."""
+def encode(design: Design, options: ProblemOptions = THESIS) -> tuple[str, dict[str, float]]:
+    """(group name, candidate parameters) of a co-design Design under ``options``: the
+    inverse of :func:`decode`."""
     prefix = topology_prefix(design.topology)
-    law = (WEARER_BALANCE_DRIVE if has_hip_torso_feedback(design.params) else
-           WEARER if has_wearer_control(design) else THESIS)
-    common = set(common_layout(law).parameter_names())
+    common = set(common_layout(options).parameter_names())
     params = {(k if k in common else prefix + k): v for k, v in design.params.items()}
     return group_name(design.topology, design.actuators), params
 
@@ -296,10 +264,9 @@ def evaluate_decoded(params: dict[str, float], context: EvalContext, parse: Call
     return run(design, settings)
 
 
-def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The co-design problem's evaluate: :func:`evaluate_decoded` of WALK's walk."""
-    return evaluate_decoded(params, context, parse_codesign_settings, decode,
-                            lambda design, settings: walk(design, settings.walk))
+def run_walk(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
+    """The co-design problems' evaluation of a decoded design: WALK's walk."""
+    return walk(design, settings.walk)
 
 
 def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:
@@ -319,44 +286,3 @@ def warmup(settings: WalkingProblemSettings) -> None:
     short = warmup_settings(settings.walk)
     walk(decode_group(pools[0].groups[0].name, middle, catalog), short)
     warmup_human(WalkingProblemSettings(short))
-
-
-def encode_candidate(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
-    """``WalkingHooks.encode``: ((its subspace group,), its parameters under the search's
-    names) of a co-design design (:func:`encode`)."""
-    group, params = encode(design)
-    return (group,), params
-
-
-WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design,
-                       encode=encode_candidate)
-
-
-DESCRIPTIONS = {
-    THESIS: (PROBLEM, "co-design of a wearable robot: topology, actuator pair, morphology and "
-                      "control (thesis chapter 5); MMPSO over the catalog's subspaces"),
-    BALANCE: (BALANCE_PROBLEM, "co-design as exo_codesign, the actuated pair also servoing the "
-                               "torso pitch (a balance term; not in the thesis)"),
-    WEARER: (WEARER_PROBLEM, "co-design as exo_codesign with the control in the wearer's joint "
-                             "space: one hip, knee and ankle law for every subspace, delivered "
-                             "through each linkage's transmission (tau_a = G^T tau_h)"),
-    WEARER_DRIVE: (WEARER_DRIVE_PROBLEM, "co-design as exo_codesign_wearer with each actuated joint's "
-                                         "drivetrain searched too: a catalog motor and an extra "
-                                         "reduction (reflected inertia, continuous rating, mass)"),
-    THESIS_DRIVE: (THESIS_DRIVE_PROBLEM, "co-design as exo_codesign (the thesis's law) with each actuated "
-                                         "joint's drivetrain searched too, as in exo_codesign_wearer_drive"),
-    WEARER_BALANCE_DRIVE: (WEARER_BALANCE_DRIVE_PROBLEM, "co-design as exo_codesign_wearer_drive with the "
-                                                         "hip's torso term in the wearer-space law "
-                                                         "(human_gait_balance's law: a human-like gait's seed)"),
-}
-
-
-def problem(law: str = THESIS) -> Problem:
-    """The co-design problem under ``law`` (THESIS, BALANCE, WEARER, WEARER_DRIVE, THESIS_DRIVE or
-    WEARER_BALANCE_DRIVE)."""
-    parameters, pools = codesign_space(cached_catalog(), law)
-    name, description = DESCRIPTIONS[law]
-    return Problem(name, evaluate, description, parameters=parameters, pools=pools,
-                   objectives=ob.codesign_stages(), parse_settings=parse_codesign_settings,
-                   warmup=warmup, notes=cost_notes, metrics=METRICS, walking=WALKING,
-                   metric_unit=unit_of)

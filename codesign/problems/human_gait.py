@@ -11,14 +11,12 @@ from typing import Mapping
 
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
-from codesign.types import Parameter
-from codesign.problems.base import Problem, WalkingHooks
-from codesign.problems.walking import (METRICS, unit_of, WalkingProblemSettings, check_walking_design, cost_notes,
-                                       parse_human_settings, replay_design, walk, warmup_settings)
-from codesign.types import EvalContext, EvalRecord
+from codesign.problems.options import PRESETS, ProblemOptions
+from codesign.problems.walking import WalkingProblemSettings, check_walking_design, walk, warmup_settings
+from codesign.types import EvalRecord
 from codesign.walking import Design
-from codesign.walking.setup import has_hip_torso_feedback
-from codesign.problems import objectives as ob
+
+HUMAN = PRESETS["human_gait"]
 
 
 def human_gait_layout(hip_torso_feedback: bool = False) -> ControlLayout:
@@ -28,11 +26,11 @@ def human_gait_layout(hip_torso_feedback: bool = False) -> ControlLayout:
     return human_layout(sg.STEP, reference_points=4, hip_torso_feedback=hip_torso_feedback)
 
 
-def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
+def human_params_error(params: Mapping[str, float], hip_torso_feedback: bool = False) -> EvalRecord | None:
     """A failed record naming the first parameter of :func:`human_gait_layout` (with the
-    hip's torso term where ``params`` name it) that is missing, not a finite number or
+    hip's torso term under ``hip_torso_feedback``) that is missing, not a finite number or
     outside its bounds; None when all are fine."""
-    for name, (low, high) in human_gait_layout(has_hip_torso_feedback(params)).bounds().items():
+    for name, (low, high) in human_gait_layout(hip_torso_feedback).bounds().items():
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or not low <= value <= high:
@@ -40,19 +38,16 @@ def human_params_error(params: Mapping[str, float]) -> EvalRecord | None:
     return None
 
 
-def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The human-gait problem's evaluate: WALK's evaluation of the unaugmented human (its
-    defaults: 1.3 m/s target, 0.9 Hz; the record's own stages from Table 4.2)."""
-    settings = context.settings or parse_human_settings({})
-    bad = human_params_error(params)
-    if bad is not None:
-        return bad
-    return walk(Design(dict(params)), settings.walk)
+def run_human(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
+    """The human-gait problems' evaluation of a decoded design: WALK's walk of the
+    unaugmented human (its defaults: 1.3 m/s target, 0.9 Hz)."""
+    return walk(design, settings.walk)
 
 
-def decode(groups: tuple[str, ...], params: Mapping[str, float], settings) -> Design:
-    """The human design of a candidate (ValueError naming a bad parameter)."""
-    bad = human_params_error(params)
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, options: ProblemOptions = HUMAN) -> Design:
+    """The human design of a candidate under the problem's ``options`` (its torso term;
+    ValueError naming a bad parameter)."""
+    bad = human_params_error(params, options.torso_feedback)
     if bad is not None:
         raise ValueError(bad.message.removeprefix("decode: "))
     return Design(dict(params))
@@ -66,25 +61,4 @@ def check_design(design: Design, settings: WalkingProblemSettings, where: str = 
 def warmup(settings: WalkingProblemSettings) -> None:
     """Compile the kernels once in this process (a 50-ms rollout of the mid-bounds design)."""
     middle = {n: 0.5 * (lo + hi) for n, (lo, hi) in human_gait_layout().bounds().items()}
-    evaluate(middle, EvalContext(settings=WalkingProblemSettings(warmup_settings(settings.walk))))
-
-
-WALKING = WalkingHooks(decode=decode, check_design=check_design, replay=replay_design)
-
-
-def problem() -> Problem:
-    return _problem("human_gait", False, "unaugmented human, step impedance at hip, knee and "
-                    "ankle (thesis chapter 4, Table 4.2 objectives)")
-
-
-def balance_problem() -> Problem:
-    return _problem("human_gait_balance", True, "unaugmented human, step impedance at hip, "
-                    "knee and ankle, the hip servoing the torso's pitch (SIMBICON's stance hip)")
-
-
-def _problem(name: str, hip_torso_feedback: bool, description: str) -> Problem:
-    parameters = tuple(Parameter(n, lo, hi)
-                       for n, (lo, hi) in human_gait_layout(hip_torso_feedback).bounds().items())
-    return Problem(name, evaluate, description, parameters=parameters, objectives=ob.human_stages(),
-                   parse_settings=parse_human_settings, warmup=warmup, notes=cost_notes,
-                   metrics=METRICS, walking=WALKING, metric_unit=unit_of)
+    walk(Design(middle), warmup_settings(settings.walk))

@@ -79,13 +79,23 @@ def numerical_flags(metrics: Mapping[str, float]) -> tuple[str, ...]:
     return ("numerically unreliable: " + "; ".join(said),) if said else ()
 
 
-def walking_verdict(metrics: Mapping[str, float], max_time: float, stop: str = "") -> Verdict:
+def assists(problem: Any) -> bool | None:
+    """Whether a problem's designs assist an active wearer (its options say it; None for a
+    problem without options: :func:`walking_verdict` then reads its record)."""
+    options = getattr(problem, "options", None)
+    return None if options is None else options.wearer == "active"
+
+
+def walking_verdict(metrics: Mapping[str, float], max_time: float, stop: str = "",
+                    assisted: bool | None = None) -> Verdict:
     """The verdict of a walking problem's record metrics (``time_fraction``, ``time`` s,
     ``speed`` m/s, ``speed_match`` -- or, for an assisted wearer, ``speed_change`` and
     ``speed_unassisted`` m/s --, ``assist_fraction``; a missing one fails its condition)
     for an evaluation of ``max_time`` s. ``stop``: the record's message where known
     ("fall_height: hip below ..."; "" for none): a walk that ended early on a status
-    other than a fall (:data:`FALLS`) "stops", quoting it, instead of "falls"."""
+    other than a fall (:data:`FALLS`) "stops", quoting it, instead of "falls".
+    ``assisted``: the problem assists an active wearer (:func:`assists`; None: a record
+    with ``speed_change`` is one)."""
 
     def value(name: str) -> float:
         v = metrics.get(name, math.nan)
@@ -101,7 +111,7 @@ def walking_verdict(metrics: Mapping[str, float], max_time: float, stop: str = "
                  else f"falls at {time:.2f} s of {max_time:g} s")
         return Verdict(False, (ended,), ended + warned, flags)
     reasons = []
-    if "speed_change" in metrics:
+    if ("speed_change" in metrics) if assisted is None else assisted:
         if not abs(value("speed_change")) <= SPEED_CHANGE_MAX:
             pace = "too slow" if value("speed_change") < 0 else "too fast"
             reasons.append(f"{pace}: {speed:.2f} m/s (wanted within {100 * SPEED_CHANGE_MAX:.0f} % of the "
@@ -130,4 +140,4 @@ def run_verdict(problem: Any, table: Mapping[str, Any]) -> Callable[..., Verdict
         max_time = problem.parse_settings(table).walk.rollout.max_time
     except UserError:
         return None
-    return lambda metrics, stop="": walking_verdict(metrics, max_time, stop)
+    return lambda metrics, stop="": walking_verdict(metrics, max_time, stop, assists(problem))

@@ -37,17 +37,14 @@ from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_assist as ea
 from codesign.problems import objectives as ob
-from codesign.problems.base import Problem, WalkingHooks
-from codesign.problems.effort import OWN_UNITS, own_comparison
-from codesign.problems.exo_codesign import evaluate_decoded
-from codesign.problems.human_gait import human_gait_layout, human_params_error
-from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design, cost_notes, replay,
-                                       unit_of)
-from codesign.types import EvalContext, EvalRecord, Parameter
+from codesign.problems.effort import own_comparison
+from codesign.problems.human_gait import human_params_error
+from codesign.problems.options import PRESETS, ProblemOptions
+from codesign.problems.walking import Replay, WalkingProblemSettings, check_walking_design, replay
+from codesign.types import EvalRecord
 from codesign.walking import Design, load_design
 
-PROBLEM = "exo_assist_wearer"
-ADAPT_METRICS = ea.ASSIST_METRICS + tuple(OWN_UNITS)
+ADAPT = PRESETS["exo_assist_wearer"]
 
 
 @dataclass(frozen=True)
@@ -72,17 +69,14 @@ def parse_adapt_settings(table: Mapping[str, Any]) -> AdaptSettings:
     return AdaptSettings(walk, device)
 
 
-def law_parameters() -> tuple[Parameter, ...]:
-    """The searched space: the wearer's law (``human_gait_balance``'s 51 parameters)."""
-    return tuple(Parameter(n, lo, hi) for n, (lo, hi) in human_gait_layout(True).bounds().items())
-
-
-def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AdaptSettings) -> Design:
-    """The frozen device with the candidate's law in place of its wearer's (ValueError: a
-    law parameter missing, not finite or out of bounds; UserError: no device named)."""
+def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AdaptSettings,
+           options: ProblemOptions = ADAPT) -> Design:
+    """The frozen device with the candidate's law (under the problem's ``options``: its
+    torso term) in place of its wearer's (ValueError: a law parameter missing, not finite
+    or out of bounds; UserError: no device named)."""
     if settings.device is None:
         raise UserError("evaluation.device_design: none named; expected the path of an exo_assist design")
-    bad = human_params_error(params)
+    bad = human_params_error(params, options.torso_feedback)
     if bad is not None:
         raise ValueError(bad.message.removeprefix("decode: "))
     law = ea.law_names()
@@ -115,12 +109,6 @@ def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -
     return dataclasses.replace(out, record=with_own(out.record, design, settings))
 
 
-def evaluate(params: dict[str, float], context: EvalContext) -> EvalRecord:
-    """The problem's evaluate (never raises for a bad candidate)."""
-    return evaluate_decoded(params, context, parse_adapt_settings, decode,
-                            lambda design, settings: replay_adapted(design, settings).record)
-
-
 def check_design(design: Design, settings: AdaptSettings, where: str = "design") -> None:
     """``WalkingHooks.check_design``: an assisting design (:func:`exo_assist.check_design`)."""
     ea.check_design(design, settings, where)
@@ -131,19 +119,8 @@ def warmup(settings: AdaptSettings) -> None:
     ea.warmup(settings)
 
 
-def adapt_stages() -> tuple[Objective, ...]:
-    """The default stages (module docstring)."""
-    physical = ea.assist_stages()[:-2]          # up to speed_change_abs
+def adapt_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:
+    """The default stages (module docstring) after ``exo_assist``'s ``physical`` stages
+    (those before its ``effort_reduction``, :func:`codesign.problems.compose.stages_before`)."""
     gait = tuple(Objective(*stage) for stage in ob.HUMAN_LIKE if stage[0].startswith(("stride_r_", "ankle_")))
     return physical + gait + (Objective("effort_reduction", "maximize"),)
-
-
-def problem() -> Problem:
-    """The registered ``exo_assist_wearer`` problem."""
-    return Problem(PROBLEM, evaluate, "the wearer adapting to a frozen assisting device: the wearer's hip, knee "
-                   "and ankle law searched, compared with the wearer before it adapted and with the adapted "
-                   "law alone (issue 32)",
-                   parameters=law_parameters(), objectives=adapt_stages(), parse_settings=parse_adapt_settings,
-                   warmup=warmup, notes=cost_notes, metrics=ADAPT_METRICS, metric_unit=unit_of,
-                   walking=WalkingHooks(decode=decode, check_design=check_design, replay=replay_adapted,
-                                        encode=encode))

@@ -14,12 +14,14 @@ from pathlib import Path
 import pandas as pd
 
 from codesign.errors import UserError
-from codesign.problems.exo_codesign import DESCRIPTIONS
+from codesign.problems.options import PRESETS
 from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 
-# the co-design problems (every law's): their runs search the topology catalog's subspaces
-CODESIGN_PROBLEMS = tuple(name for name, _ in DESCRIPTIONS.values())
+# the co-design problems (a device for a passive wearer, every law's): their runs search the
+# topology catalog's subspaces
+CODESIGN_PROBLEMS = tuple(name for name, options in PRESETS.items()
+                          if options.device == "linkage" and options.wearer == "passive")
 
 
 @dataclass(frozen=True)

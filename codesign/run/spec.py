@@ -8,7 +8,9 @@ escapes :func:`load_spec` (the hypothesis fuzz test in tests/optimize holds it t
 Keys (all optional except ``problem.name``; see README "Optimization" for an example)::
 
     name = "demo"          seed = 0
-    [problem]              name = "six_hump_camel"
+    [problem]              name = "six_hump_camel"; a walking problem also takes options
+                           (control, torso_feedback, drivetrains, wearer, search, device,
+                           device_design, wearer_design: codesign.problems.options)
     [optimizer]            algorithm = "pso"|"mmpso", particles, iterations, constriction,
                            c1, c2, velocity_clamp, pipeline = true|false
     [optimizer.migration]  exploration / local / global = {shape = "constant"|"sigmoid"|
@@ -109,6 +111,9 @@ class Spec:
     freeze: FreezeSpec = FreezeSpec()
     text: str = ""
     source: str = "<spec>"
+    # a walking problem's options (codesign.problems.options.ProblemOptions; None: a problem
+    # without options); ``problem`` is then their key (a preset's name, or walking(...))
+    options: Any = None
 
     @property
     def hash(self) -> str:
@@ -272,21 +277,28 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     seed = _int(data, "seed", "", 0)
     if "problem" not in data:
         raise _Invalid("problem: missing; expected a [problem] table with name = \"...\"")
-    problem = _table(data["problem"], "problem", ("name",))
+    problem = _dict(data["problem"], "problem")
     if "name" not in problem:
         raise _Invalid("problem.name: missing; expected the name of a registered problem")
     problem_name = _str(problem, "name", "problem", "")
+    evaluation = _dict(data.get("evaluation", {}), "evaluation")
+    from codesign.problems.options import spec_problem     # the problems' options: read there
+
+    try:
+        problem_name, options, evaluation = spec_problem(problem, evaluation)
+    except UserError as exc:
+        raise _Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
     parameters, pools, exclude, start, start_spread, start_designs = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
-    evaluation = _dict(data.get("evaluation", {}), "evaluation")
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
                 start_spread=start_spread, start_designs=start_designs,
                 objectives=objectives, evaluation=evaluation, execution=execution,
-                freeze=freeze, text=text, source=source)
+                freeze=freeze, text=text, source=source, options=options)
+
 
 
 def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
@@ -360,7 +372,12 @@ def _start_design(path: Any) -> dict[str, float]:
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
         _fail("space.start_design", path, "a design JSON file with a \"params\" table")
-    return {name: _float(params, name, f"space.start_design {path}: params", None) for name in params}
+    from codesign.walking.design import read_value    # a motor stored by its name
+
+    try:
+        return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}
+    except UserError as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def _start_designs(path: Any) -> tuple[dict, ...]:

@@ -1,6 +1,13 @@
 """A walking design: which linkage (topology, actuator pair; none for the unaugmented
-human) and its parameter values, and its JSON form ({"topology", "actuators", "params"},
-and optionally "evaluation": the settings it is replayed with)."""
+human) and its parameter values, and its JSON form ({"problem", "topology", "actuators",
+"params"}, and optionally "evaluation": the settings it is replayed with).
+
+``"problem"``: the problem that made the design, its name and options (read by
+:mod:`codesign.problems.identity`; a file written before designs said so has none).
+Categorical parameters are stored by name: a drivetrain's ``j<id>.motor`` is its catalog
+unit's name (``"AK80-9-V3"``, ``codesign/model/data/motors.toml``), read back as the
+unit's index in the catalog (a number, as the search space holds it; a file that stores
+the number is read as it is)."""
 
 from __future__ import annotations
 
@@ -11,8 +18,29 @@ from typing import Any, Mapping
 
 from codesign.errors import UserError
 from codesign.io import read_user_file
+from codesign.model.drivetrain import motor_at, motor_catalog
 
-DESIGN_KEYS = ("topology", "actuators", "params", "evaluation")    # a design document's keys, all of them
+DESIGN_KEYS = ("problem", "topology", "actuators", "params", "evaluation")    # a design document's keys, all of them
+MOTOR_SUFFIX = ".motor"     # a drivetrain's unit (j<id>.motor): stored by name
+
+
+def stored_value(name: str, value: float) -> float | str:
+    """A parameter's value as a design file stores it: a motor by its catalog name."""
+    return motor_at(value).name if name.endswith(MOTOR_SUFFIX) else value
+
+
+def read_value(name: str, value: Any, where: str) -> float:
+    """A parameter's value from a design file (UserError naming it): a number, or for a
+    motor its catalog name (-> the unit's index)."""
+    if name.endswith(MOTOR_SUFFIX) and isinstance(value, str):
+        units = list(motor_catalog())
+        if value not in units:
+            raise UserError(f"{where}.params.{name}: {value!r}; expected a motor of the catalog "
+                            f"({', '.join(units)}; codesign/model/data/motors.toml)")
+        return float(units.index(value))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UserError(f"{where}.params.{name}: {value!r}; expected a finite number")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -28,11 +56,14 @@ class Design:
     topology: int | None = None
     actuators: tuple[int, int] | None = None
     evaluation: dict[str, Any] = field(default_factory=dict)
+    # the problem that made it: {"name", option: value ...} (empty: not known)
+    problem: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        doc = {"topology": self.topology,
-               "actuators": list(self.actuators) if self.actuators else None,
-               "params": dict(sorted(self.params.items()))}
+        doc = {"problem": dict(self.problem)} if self.problem else {}
+        doc.update({"topology": self.topology,
+                    "actuators": list(self.actuators) if self.actuators else None,
+                    "params": {k: stored_value(k, v) for k, v in sorted(self.params.items())}})
         if self.evaluation:
             doc["evaluation"] = dict(self.evaluation)
         return doc
@@ -44,17 +75,16 @@ class Design:
                             "\"topology\" and \"actuators\" (null for the human)")
         unknown = [str(k) for k in doc if k not in DESIGN_KEYS]
         if unknown:
-            raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only \"topology\", "
+            raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only \"problem\", \"topology\", "
                             "\"actuators\", \"params\" and \"evaluation\"")
+        problem = doc.get("problem", {})
+        if not isinstance(problem, Mapping):
+            raise UserError(f"{where}.problem: {problem!r}; expected an object: the problem's name and options")
         evaluation = doc.get("evaluation", {})
         if not isinstance(evaluation, Mapping):
             raise UserError(f"{where}.evaluation: {evaluation!r}; expected an object of evaluation "
                             "settings (a spec's [evaluation] keys)")
-        params = {}
-        for k, v in doc["params"].items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise UserError(f"{where}.params.{k}: {v!r}; expected a finite number")
-            params[str(k)] = float(v)
+        params = {str(k): read_value(str(k), v, where) for k, v in doc["params"].items()}
         topo = doc.get("topology")
         acts = doc.get("actuators")
         if topo is not None and (isinstance(topo, bool) or not isinstance(topo, int)):
@@ -66,10 +96,10 @@ class Design:
             if not isinstance(acts, list) or len(acts) != 2 or not all(isinstance(a, int) for a in acts):
                 raise UserError(f"{where}.actuators: {acts!r}; expected two joint ids")
             acts = (int(acts[0]), int(acts[1]))
-        return Design(params, topo, acts, dict(evaluation))
+        return Design(params, topo, acts, dict(evaluation), dict(problem))
 
 
 def load_design(path: str | Path) -> Design:
-    """A design JSON file ({"topology", "actuators", "params"})."""
+    """A design JSON file ({"problem", "topology", "actuators", "params"}, module docstring)."""
     doc = read_user_file(path, "a design JSON file", "json")
     return Design.from_json(doc, str(path))

@@ -23,7 +23,7 @@ from codesign.types import EvalContext
 from codesign.model import lumping as lp
 from codesign.problems import baseline as bl
 from codesign.run.stored import inline_run_reference
-from codesign.problems import get_problem, human_gait
+from codesign.problems import get_problem
 from codesign.problems.walking import WalkingProblemSettings
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import WalkSettings, typical_codesign_design, typical_human_design
@@ -133,7 +133,7 @@ def test_zero_added_mass_equals_the_human_gait_evaluation(parallelogram):
     for name in ("mass", "com_xz", "inertia"):
         assert np.array_equal(getattr(zero.model, name), getattr(human, name))
     mine = bl.evaluate_lumped(params, zero, settings)
-    theirs = human_gait.evaluate(params, EvalContext(settings=WalkingProblemSettings(settings)))
+    theirs = get_problem("human_gait").evaluate(params, EvalContext(settings=WalkingProblemSettings(settings)))
     assert mine.ok and theirs.ok
     for name in ("time_fraction", "longest_segment", "singularity", "speed_assist_score", "power"):
         assert name in mine.metrics

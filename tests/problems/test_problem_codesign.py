@@ -284,7 +284,8 @@ def test_human_gait_evaluation_end_to_end():
 
 def test_balance_problem_adds_the_pairs_torso_terms_and_decodes_by_them(problem, catalog):
     # exo_codesign_balance = exo_codesign + six torso-feedback parameters per actuated WR
-    # joint (codesign_layout(torso_feedback=True)); decode picks the law by the parameters
+    # joint (codesign_layout(torso_feedback=True)); decode reads the law from the problem's
+    # options (torso_feedback), never from the parameters' names
     balance = get_problem("exo_codesign_balance")
     plain_groups = {g.name: set(g.parameters) for g in problem.pools[0].groups}
     for (_sid, tid, pair), group in zip(catalog.subspaces(), balance.pools[0].groups):
@@ -296,19 +297,20 @@ def test_balance_problem_adds_the_pairs_torso_terms_and_decodes_by_them(problem,
     bounds = {p.name: p for p in balance.parameters}
     group = balance.pools[0].groups[7]
     params = sample(group, balance, bounds, rng)
-    design = pr.decode_group(group.name, params, catalog)
+    design = pr.decode_group(group.name, params, catalog, balance.options)
     torso = {k for k in design.params if ".torso." in k}
     assert len(torso) == 12
-    plain = pr.decode_group(group.name, {k: v for k, v in params.items() if ".torso." not in k}, catalog)
+    plain = pr.decode_group(group.name, params, catalog, problem.options)    # the same values, thesis law
     assert not any(".torso." in k for k in plain.params)
+    assert plain.params == {k: v for k, v in design.params.items() if ".torso." not in k}
     one_missing = next(k for k in params if k.endswith("torso.K.v2"))
     with pytest.raises(ValueError, match=one_missing.replace(".", r"\.")):
-        pr.decode_group(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog)
+        pr.decode_group(group.name, {k: v for k, v in params.items() if k != one_missing}, catalog, balance.options)
 
 
 def test_thesis_drive_problem_adds_the_pairs_drivetrains_and_decodes_by_them(problem, catalog):
     # exo_codesign_drive = exo_codesign + each actuated joint's motor and extra reduction
-    # (issue 30, the thesis's law); decode picks the drive variant by the parameters
+    # (issue 30, the thesis's law); decode reads them by the problem's options
     from codesign.model.drivetrain import STAGE_RATIO_BOUNDS, motor_catalog
 
     drive = get_problem("exo_codesign_drive")
@@ -322,7 +324,7 @@ def test_thesis_drive_problem_adds_the_pairs_drivetrains_and_decodes_by_them(pro
     assert drive.objectives == problem.objectives
     group = drive.pools[0].groups[7]
     params = sample(group, drive, bounds, np.random.default_rng(5))
-    design = pr.decode_group(group.name, params, catalog)
+    design = pr.decode_group(group.name, params, catalog, drive.options)
     assert sum(k.endswith((".motor", ".stage_ratio")) for k in design.params) == 4
     assert not any(k.startswith("hip.") for k in design.params)     # the thesis's law, not the wearer's
     groups, candidate = drive.walking.encode(design)
@@ -342,7 +344,7 @@ def test_wearer_balance_drive_problem_adds_the_hip_torso_term_to_the_wearer_s_la
     group = balance.pools[0].groups[7]
     params = {**sample(group, balance, bounds, np.random.default_rng(6)),
               **{n: 0.5 * (bounds[n].low + bounds[n].high) for n in common}}
-    design = pr.decode_group(group.name, params, catalog)
+    design = pr.decode_group(group.name, params, catalog, balance.options)
     assert sum(k.startswith("hip.torso.") for k in design.params) == 6
     groups, candidate = balance.walking.encode(design)
     assert balance.walking.decode(groups, candidate, balance.parse_settings({})) == design

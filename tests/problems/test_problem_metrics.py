@@ -77,7 +77,9 @@ def test_every_problem_declares_metrics_that_cover_its_default_objectives(name):
 @pytest.mark.parametrize("name", problem_names())
 def test_an_objective_on_an_unknown_metric_is_refused_before_any_worker(tmp_path, name):
     evaluation = {"anthropomorphic_baseline": f'baseline_of = "{DESIGNS / "codesign-walking.json"}"',
-                  "replay": f'profile = "{PROFILES / "demo.json"}"'}.get(name, "")
+                  "replay": f'profile = "{PROFILES / "demo.json"}"',
+                  # the wearer adapting needs its frozen device (refused without one, problems.options)
+                  "exo_assist_wearer": f'device_design = "{DESIGNS / "assist-t02.json"}"'}.get(name, "")
     spec = tmp_path / "m.toml"
     spec.write_text(f'name = "m"\n[problem]\nname = "{name}"\n[optimizer]\nparticles = 2\niterations = 1\n'
                     f'[[objectives]]\nmetric = "no_such_metric"\n[evaluation]\n{evaluation}\n'
