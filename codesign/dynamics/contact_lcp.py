@@ -108,8 +108,8 @@ def lcp_of_contacts(W, r, lower, mu, c, A, qv):
 
 @njit(cache=True, _nrt=False)
 def _pivot(T, k, row, col):
-    """Gauss-Jordan pivot of the tableau T (k rows) on T[row, col]."""
-    width = T.shape[1]
+    """Gauss-Jordan pivot of the tableau T (k rows, its first 2k + 2 columns) on T[row, col]."""
+    width = 2 * k + 2
     d = T[row, col]
     for j in range(width):
         T[row, j] /= d
@@ -175,7 +175,7 @@ def lemke(A, qv, k, T, basis, z, max_pivots):
     if k == 0 or qv[worst] >= 0.0:
         return LEMKE_SOLVED, 0
     for i in range(k):               # w - A z - e z0 = qv
-        for j in range(T.shape[1]):
+        for j in range(2 * k + 2):
             T[i, j] = 0.0
         T[i, i] = 1.0
         for j in range(k):
