@@ -9,7 +9,10 @@ and the bundled designs: the human-gait study's walking controller
 what issue 16's target is stated on), the walking co-design
 (docs/designs/codesign-walking.json) and a walking co-design under the wearer-space law
 (docs/designs/wearer-walking.json: the transmission G computed every step; issue 29's
-target, 1.6x). Each is evaluated for ``max_time`` (10 s; 2 s with
+target, 1.6x); then the designs the README recommends (:data:`README_DESIGNS`), each by
+the problem its file names with its own settings, once with the pivoting contact solver and
+once with the legacy one (``contact_solver = "gauss_seidel"``: the earlier solver's steps,
+step for step -- the "before" of issue 43's <= 1.4x target). Each is evaluated for ``max_time`` (10 s; 2 s with
 ``--quick``) with the default time-stepping hard contacts (``hard``, h = 1 ms). The typical
 cases also run the peers, in the same process: the event-driven hard contacts of the
 thesis's simulator (``hard_event``: DOPRI5 with located contact events) and the soft
@@ -103,10 +106,10 @@ def _measure(evaluate, repeats: int):
     return (*runs[len(runs) // 2], statistics.median(chains))
 
 
-def design_evaluation(path: Path, max_time: float):
+def design_evaluation(path: Path, max_time: float, contact_solver: str = "pivoting"):
     """() -> (record, timings, rollout, setup): the design file evaluated as `codesign
     simulate` does -- by the problem its file names (or the legacy guess), with the file's
-    settings and ``max_time`` s."""
+    settings, ``max_time`` s and the time step's ``contact_solver``."""
     from codesign.problems import get_problem, problem_names
     from codesign.problems.identity import design_problem
     from codesign.walking import load_design
@@ -116,7 +119,7 @@ def design_evaluation(path: Path, max_time: float):
                           lambda: [n for n in problem_names() if get_problem(n).walking is not None
                                    and get_problem(n).options is None])
     problem = get_problem(said.key)
-    settings = problem.parse_settings({**said.table, "max_time": max_time})
+    settings = problem.parse_settings({**said.table, "max_time": max_time, "contact_solver": contact_solver})
 
     def evaluate():
         replay = problem.walking.replay(design, settings)
@@ -190,12 +193,15 @@ def run(args) -> int:
             if cycles:
                 profiles.append({"case": case, **cycles, "total": sum(cycles.values())})
     for name in README_DESIGNS:
-        evaluate = design_evaluation(DESIGNS / name, max_time)
-        evaluate()                                             # warm: its problem's kernels
-        record, timings, rollout, cycles, chain = _measure(evaluate, REPEATS)
-        rows.append(_row(name, "hard", record, timings, rollout, max_time, chain))
-        if cycles:
-            profiles.append({"case": name, **cycles, "total": sum(cycles.values())})
+        for solver in ("pivoting", "gauss_seidel"):   # the legacy solver: the earlier steps, step for step
+            evaluate = design_evaluation(DESIGNS / name, max_time, solver)
+            evaluate()                                         # warm: its problem's kernels
+            record, timings, rollout, cycles, chain = _measure(evaluate, REPEATS)
+            contact = "hard" if solver == "pivoting" else "hard, legacy solver"
+            rows.append(_row(name if solver == "pivoting" else f"{name} (legacy)", contact, record, timings,
+                             rollout, max_time, chain))
+            if cycles:
+                profiles.append({"case": rows[-1]["case"], **cycles, "total": sum(cycles.values())})
     keys = list(rows[0])
     widths = {k: max(len(k), *(len(str(c[k])) for c in rows)) for k in keys}
     print("  ".join(k.rjust(widths[k]) for k in keys))
