@@ -87,8 +87,8 @@ settling run or the period from x* did not survive: the rollout's message),
 ``periodic_tol``), else ``inaccurate`` (``step_change`` above ``accuracy_tol``, 1e-2: the
 multipliers are not resolved), else ``stable`` (all |lambda| < 1), ``unstable`` or
 ``marginal`` (max |lambda| within max(1e-9, step_change) of 1); None without
-multipliers. ``unconverged_steps``: steps of the period from x* whose contact problem
-kept Gauss-Seidel's approximate impulses (no exact active-set solve): where they
+multipliers. ``unconverged_steps``: steps of the period from x* whose contact impulses
+miss the time step's tolerance (``timestep.STAT_ABOVE_TOL``; docs/contacts.md): where they
 matter, P is noisy at that level.
 
 Known limit (measured): the contact solver chooses between solutions from the last
@@ -525,9 +525,9 @@ def floquet_setup(setup, max_time: float, periods_settle: int | None = None, eps
     if status != "ok":
         return result("fell", message)
     stats = smap.p.data.step_work.stats
-    before = int(stats[ts.STAT_APPROX])
+    before = int(stats[ts.STAT_ABOVE_TOL])
     code, t, x1 = smap.run(smap.x_star)
-    unconverged = int(stats[ts.STAT_APPROX]) - before
+    unconverged = int(stats[ts.STAT_ABOVE_TOL]) - before
     if code != OK:
         _, text = STATUS[code]
         return result("fell", f"{text} at t = {t:.3f} s (the period from x*)",

@@ -317,7 +317,7 @@ def format_gait_report(out: dict) -> str:
                  f"{nd:.3e}" if nd is not None else "linear distance to the fixed point: J - I singular")
     sc = out["step_change"]
     lines.append(f"Floquet multipliers (central differences, eps = {out['eps']:g}; change with 2 eps: "
-                 f"{sc:.2e}; chart leak {out['chart_leak']:.2e}; unconverged contact solves in the "
+                 f"{sc:.2e}; chart leak {out['chart_leak']:.2e}; contact steps beyond the solver's tolerance in the "
                  f"period: {out['unconverged_steps']}):" if sc is not None else
                  f"Floquet multipliers (central differences, eps = {out['eps']:g}):")
     for (re, im), mod in zip(out["eigenvalues"], out["moduli"]):
