@@ -36,8 +36,8 @@ def test_a_good_spec_is_one_line_and_runs_nothing(tmp_path):
                                         f"optimize {path}"]
     assert listing(tmp_path) == before                  # no run folder, no results/
     # a product example checks too (the ones the Makefile and README name)
-    done = codesign("check", ROOT / "pipelines" / "human-gentle.toml", cwd=ROOT)   # its paths: from the root
-    assert done.returncode == 0 and done.stdout.startswith(f"{ROOT / 'pipelines' / 'human-gentle.toml'}: ok -- ")
+    done = codesign("check", ROOT / "studies" / "wearer-space" / "human-gentle.toml", cwd=ROOT)   # its paths: from the root
+    assert done.returncode == 0 and done.stdout.startswith(f"{ROOT / 'studies' / 'wearer-space' / 'human-gentle.toml'}: ok -- ")
 
 
 @pytest.mark.parametrize("problem, body, message", [

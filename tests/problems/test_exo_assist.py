@@ -131,13 +131,14 @@ def test_simulate_states_the_effort_per_joint_and_in_all():
 
 def test_the_readmes_effort_first_device_replays_its_numbers():
     """README, "An active wearer": studies/active-wearer/effort-first-t02.json lowers the wearer's
-    proxy by 30.0 % at -4.3 % speed with a 17-kg device, and fails the cuff and wearer
+    proxy by 29.9 % at -4.3 % speed with a 17-kg device (30.0 % before every contact step
+    was solved), and fails the cuff and wearer
     stages (1.5 kN, 3.8 BW) and leans on the pitch assist 40 % of the time."""
     s = ea.parse_assist_settings({})
     record = ea.replay_assist(load_design(ROOT / "studies/active-wearer/effort-first-t02.json"), s).record
     m = record.metrics
     assert m["time"] == 10.0
-    assert m["effort_reduction"] == pytest.approx(0.300, abs=0.0005)
+    assert m["effort_reduction"] == pytest.approx(0.299, abs=0.0005)
     assert m["speed_change"] == pytest.approx(-0.043, abs=0.0005)
     assert m["added_mass"] == pytest.approx(17.0, abs=0.05)
     assert m["cuff_force_peak"] > 1400 and m["interaction_force_peak_bw"] > 3.8
@@ -146,7 +147,8 @@ def test_the_readmes_effort_first_device_replays_its_numbers():
 
 def test_the_readmes_ideal_device_replays_its_numbers():
     """README: the profile of studies/active-wearer/assist-b-start.json on an ideal massless device
-    (the wearer alone, G = I) lowers the proxy by 24.7 % and leaves the speed as it was
+    (the wearer alone, G = I) lowers the proxy by 24.5 % (24.7 % before every contact step
+    was solved) and leaves the speed as it was
     (to roundings: the device's torque added at the hip row and taken off again)."""
     import json
 
@@ -158,7 +160,7 @@ def test_the_readmes_ideal_device_replays_its_numbers():
     assisted = evaluate(Design({**law, **{k: v for k, v in start.items() if k.startswith("assist.")}}), active)
     alone = evaluate(Design(law), active)
     out = effort_comparison(assisted.metrics, alone.metrics)
-    assert out["effort_reduction"] == pytest.approx(0.247, abs=0.0005)
+    assert out["effort_reduction"] == pytest.approx(0.245, abs=0.0005)
     assert abs(out["speed_change"]) <= 1e-9     # the walk as it was, but for roundings (7e-12)
 
 

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from codesign.dynamics.contact_lcp import N_RESIDUALS
+
 from codesign import walking as ev
 from codesign.walking import rollout as ro
 from codesign.walking import stepping
@@ -85,7 +87,7 @@ def test_copy_data_replays_a_run_from_a_saved_data_record():
     p = setup.p
     empty = (np.zeros(0), np.zeros((0, setup.x0.shape[0])),
              np.zeros((0, setup.model.n_contacts), dtype=np.int64),
-             np.zeros((0, setup.model.n_contacts, 2)))
+             np.zeros((0, setup.model.n_contacts, 2)), np.zeros((0, N_RESIDUALS)))
     model_before = stepping.clone_data(p.model.walk._replace(ctrl=()))
     stepping.reset_data(p)
     x = setup.x0.copy()
