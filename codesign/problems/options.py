@@ -124,6 +124,15 @@ def _value(key: str, value: Any, where: str) -> Any:
     return value
 
 
+def _no_frozen_designs(o: ProblemOptions, where: str, given_with: str, why: str) -> None:
+    """UserError (one line) for a frozen design option (FILE_OPTIONS) set where only an
+    active wearer takes one."""
+    for key in FILE_OPTIONS:
+        if getattr(o, key) is not None:
+            raise UserError(f"{where}.{key}: given with {given_with}; expected it only with "
+                            f"wearer = \"active\"{why}")
+
+
 def check_combination(options: ProblemOptions, where: str = "problem", files: bool = True) -> None:
     """UserError (one line naming the options and why) for a combination that makes no
     sense. A frozen device named in the ``[evaluation]`` table of a spec written before
@@ -137,19 +146,13 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
                 raise UserError(f"{where}.{key}: {shown(getattr(o, key))} with device = \"none\"; expected "
                                 f"{shown(default)} (the unaugmented human has no device: its own hip, knee "
                                 "and ankle law is searched)")
-        for key in FILE_OPTIONS:
-            if getattr(o, key) is not None:
-                raise UserError(f"{where}.{key}: given with device = \"none\"; expected it only with "
-                                "wearer = \"active\" (a device and an active wearer)")
+        _no_frozen_designs(o, where, 'device = "none"', ' (a device and an active wearer)')
         return
     if o.wearer == "passive":
         if o.search != "device":
             raise UserError(f"{where}.search: {shown(o.search)} with wearer = \"passive\"; expected \"device\" "
                             "(a passive wearer has no law of its own to search)")
-        for key in FILE_OPTIONS:
-            if getattr(o, key) is not None:
-                raise UserError(f"{where}.{key}: given with wearer = \"passive\"; expected it only with "
-                                "wearer = \"active\"")
+        _no_frozen_designs(o, where, 'wearer = "passive"', "")
         return
     if o.control != "wearer":
         raise UserError(f"{where}.control: \"actuator\" with wearer = \"active\"; expected \"wearer\" (an active "
