@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "migrate": "codesign.commands.migrate",
     "report": "codesign.commands.report",
     "freeze": "codesign.commands.freeze",
+    "study": "codesign.commands.study",
     "transfer": "codesign.commands.transfer",
     "fit-gait": "codesign.commands.fit_gait",
     "analyze": "codesign.commands.analyze",

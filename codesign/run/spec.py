@@ -31,6 +31,11 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
                            scheduler, batch_size, dashboard, no_worker_warning_s
     [execution.cluster]    cores, memory, walltime, lifetime, jobs, queue, account, interface
     [freeze]               pools = {pool = "group"}, parameters = {X = value}, parent
+    [study]                `codesign study`'s rounds after this spec's global one: focus
+                           (the N best topologies) or topologies = [k, ...], focus_particles,
+                           focus_iterations, warm_start, verify = ["half_step", "soft",
+                           "mujoco"] (:class:`StudySpec`); `codesign optimize` runs the
+                           global round alone
 """
 
 from __future__ import annotations
@@ -89,6 +94,28 @@ class FreezeSpec:
     parent: str = ""
 
 
+VERIFY_CHECKS = ("half_step", "soft", "mujoco")
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A study's rounds after its global one (``[study]``, run by ``codesign study``).
+
+    focus: how many topologies get a focused round (the best of each topology in the
+    global round, ranked; 0 with ``topologies`` given); topologies: catalog numbers that
+    get one whatever the global round found; focus_particles, focus_iterations: each
+    focused round's swarm; warm_start: its open parameters start in the range of the
+    parent's N best evaluations of that topology (``codesign freeze --warm-start``);
+    verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`)."""
+
+    focus: int = 3
+    topologies: tuple[int, ...] = ()
+    focus_particles: int = 24
+    focus_iterations: int = 60
+    warm_start: int = 10
+    verify: tuple[str, ...] = VERIFY_CHECKS
+
+
 @dataclass(frozen=True)
 class Spec:
     """A validated job spec; ``text`` is the TOML source (stored with the run)."""
@@ -109,6 +136,7 @@ class Spec:
     evaluation: dict[str, Any] = field(default_factory=dict)
     execution: ExecutionSpec = ExecutionSpec()
     freeze: FreezeSpec = FreezeSpec()
+    study: StudySpec | None = None  # ``[study]``: None for a plain job spec
     text: str = ""
     source: str = "<spec>"
     # a walking problem's options (codesign.problems.options.ProblemOptions; None: a problem
@@ -270,7 +298,7 @@ def _range(value: Any, path: str) -> tuple[float, float]:
 
 def _spec(data: dict, text: str, source: str) -> Spec:
     _table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
-                      "evaluation", "execution", "freeze"))
+                      "evaluation", "execution", "freeze", "study"))
     name = _str(data, "name", "", "")
     if name:
         check_run_name(name, f"{source}: name")
@@ -293,11 +321,12 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     objectives = _objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
+    study = _study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
                 start_spread=start_spread, start_designs=start_designs,
                 objectives=objectives, evaluation=evaluation, execution=execution,
-                freeze=freeze, text=text, source=source, options=options)
+                freeze=freeze, study=study, text=text, source=source, options=options)
 
 
 
@@ -514,6 +543,35 @@ def _freeze(data: Any) -> FreezeSpec:
     params = _dict(data.get("parameters", {}), "freeze.parameters")
     values = {key: _float(params, key, "freeze.parameters", None) for key in params}
     return FreezeSpec(pools=dict(pools), parameters=values, parent=_str(data, "parent", "freeze", ""))
+
+
+def _study(data: Any) -> StudySpec:
+    path = "study"
+    _table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
+                        "verify"))
+    topologies = data.get("topologies", [])
+    if (not isinstance(topologies, list)
+            or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
+            or len(set(topologies)) != len(topologies)):
+        _fail("study.topologies", topologies, "a list of distinct topology numbers (integers >= 1)")
+    if "topologies" in data and not topologies:
+        _fail("study.topologies", topologies, "at least one topology number for the focused rounds "
+                                              "(or leave it out and set focus = N)")
+    focus = _int(data, "focus", path, 0 if topologies else StudySpec.focus, high=1000)
+    if focus == 0 and not topologies:
+        _fail("study.focus", focus, "an integer >= 1 (the topologies that get a focused round), "
+                                    "or study.topologies = [k, ...]")
+    verify = data.get("verify", list(VERIFY_CHECKS))
+    if not isinstance(verify, list) or any(v not in VERIFY_CHECKS for v in verify) \
+            or len(set(verify)) != len(verify):
+        _fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}")
+    return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
+                     focus_particles=_int(data, "focus_particles", path, StudySpec.focus_particles,
+                                          low=1, high=100_000),
+                     focus_iterations=_int(data, "focus_iterations", path, StudySpec.focus_iterations,
+                                           low=1, high=1_000_000),
+                     warm_start=_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
+                     verify=tuple(verify))
 
 
 # -- the search space of a spec ---------------------------------------------------------------

@@ -1,0 +1,34 @@
+"""`codesign study SPEC`: a spec with a ``[study]`` table run as its rounds -- the global
+search, a focused round per promising topology, each round's best verified at half the
+time step, with soft contacts and in MuJoCo -- into results/<name>/ (resumable)."""
+
+from __future__ import annotations
+
+import argparse
+
+from codesign.commands.optimize import add_execution_arguments
+from codesign.errors import UserError
+
+HELP = "run a study: a global search, focused rounds per topology, each best verified (results/<name>/)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="job spec with a [study] table, e.g. pipelines/study.toml")
+    parser.add_argument("--results", default="results", help="folder holding the study folder (default %(default)s)")
+    add_execution_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from codesign.report.study import STUDY_CSV, STUDY_MD, run_study
+    from codesign.run.driver import execution_with
+    from codesign.run.spec import load_spec
+
+    if not args.results.strip():
+        raise UserError("--results: got ''; expected the folder to hold the study folder (e.g. results)")
+    spec = load_spec(args.spec)
+    execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
+                               dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)
+    folder = run_study(spec, args.results, execution, progress=not args.quiet)
+    print((folder / STUDY_MD).read_text(encoding="utf-8").rstrip())
+    print(f"study: {folder / STUDY_CSV}")
+    return 0

@@ -1,0 +1,296 @@
+"""A study: the rounds a researcher used to write by hand, run by one command
+(``codesign study SPEC``).
+
+1. **global**: the spec itself, a search over every subspace it opens
+   (``results/<study>/global/run.sqlite``);
+2. **focus-tNN**: for each promising topology (the ``focus`` best of the global round,
+   one per topology, ranked as the report ranks, or the spec's ``topologies``), a
+   continuation that keeps the topology and actuator pair of that topology's best and
+   warm-starts its open parameters from the global round's best evaluations there --
+   what ``codesign freeze RUN --solution EVAL --keep topology,actuators --warm-start N``
+   writes (the spec is kept as ``focus-tNN.toml``; its run's store names ``global`` as its
+   parent);
+3. **verification**: each round's best replayed under the run's settings, at half the
+   time step, with soft contacts and in MuJoCo (``[study] verify``), each with its
+   walking verdict (``verify/<round>.json``);
+4. ``study.csv`` / ``study.md``: per topology the best design (``best-tNN.json``), the
+   stage it reached, its verdict under each check, device mass, power, cuff force,
+   thermal ratio and transmission peak.
+
+Every step is resumable: a round whose run exists resumes (bit for bit, as ``codesign
+resume``), a verification already written is read back, the focused topologies follow
+from the finished global round alone. So a study killed anywhere and started again ends
+on the same files as one never interrupted, whatever the worker count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from codesign.errors import UserError
+from codesign.io import json_text, read_user_file, write_text_atomic
+from codesign.objectives import ranked, stage_label
+from codesign.report.freeze import compact_toml, freeze_spec
+from codesign.report.rundata import load_run, load_run_catalog
+from codesign.run.driver import resume_run, start_run
+from codesign.run.spec import ExecutionSpec, Spec, check_run_name, parse_spec
+from codesign.run.store import RUN_FILE, open_run
+
+GLOBAL = "global"
+VERIFY_FOLDER = "verify"
+STUDY_CSV = "study.csv"
+STUDY_MD = "study.md"
+CHECK_LABELS = {"searched": "as searched", "half_step": "half time step", "soft": "soft contacts",
+                "mujoco": "MuJoCo"}
+# the record metrics the study table shows, with their headings (units in the heading)
+TABLE_METRICS = (("device mass [kg]", "added_mass", 1.0), ("power [W]", "power", 1.0),
+                 ("cuff force peak [N]", "cuff_force_peak", 1.0),
+                 ("thermal ratio [-]", "actuator_thermal_ratio", 1.0),
+                 ("transmission peak [-]", "transmission_peak", 1.0))
+
+
+@dataclass(frozen=True)
+class Check:
+    """One replay of a round's best: ``name`` (``searched`` or a :data:`VERIFY_CHECKS`
+    entry), whether it ``walks`` and the ``verdict`` in words; ``metrics`` the replay's
+    record metrics (SI)."""
+
+    name: str
+    walks: bool
+    verdict: str
+    metrics: dict[str, float]
+
+
+@dataclass(frozen=True)
+class RoundBest:
+    """A round's best evaluation and its checks: ``round`` (``global``, ``focus-t05``),
+    ``evaluation`` ("ITERATION:PARTICLE"), ``topology`` and ``actuators`` ("2-3"),
+    ``stage`` ("stage k of n"), ``design`` (the design file written for it, relative to
+    the study folder)."""
+
+    round: str
+    evaluation: str
+    topology: int | None
+    actuators: str
+    stage: str
+    design: str
+    checks: tuple[Check, ...]
+
+
+def run_round(spec: Spec, folder: Path, name: str, execution: ExecutionSpec | None,
+              progress: bool) -> Path:
+    """Run ``spec`` as the study's round ``name`` (``folder/name/run.sqlite``): start it,
+    or resume it where a killed study left it. Returns the run database."""
+    path = folder / name / RUN_FILE
+    if path.exists():
+        return resume_run(path, execution, progress=progress)
+    return start_run(spec, folder, name, execution, progress=progress)
+
+
+def _subspace_topologies(data) -> dict[int, tuple[int, str]]:
+    """subspace id -> (topology, "a-b") of a co-design run (UserError without a catalog)."""
+    catalog = load_run_catalog(data)
+    return {int(sid): (int(tid), "-".join(map(str, pair))) for sid, tid, pair in catalog.subspaces()}
+
+
+def focus_choices(global_run: Path, focus: int, topologies: tuple[int, ...]) -> list[tuple[int, str]]:
+    """(topology, its best evaluation "ITERATION:PARTICLE") of each topology that gets a
+    focused round: the spec's ``topologies`` (each must have a successful evaluation in
+    the global round), else the ``focus`` best topologies of the global round, best first
+    (the report's ranking; only successful evaluations)."""
+    data = load_run(global_run)
+    of = _subspace_topologies(data)
+    best = ranked(data.evaluations)
+    best = best[best["status"] == "ok"]
+    topology = best["subspace_id"].map(lambda sid: of[int(sid)][0])
+    best = best.assign(topology=topology).drop_duplicates("topology", keep="first")
+    if topologies:
+        missing = sorted(set(topologies) - set(best["topology"]))
+        if missing:
+            raise UserError(f"study.topologies: topology {missing[0]} has no successful evaluation in "
+                            f"the global round; expected topologies it evaluated "
+                            f"({', '.join(map(str, sorted(best['topology'])))})")
+        best = best[best["topology"].isin(topologies)].sort_values("topology")
+    else:
+        best = best.head(focus)
+    return [(int(r.topology), f"{int(r.iteration)}:{int(r.particle)}") for r in best.itertuples()]
+
+
+def focus_spec_text(global_run: Path, topology: int, evaluation: str, spec: Spec, index: int) -> str:
+    """The focused round's spec for ``topology``: ``codesign freeze``'s continuation of the
+    global round's ``evaluation`` keeping its topology and actuator pair, warm-started from
+    the global round's ``warm_start`` best evaluations that fit, with the study's swarm
+    (``focus_particles`` x ``focus_iterations``) and its own seed (the study's + 1 +
+    ``index``, the round's place in the study). Nothing is written."""
+    study = spec.study
+    name = f"focus-t{topology:02d}"
+    text, _ = freeze_spec(global_run, ["topology", "actuators"], solution=evaluation, name=name,
+                          warm_start=study.warm_start)
+    # freeze's header names the parent's folder; the study's says where it is relative to it
+    header = [line for line in text.splitlines() if line.startswith("#") and "Written by" not in line]
+    document = tomllib.loads(text)
+    document.pop("study", None)
+    document["seed"] = spec.seed + 1 + index
+    optimizer = document.setdefault("optimizer", {})
+    optimizer["particles"] = study.focus_particles
+    optimizer["iterations"] = study.focus_iterations
+    lines = [f"# Study {spec.name}, focused round on topology {topology}, written by `codesign study` "
+             f"from its round {GLOBAL} (../{GLOBAL}/run.sqlite):", *header]
+    return "\n".join(lines) + "\n" + compact_toml(document)
+
+
+def _focus_spec(folder: Path, global_run: Path, topology: int, evaluation: str, spec: Spec,
+                index: int) -> Spec:
+    """The focused round's spec, written once as ``folder/focus-tNN.toml`` (read back when a
+    resumed study finds it)."""
+    path = folder / f"focus-t{topology:02d}.toml"
+    if not path.exists():
+        write_text_atomic(path, focus_spec_text(global_run, topology, evaluation, spec, index))
+    return parse_spec(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionSpec | None = None,
+              progress: bool = True) -> Path:
+    """Run (or resume) the study ``spec`` into ``results/<name>/`` (module docstring);
+    returns its folder."""
+    if spec.study is None:
+        raise UserError(f"{spec.source}: no [study] table; expected a study spec (focus = N, "
+                        "docs/optimization.md), or run it with `codesign optimize`")
+    folder = Path(results) / check_run_name(spec.name, f"{spec.source}: name")
+    folder.mkdir(parents=True, exist_ok=True)
+    global_run = run_round(spec, folder, GLOBAL, execution, progress)
+    rounds = [(GLOBAL, global_run)]
+    study = spec.study
+    for index, (topology, evaluation) in enumerate(focus_choices(global_run, study.focus, study.topologies)):
+        child = _focus_spec(folder, global_run, topology, evaluation, spec, index)
+        rounds.append((child.name, run_round(child, folder, child.name, execution, progress)))
+    bests = [verify_round(folder, name, run, study.verify) for name, run in rounds]
+    write_study_table(folder, bests)
+    return folder
+
+
+def _round_best(run: Path) -> tuple[dict, str, int | None, str, str]:
+    """(the best's row, "ITERATION:PARTICLE", topology, actuators, "stage k of n") of a round."""
+    data = load_run(run)
+    best = ranked(data.evaluations).iloc[0]
+    topology, actuators = _subspace_topologies(data).get(int(best["subspace_id"]), (None, "-"))
+    from codesign.run.driver import resolve_problem
+
+    objectives = data.spec.objectives or resolve_problem(data.spec).objectives
+    stage = stage_label(int(best["stage"]), objectives).split(":")[0] if best["status"] == "ok" else "failed"
+    return best, f"{int(best['iteration'])}:{int(best['particle'])}", topology, actuators, stage
+
+
+def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...]) -> RoundBest:
+    """The round's best replayed under each check (module docstring), written to
+    ``folder/verify/<name>.json`` with its design file ``folder/best-<name>.json``; read back
+    when already there."""
+    path = folder / VERIFY_FOLDER / f"{name}.json"
+    if path.exists():
+        return _read_round_best(path)
+    best, evaluation, topology, actuators, stage = _round_best(run)
+    design_file = f"best-{name}.json"
+    results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file)
+    out = RoundBest(name, evaluation, topology, actuators, stage, design_file, results)
+    path.parent.mkdir(exist_ok=True)
+    write_text_atomic(path, json_text(dataclasses.asdict(out)) + "\n")
+    return out
+
+
+def _read_round_best(path: Path) -> RoundBest:
+    doc = read_user_file(path, "a study's verification JSON file")
+    checks = tuple(Check(**c) for c in doc.pop("checks"))
+    return RoundBest(**doc, checks=checks)
+
+
+def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path) -> tuple[Check, ...]:
+    """Replay the run's evaluation under each check: ``searched`` (the run's settings),
+    ``half_step`` (h / 2), ``soft`` (the soft contact model), ``mujoco`` (the MuJoCo export
+    under its own compiled law, :func:`codesign.walking.crosscheck.crosscheck`); writes the
+    design file (the run's settings as its ``evaluation``) to ``design_path``."""
+    import numpy as np
+
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import walking_verdict
+    from codesign.run.stored import inline_run_reference, stored_candidate
+    from codesign.walking.crosscheck import crosscheck
+
+    stored = stored_candidate(str(run), False, evaluation)
+    problem = get_problem(stored.problem)
+    design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation})
+    write_text_atomic(design_path, json_text(design.to_json()) + "\n")
+    base = inline_run_reference(stored.table, problem.run_reference)
+    settings = problem.parse_settings(base)
+    max_time = settings.walk.rollout.max_time
+    out = []
+    for check in checks:
+        if check == "mujoco":
+            times = np.zeros(0)
+            replay = problem.walking.replay(stored.design, settings, times)
+            if replay.setup is None or replay.rollout is None:
+                out.append(Check(check, False, f"not simulated: {replay.record.message}", {}))
+                continue
+            _, mj = crosscheck(replay.setup, settings.walk, replay.rollout, replay.record.metrics,
+                               replay.timings.get("rollout_s", math.nan), times)
+            metrics = {**mj.metrics, "time_fraction": mj.time / max_time}
+            stop = "" if mj.status == "ok" else f"{mj.status}: {mj.message}"
+        else:
+            table = {**base, **({"h": settings.walk.rollout.h / 2} if check == "half_step" else {}),
+                     **({"contact_model": "soft"} if check == "soft" else {})}
+            record = problem.walking.replay(stored.design, problem.parse_settings(table)).record
+            if not record.ok:
+                out.append(Check(check, False, f"not simulated: {record.message}", {}))
+                continue
+            metrics, stop = dict(record.metrics), record.message
+        verdict = walking_verdict(metrics, max_time, stop)
+        out.append(Check(check, verdict.walks, verdict.text,
+                         {k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)}))
+    return tuple(out)
+
+
+def study_table(bests: list[RoundBest]) -> pd.DataFrame:
+    """One row per topology: its best round's best (the focused round where there is one,
+    else the global round's), the stage it reached, its verdict under each check and the
+    :data:`TABLE_METRICS` of its replay under the run's settings."""
+    by_topology: dict[int | None, RoundBest] = {}
+    for best in bests:
+        if best.round != GLOBAL or best.topology not in by_topology:
+            by_topology[best.topology] = best
+    rows = []
+    for topology, best in sorted(by_topology.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+        searched = best.checks[0].metrics
+        row = {"topology": topology, "actuators": best.actuators, "round": best.round,
+               "evaluation": best.evaluation, "stage": best.stage}
+        for check in best.checks:
+            row[CHECK_LABELS[check.name]] = check.verdict
+        for heading, metric, scale in TABLE_METRICS:
+            row[heading] = searched.get(metric, math.nan) * scale
+        row["design"] = best.design
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_study_table(folder: Path, bests: list[RoundBest]) -> pd.DataFrame:
+    """``study.csv`` and ``study.md`` (module docstring); returns the table."""
+    table = study_table(bests)
+    write_text_atomic(folder / STUDY_CSV, table.to_csv(index=False))
+    lines = [f"# Study {folder.name}", "",
+             "Per topology, the best of its focused round (else of the global round), replayed under "
+             "the run's settings and each verification check.", "",
+             "| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
+    for row in table.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+    write_text_atomic(folder / STUDY_MD, "\n".join(lines) + "\n")
+    return table
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "-" if not math.isfinite(value) else f"{value:.3g}"
+    return str(value)

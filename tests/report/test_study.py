@@ -1,0 +1,107 @@
+"""`codesign study`: a global round, focused rounds per topology, each best verified -- one
+command that resumes to the same files wherever it is killed (real processes), and that
+refuses a study spec it cannot run in one line before writing anything."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from codesign.errors import UserError
+from codesign.report.study import GLOBAL, focus_choices
+from codesign.run.spec import parse_spec
+from runtools import assert_same_run, codesign, iterations_done, one_line, start_cli, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+STUDY = f"""
+name = "small-study"
+seed = 5
+[problem]
+name = "exo_codesign_wearer"
+[optimizer]
+algorithm = "mmpso"
+particles = 4
+iterations = 4
+[space]
+start_design = "{ROOT / 'docs/designs/human-gentle-walking.json'}"
+[evaluation]
+max_time = 0.3
+[execution]
+mode = "serial"
+[study]
+focus = 2
+focus_particles = 3
+focus_iterations = 3
+warm_start = 3
+verify = ["half_step"]
+"""
+
+
+@pytest.mark.parametrize("table, message", [
+    ("topologies = []", r"study\.topologies: got \[\]; expected at least one topology number"),
+    ("focus = 0", r"study\.focus: got 0; expected an integer >= 1"),
+    ('verify = ["slow"]', r'study\.verify: got \["slow"\]; expected a list of distinct checks among '
+                          r"half_step, soft, mujoco"),
+    ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
+])
+def test_a_study_table_it_cannot_run_is_one_line(table, message):
+    import re
+
+    with pytest.raises(UserError, match=message) as caught:
+        parse_spec(f'[problem]\nname = "exo_codesign_wearer"\n[study]\n{table}\n')
+    assert "\n" not in str(caught.value)
+    assert re.search(message, str(caught.value))
+
+
+@pytest.mark.integration
+def test_a_round_that_names_no_topology_stops_the_study_before_any_file(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(STUDY.replace("focus = 2", "topologies = []"))
+    done = codesign("study", spec, "--results", tmp_path / "results", "--quiet")
+    one_line(done, 2, r".*bad\.toml: study\.topologies: got \[\]; expected at least one topology number.*")
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.integration
+def test_a_study_killed_in_each_round_resumes_to_the_same_result(tmp_path):
+    spec = tmp_path / "study.toml"
+    spec.write_text(STUDY)
+    reference = tmp_path / "reference"
+    done = codesign("study", spec, "--results", reference, "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    ref = reference / "small-study"
+    rounds = sorted(p.name for p in ref.iterdir() if (p / "run.sqlite").exists())
+    assert rounds[0].startswith("focus-t") and rounds[-1] == GLOBAL and len(rounds) == 3
+    # the focused topologies are the global round's two best, one per topology
+    chosen = focus_choices(ref / GLOBAL / "run.sqlite", 2, ())
+    assert sorted(f"focus-t{t:02d}" for t, _ in chosen) == [r for r in rounds if r != GLOBAL]
+
+    results = tmp_path / "results"
+    study = results / "small-study"
+    focus = study / rounds[0] / "run.sqlite"
+    kills = [lambda: iterations_done(study / GLOBAL / "run.sqlite") >= 2,      # in the global round
+             lambda: focus.exists() and iterations_done(focus) >= 1,          # in a focused round
+             lambda: (study / "verify" / f"{GLOBAL}.json").exists()]         # in the verification
+    for condition in kills:
+        driver = start_cli("study", spec, "--results", results, "--quiet", start_new_session=True)
+        wait_for(lambda: condition() or driver.poll() is not None, timeout=300)
+        assert driver.poll() is None, "the study ended before it could be killed there"
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait(30)
+    done = codesign("study", spec, "--results", results, "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    for name in rounds:
+        assert_same_run(ref / name / "run.sqlite", study / name / "run.sqlite")
+    for name in ("study.csv", "study.md", *(f"best-{r}.json" for r in rounds),
+                 *(f"verify/{r}.json" for r in rounds), *(f"{r}.toml" for r in rounds if r != GLOBAL)):
+        assert (study / name).read_text() == (ref / name).read_text(), name
+    # the lineage is in the store: each focused round names the global round as its parent
+    from runtools import query
+
+    for name in rounds:
+        parent = query(study / name / "run.sqlite", "SELECT parent_run_id FROM runs")
+        assert parent == (None if name == GLOBAL else GLOBAL)
