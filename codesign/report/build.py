@@ -28,7 +28,7 @@ from codesign.report.html import Section, render_page
 from codesign.report.migration import migration_figure, observed_migration_rate
 from codesign.objectives import describe_fitness, ranked, stage_label, stage_objective
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
-from codesign.report.rundata import (CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog,
+from codesign.report.rundata import (RunData, load_run, load_run_catalog, searches_catalog,
                                      run_catalog_path)
 from codesign.report.robustness import with_robustness
 from codesign.report.table import (PARTS, eval_id, flag_legend, format_table, page_tables, to_markdown,
@@ -57,7 +57,7 @@ def layout_for(data: RunData, catalog_path: Path | None = None) -> Layout:
     topology. Other problems (or no catalog): the generic pool/group grid, flow per
     subspace (per grid column when there are more than 12 subspaces)."""
     notes = []
-    if data.spec.problem in CODESIGN_PROBLEMS:
+    if searches_catalog(data.spec):
         try:
             path = run_catalog_path(data, catalog_path)
             return _catalog_layout(load_run_catalog(data, path), path)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from codesign.report.rundata import CODESIGN_PROBLEMS, RunData
+from codesign.report.rundata import RunData, searches_catalog
 
 # morphology parameter names of MODEL (codesign.model.morphology.parameter_space), possibly
 # behind a group prefix such as "t2." in the co-design space
@@ -276,7 +276,7 @@ def screening_counts(data: RunData):
     """(passed, tested, source) per subspace id from MODEL's screening sweep
     (``results/screen/pass_rates.csv`` of ``codesign screen``: columns ``subspace``,
     ``samples``, ``passed``), for co-design runs only; None when absent or unreadable."""
-    if data.spec.problem not in CODESIGN_PROBLEMS or not SCREEN_CSV.is_file():
+    if not searches_catalog(data.spec) or not SCREEN_CSV.is_file():
         return None
     try:
         frame = pd.read_csv(SCREEN_CSV)

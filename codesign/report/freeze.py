@@ -41,7 +41,7 @@ import tomli_w
 from codesign.errors import UserError
 from codesign.report.designs import morphology_parameters
 from codesign.objectives import ranked
-from codesign.report.rundata import CODESIGN_PROBLEMS, RunData, load_run, load_run_catalog
+from codesign.report.rundata import RunData, load_run, load_run_catalog, searches_catalog
 from codesign.report.table import eval_id
 
 PART_NAMES = ("topology", "actuators", "morphology", "control")
@@ -154,7 +154,7 @@ def _pool_constraints(parts: list[str], data: RunData, solution: Solution,
             frozen[pool] = solution.groups[pool]
     wanted = [p for p in parts if p in ("topology", "actuators")]
     if wanted:
-        if data.spec.problem not in CODESIGN_PROBLEMS:
+        if not searches_catalog(data.spec):
             raise UserError(f"--keep {wanted[0]}: run {data.name} is not a co-design run "
                             f"(problem {data.spec.problem!r}); expected pool:NAME or param:NAME")
         pool, groups = _design_pool_groups(data, catalog_path)

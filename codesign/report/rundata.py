@@ -18,10 +18,18 @@ from codesign.problems.options import PRESETS
 from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 
-# the co-design problems (a device for a passive wearer, every law's): their runs search the
+# the co-design presets (a device for a passive wearer, every law's): their runs search the
 # topology catalog's subspaces
 CODESIGN_PROBLEMS = tuple(name for name, options in PRESETS.items()
                           if options.device == "linkage" and options.wearer == "passive")
+
+
+def searches_catalog(spec: Spec) -> bool:
+    """Whether the run's problem is a co-design one that searches the topology catalog's
+    subspaces (a device for a passive wearer): a preset of :data:`CODESIGN_PROBLEMS` or a
+    composed ``walking(...)`` problem with those options."""
+    options = spec.options
+    return options is not None and options.device == "linkage" and options.wearer == "passive"
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from codesign.report.freeze import compact_toml, freeze_spec
 from codesign.report.rundata import load_run, load_run_catalog
 from codesign.run.driver import resume_run, start_run
 from codesign.run.spec import ExecutionSpec, Spec, check_run_name, parse_spec
-from codesign.run.store import RUN_FILE, open_run
+from codesign.run.store import RUN_FILE
 
 GLOBAL = "global"
 VERIFY_FOLDER = "verify"

@@ -41,7 +41,6 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,13 +48,16 @@ from typing import Any
 
 import numpy as np
 
-from codesign.errors import UserError, listed, nearest, shown
+from codesign.errors import UserError, listed, nearest
 from codesign.io import parse_user_text, read_user_file, read_user_text
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
 from codesign.types import Group, Parameter, Pool
 from codesign.optimize.space import Space
+from codesign.run.spec_values import (Invalid, check_table, fail, one_line_error, read_bool, read_float,
+                                      read_int, read_names, read_range, read_str, user_table)
+from codesign.run.study_spec import StudySpec, parse_study
 
 ALGORITHMS = ("pso", "mmpso")
 SPEC_EXPECTED = "a TOML job spec (docs/optimization.md)"
@@ -92,28 +94,6 @@ class FreezeSpec:
     pools: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, float] = field(default_factory=dict)
     parent: str = ""
-
-
-VERIFY_CHECKS = ("half_step", "soft", "mujoco")
-
-
-@dataclass(frozen=True)
-class StudySpec:
-    """A study's rounds after its global one (``[study]``, run by ``codesign study``).
-
-    focus: how many topologies get a focused round (the best of each topology in the
-    global round, ranked; 0 with ``topologies`` given); topologies: catalog numbers that
-    get one whatever the global round found; focus_particles, focus_iterations: each
-    focused round's swarm; warm_start: its open parameters start in the range of the
-    parent's N best evaluations of that topology (``codesign freeze --warm-start``);
-    verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`)."""
-
-    focus: int = 3
-    topologies: tuple[int, ...] = ()
-    focus_particles: int = 24
-    focus_iterations: int = 60
-    warm_start: int = 10
-    verify: tuple[str, ...] = VERIFY_CHECKS
 
 
 @dataclass(frozen=True)
@@ -163,12 +143,8 @@ def parse_spec(text: str, source: str = "<spec>") -> Spec:
     data = parse_user_text(text, source, SPEC_EXPECTED, "toml")
     try:
         return _spec(data, text, source)
-    except _Invalid as exc:
-        raise _error(f"{source}: {exc}") from None
-
-
-class _Invalid(Exception):
-    pass
+    except Invalid as exc:
+        raise one_line_error(f"{source}: {exc}") from None
 
 
 RUN_NAME_RULE = "a run name of letters, digits, '-', '_', '.' (not starting with '.', at most 200)"
@@ -182,7 +158,7 @@ def check_run_name(name: str, where: str) -> str:
     plain = name.replace("-", "").replace("_", "").replace(".", "")
     if not (plain.isalnum() and not name.startswith(".") and len(name) <= 200):
         shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
-        raise _error(f"{where}: got {shown}; expected {RUN_NAME_RULE}")
+        raise one_line_error(f"{where}: got {shown}; expected {RUN_NAME_RULE}")
     return name
 
 
@@ -195,7 +171,7 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
         return ()
     hooks = problem.walking
     if hooks is None or hooks.encode is None:
-        raise _error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a design's "
+        raise one_line_error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a design's "
                      f"parameters; expected a walking co-design problem")
     from codesign.walking.design import DESIGN_KEYS, Design
 
@@ -205,123 +181,44 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
         try:
             design = Design.from_json({key: doc[key] for key in DESIGN_KEYS if key in doc}, where)
         except UserError as exc:
-            raise _error(str(exc)) from None
+            raise one_line_error(str(exc)) from None
         groups, values = hooks.encode(design)
         for name, value in values.items():
             if name not in params:
-                raise _error(f"{where}: parameter {name!r} is not one of problem {problem.name!r}'s")
+                raise one_line_error(f"{where}: parameter {name!r} is not one of problem {problem.name!r}'s")
             if not params[name].low <= value <= params[name].high:
-                raise _error(f"{where}: {name} = {value} outside the bounds "
+                raise one_line_error(f"{where}: {name} = {value} outside the bounds "
                              f"[{params[name].low}, {params[name].high}]")
         out.append((tuple(groups), dict(values)))
     return tuple(out)
 
 
-def _error(message: str) -> UserError:
-    """A UserError kept on one line (names from the spec may hold line breaks)."""
-    return UserError(message.replace("\r", "\\r").replace("\n", "\\n"))
-
-
-def _fail(path: str, got: Any, expected: str) -> None:
-    raise _Invalid(f"{path}: got {shown(got)}; expected {expected}")
-
-
-def _table(data: Any, path: str, allowed: tuple[str, ...]) -> dict:
-    if not isinstance(data, dict):
-        _fail(path or "spec", data, "a table")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else key
-            raise _Invalid(f"{where}: unknown key{nearest(key, allowed)}; expected one of {', '.join(allowed)}")
-    return data
-
-
-def _dict(data: Any, path: str) -> dict:
-    """A table whose keys are user names (parameters, pools)."""
-    if not isinstance(data, dict):
-        _fail(path, data, "a table")
-    return data
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _int(data: dict, key: str, path: str, default: int, low: int = 0, high: int = 2**62) -> int:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        _fail(_join(path, key), value, f"an integer >= {low}" if high == 2**62 else f"an integer in [{low}, {high}]")
-    return value
-
-
-def _float(data: dict, key: str, path: str, default: float | None,
-           low: float = -math.inf, high: float = math.inf) -> float | None:
-    value = data.get(key, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not low <= value <= high:
-        bounds = "" if (low, high) == (-math.inf, math.inf) else f" in [{low:g}, {high:g}]"
-        _fail(_join(path, key), value, f"a finite number{bounds}")
-    return float(value)
-
-
-def _bool(data: dict, key: str, path: str, default: bool) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        _fail(_join(path, key), value, "true or false")
-    return value
-
-
-def _str(data: dict, key: str, path: str, default: str, choices: tuple[str, ...] = ()) -> str:
-    value = data.get(key, default)
-    if not isinstance(value, str) or (choices and value not in choices):
-        _fail(_join(path, key), value, f"one of {', '.join(choices)}" if choices else "a string")
-    return value
-
-
-def _name_list(value: Any, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        _fail(path, value, "a list of names (strings)")
-    if len(set(value)) != len(value):
-        _fail(path, value, "names without repetition")
-    return tuple(value)
-
-
-def _range(value: Any, path: str) -> tuple[float, float]:
-    if (not isinstance(value, list) or len(value) != 2
-            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-                   for v in value) or not value[0] < value[1]):
-        _fail(path, value, "[low, high] with finite numbers, low < high")
-    return float(value[0]), float(value[1])
-
-
 def _spec(data: dict, text: str, source: str) -> Spec:
-    _table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
+    check_table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
                       "evaluation", "execution", "freeze", "study"))
-    name = _str(data, "name", "", "")
+    name = read_str(data, "name", "", "")
     if name:
         check_run_name(name, f"{source}: name")
-    seed = _int(data, "seed", "", 0)
+    seed = read_int(data, "seed", "", 0)
     if "problem" not in data:
-        raise _Invalid("problem: missing; expected a [problem] table with name = \"...\"")
-    problem = _dict(data["problem"], "problem")
+        raise Invalid("problem: missing; expected a [problem] table with name = \"...\"")
+    problem = user_table(data["problem"], "problem")
     if "name" not in problem:
-        raise _Invalid("problem.name: missing; expected the name of a registered problem")
-    problem_name = _str(problem, "name", "problem", "")
-    evaluation = _dict(data.get("evaluation", {}), "evaluation")
+        raise Invalid("problem.name: missing; expected the name of a registered problem")
+    problem_name = read_str(problem, "name", "problem", "")
+    evaluation = user_table(data.get("evaluation", {}), "evaluation")
     from codesign.problems.options import spec_problem     # the problems' options: read there
 
     try:
         problem_name, options, evaluation = spec_problem(problem, evaluation)
     except UserError as exc:
-        raise _Invalid(str(exc)) from None
+        raise Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
     parameters, pools, exclude, start, start_spread, start_designs = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
-    study = _study(data["study"]) if "study" in data else None
+    study = parse_study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
                 start_spread=start_spread, start_designs=start_designs,
@@ -332,22 +229,22 @@ def _spec(data: dict, text: str, source: str) -> Spec:
 
 def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
     path = "optimizer"
-    _table(data, path, ("algorithm", "particles", "iterations", "constriction", "c1", "c2",
+    check_table(data, path, ("algorithm", "particles", "iterations", "constriction", "c1", "c2",
                         "velocity_clamp", "pipeline", "migration"))
-    algorithm = _str(data, "algorithm", path, "mmpso", ALGORITHMS)
+    algorithm = read_str(data, "algorithm", path, "mmpso", ALGORITHMS)
     pso = PSOSettings(
-        particles=_int(data, "particles", path, 40, low=1, high=100_000),
-        iterations=_int(data, "iterations", path, 100, low=1, high=10_000_000),
-        constriction=_float(data, "constriction", path, 0.729, 0.0, 1.0),
-        c1=_float(data, "c1", path, 2.05, 0.0, 10.0),
-        c2=_float(data, "c2", path, 2.05, 0.0, 10.0),
-        velocity_clamp=_float(data, "velocity_clamp", path, 0.6, 1e-6, 1.0),
-        pipeline=_bool(data, "pipeline", path, False))
+        particles=read_int(data, "particles", path, 40, low=1, high=100_000),
+        iterations=read_int(data, "iterations", path, 100, low=1, high=10_000_000),
+        constriction=read_float(data, "constriction", path, 0.729, 0.0, 1.0),
+        c1=read_float(data, "c1", path, 2.05, 0.0, 10.0),
+        c2=read_float(data, "c2", path, 2.05, 0.0, 10.0),
+        velocity_clamp=read_float(data, "velocity_clamp", path, 0.6, 1e-6, 1.0),
+        pipeline=read_bool(data, "pipeline", path, False))
     if "migration" not in data:
         return algorithm, pso, thesis_migration(pso.iterations)
     if algorithm == "pso":
-        raise _Invalid("optimizer.migration: given for algorithm \"pso\"; expected it only with \"mmpso\"")
-    table = _table(data["migration"], "optimizer.migration", ("exploration", "local", "global"))
+        raise Invalid("optimizer.migration: given for algorithm \"pso\"; expected it only with \"mmpso\"")
+    table = check_table(data["migration"], "optimizer.migration", ("exploration", "local", "global"))
     schedules = {key: _schedule(table.get(key, {"shape": "constant", "start": 0.0}),
                                 f"optimizer.migration.{key}") for key in ("exploration", "local", "global")}
     migration = Migration(schedules["exploration"], schedules["local"], schedules["global"])
@@ -355,9 +252,9 @@ def _optimizer(data: Any) -> tuple[str, PSOSettings, Migration]:
         values = migration.at(t)
         for key, value in zip(("exploration", "local", "global"), values):
             if not 0.0 <= value <= 1.0:
-                raise _Invalid(f"optimizer.migration.{key}: is {value:.4g} at iteration {t}; expected a probability in [0, 1]")
+                raise Invalid(f"optimizer.migration.{key}: is {value:.4g} at iteration {t}; expected a probability in [0, 1]")
         if sum(values) > 1.0 + 1e-12:
-            raise _Invalid(f"optimizer.migration: P_e + P_l + P_g = {sum(values):.4g} at iteration {t}; expected <= 1 (eq. 3.6)")
+            raise Invalid(f"optimizer.migration: P_e + P_l + P_g = {sum(values):.4g} at iteration {t}; expected <= 1 (eq. 3.6)")
     return algorithm, pso, migration
 
 
@@ -373,25 +270,25 @@ def _check_points(iterations: int, schedules) -> list[int]:
 
 def _schedule(data: Any, path: str) -> Schedule:
     if isinstance(data, (int, float)) and not isinstance(data, bool):
-        return constant(_float({"p": data}, "p", path, 0.0, 0.0, 1.0))
-    _table(data, path, ("shape", "start", "end", "peak", "center", "width"))
-    shape = _str(data, "shape", path, "constant", SHAPES)
-    return Schedule(shape=shape, start=_float(data, "start", path, 0.0, -1.0, 1.0),
-                    end=_float(data, "end", path, 0.0, -1.0, 1.0),
-                    peak=_float(data, "peak", path, 0.0, -1.0, 1.0),
-                    center=_float(data, "center", path, 0.0, -1e9, 1e9),
-                    width=_float(data, "width", path, 1.0, 1e-9, 1e9))
+        return constant(read_float({"p": data}, "p", path, 0.0, 0.0, 1.0))
+    check_table(data, path, ("shape", "start", "end", "peak", "center", "width"))
+    shape = read_str(data, "shape", path, "constant", SHAPES)
+    return Schedule(shape=shape, start=read_float(data, "start", path, 0.0, -1.0, 1.0),
+                    end=read_float(data, "end", path, 0.0, -1.0, 1.0),
+                    peak=read_float(data, "peak", path, 0.0, -1.0, 1.0),
+                    center=read_float(data, "center", path, 0.0, -1e9, 1e9),
+                    width=read_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
 def _read_start_file(key: str, path: Any, expected: str) -> Any:
     """The JSON document of a file named by ``space.<key>`` (one line naming the key when
     it cannot be read)."""
     if not isinstance(path, str) or not path:
-        _fail(f"space.{key}", path, f"the path of {expected}")
+        fail(f"space.{key}", path, f"the path of {expected}")
     try:
         return read_user_file(path, expected)
     except UserError as exc:
-        raise _Invalid(f"space.{key}: {exc}") from None
+        raise Invalid(f"space.{key}: {exc}") from None
 
 
 def _start_design(path: Any) -> dict[str, float]:
@@ -400,13 +297,13 @@ def _start_design(path: Any) -> dict[str, float]:
     doc = _read_start_file("start_design", path, "a design JSON file")
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
-        _fail("space.start_design", path, "a design JSON file with a \"params\" table")
+        fail("space.start_design", path, "a design JSON file with a \"params\" table")
     from codesign.walking.design import read_value    # a motor stored by its name
 
     try:
         return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}
     except UserError as exc:
-        raise _Invalid(str(exc)) from None
+        raise Invalid(str(exc)) from None
 
 
 def _start_designs(path: Any) -> tuple[dict, ...]:
@@ -414,100 +311,100 @@ def _start_designs(path: Any) -> tuple[dict, ...]:
     objects (each with a ``params`` table; checked against the problem later)."""
     doc = _read_start_file("start_designs", path, "a JSON list of designs")
     if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
-        _fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
+        fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
     return tuple(doc)
 
 
 def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float], float,
                                tuple[dict, ...]]:
-    _table(data, "space", ("parameters", "pools", "exclude", "start", "start_design", "start_designs",
+    check_table(data, "space", ("parameters", "pools", "exclude", "start", "start_design", "start_designs",
                            "start_spread"))
     parameters = {}
-    for pname, entry in _dict(data.get("parameters", {}), "space.parameters").items():
+    for pname, entry in user_table(data.get("parameters", {}), "space.parameters").items():
         path = f"space.parameters.{pname}"
-        _table(entry, path, ("bounds", "init"))
+        check_table(entry, path, ("bounds", "init"))
         if "bounds" in entry:
-            _range(entry["bounds"], f"{path}.bounds")
+            read_range(entry["bounds"], f"{path}.bounds")
         if "init" in entry:
-            _range(entry["init"], f"{path}.init")
+            read_range(entry["init"], f"{path}.init")
         parameters[pname] = dict(entry)
     pools = []
     raw_pools = data.get("pools", [])
     if not isinstance(raw_pools, list):
-        _fail("space.pools", raw_pools, "an array of tables [[space.pools]]")
+        fail("space.pools", raw_pools, "an array of tables [[space.pools]]")
     for k, pool in enumerate(raw_pools):
         path = f"space.pools[{k}]"
-        _table(pool, path, ("name", "groups"))
-        pool_name = _str(pool, "name", path, f"pool{k + 1}")
+        check_table(pool, path, ("name", "groups"))
+        pool_name = read_str(pool, "name", path, f"pool{k + 1}")
         groups = pool.get("groups")
         if not isinstance(groups, list) or not groups:
-            _fail(f"{path}.groups", groups, "a non-empty array of {name, parameters} tables")
+            fail(f"{path}.groups", groups, "a non-empty array of {name, parameters} tables")
         parsed = []
         for j, group in enumerate(groups):
             gpath = f"{path}.groups[{j}]"
-            _table(group, gpath, ("name", "parameters"))
-            parsed.append(Group(_str(group, "name", gpath, f"g{j + 1}"),
-                                _name_list(group.get("parameters", []), f"{gpath}.parameters")))
+            check_table(group, gpath, ("name", "parameters"))
+            parsed.append(Group(read_str(group, "name", gpath, f"g{j + 1}"),
+                                read_names(group.get("parameters", []), f"{gpath}.parameters")))
         if len({g.name for g in parsed}) != len(parsed):
-            _fail(f"{path}.groups", [g.name for g in parsed], "distinct group names")
+            fail(f"{path}.groups", [g.name for g in parsed], "distinct group names")
         pools.append(Pool(pool_name, tuple(parsed)))
     if len({p.name for p in pools}) != len(pools):
-        _fail("space.pools", [p.name for p in pools], "distinct pool names")
+        fail("space.pools", [p.name for p in pools], "distinct pool names")
     exclude = data.get("exclude", [])
     if not isinstance(exclude, list):
-        _fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
-    combos = tuple(_name_list(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
-    start_table = _dict(data.get("start", {}), "space.start")
+        fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
+    combos = tuple(read_names(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
+    start_table = user_table(data.get("start", {}), "space.start")
     start = _start_design(data["start_design"]) if "start_design" in data else {}
-    start.update({name: _float(start_table, name, "space.start", None) for name in start_table})
+    start.update({name: read_float(start_table, name, "space.start", None) for name in start_table})
     designs = _start_designs(data["start_designs"]) if "start_designs" in data else ()
-    spread = _float(data, "start_spread", "space", 0.0, 0.0, 0.5)
+    spread = read_float(data, "start_spread", "space", 0.0, 0.0, 0.5)
     if spread > 0 and not (start or designs):
-        _fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
+        fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
               "space.start_designs) to spread around")
     return parameters, tuple(pools), combos, start, spread, designs
 
 
 def _objectives(data: Any) -> tuple[Objective, ...]:
     if not isinstance(data, list):
-        _fail("objectives", data, "an array of tables [[objectives]]")
+        fail("objectives", data, "an array of tables [[objectives]]")
     out = []
     for k, entry in enumerate(data):
         path = f"objectives[{k}]"
-        _table(entry, path, ("metric", "sense", "until"))
+        check_table(entry, path, ("metric", "sense", "until"))
         if "metric" not in entry:
-            raise _Invalid(f"{path}.metric: missing; expected the name of a metric")
-        until = _float(entry, "until", path, None)
+            raise Invalid(f"{path}.metric: missing; expected the name of a metric")
+        until = read_float(entry, "until", path, None)
         if k == len(data) - 1 and until is not None:
-            raise _Invalid(f"{path}.until: given for the last objective; expected it only on earlier stages")
-        out.append(Objective(_str(entry, "metric", path, ""), _str(entry, "sense", path, "minimize", SENSES),
+            raise Invalid(f"{path}.until: given for the last objective; expected it only on earlier stages")
+        out.append(Objective(read_str(entry, "metric", path, ""), read_str(entry, "sense", path, "minimize", SENSES),
                              until))
     return tuple(out)
 
 
 def _execution(data: Any) -> ExecutionSpec:
     path = "execution"
-    _table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster", "dashboard",
+    check_table(data, path, ("mode", "workers", "scheduler", "batch_size", "cluster", "dashboard",
                         "no_worker_warning_s"))
-    mode = _str(data, "mode", path, "local", MODES)
-    scheduler = _str(data, "scheduler", path, "")
+    mode = read_str(data, "mode", path, "local", MODES)
+    scheduler = read_str(data, "scheduler", path, "")
     if mode == "scheduler" and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
-        _fail("execution.scheduler", scheduler, "an address like tcp://HOST:PORT for mode = \"scheduler\"")
+        fail("execution.scheduler", scheduler, "an address like tcp://HOST:PORT for mode = \"scheduler\"")
     cpath = "execution.cluster"
-    cl = _table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
+    cl = check_table(data.get("cluster", {}), cpath, ("cores", "memory", "walltime", "lifetime",
                                                  "jobs", "queue", "account", "interface"))
-    cluster = ClusterSpec(cores=_int(cl, "cores", cpath, 1, low=1), memory=_memory(cl, cpath),
+    cluster = ClusterSpec(cores=read_int(cl, "cores", cpath, 1, low=1), memory=_memory(cl, cpath),
                           walltime=_walltime(cl, cpath),
-                          lifetime=_str(cl, "lifetime", cpath, ""), jobs=_int(cl, "jobs", cpath, 1, low=1),
-                          queue=_str(cl, "queue", cpath, ""), account=_str(cl, "account", cpath, ""),
-                          interface=_str(cl, "interface", cpath, ""))
+                          lifetime=read_str(cl, "lifetime", cpath, ""), jobs=read_int(cl, "jobs", cpath, 1, low=1),
+                          queue=read_str(cl, "queue", cpath, ""), account=read_str(cl, "account", cpath, ""),
+                          interface=read_str(cl, "interface", cpath, ""))
     dashboard = data.get("dashboard", True)
     if not isinstance(dashboard, bool):
-        _fail("execution.dashboard", dashboard, "true or false")
-    return ExecutionSpec(mode=mode, workers=_int(data, "workers", path, 0),
-                         scheduler=scheduler, batch_size=_int(data, "batch_size", path, 0),
+        fail("execution.dashboard", dashboard, "true or false")
+    return ExecutionSpec(mode=mode, workers=read_int(data, "workers", path, 0),
+                         scheduler=scheduler, batch_size=read_int(data, "batch_size", path, 0),
                          cluster=cluster, dashboard=dashboard,
-                         no_worker_warning_s=_float(data, "no_worker_warning_s", path, 60.0, 0.0, 1e9))
+                         no_worker_warning_s=read_float(data, "no_worker_warning_s", path, 60.0, 0.0, 1e9))
 
 
 # [D-]HH:MM:SS, HH:MM, or minutes: what both SLURM and PBS read
@@ -515,14 +412,14 @@ _WALLTIME = re.compile(r"^(\d+-)?\d{1,3}:[0-5]\d(:[0-5]\d)?$|^\d+$")
 
 
 def _walltime(data: dict, path: str) -> str:
-    value = _str(data, "walltime", path, "01:00:00")
+    value = read_str(data, "walltime", path, "01:00:00")
     if not _WALLTIME.match(value):
-        _fail(f"{path}.walltime", value, "a batch walltime like \"04:00:00\" ([D-]HH:MM:SS)")
+        fail(f"{path}.walltime", value, "a batch walltime like \"04:00:00\" ([D-]HH:MM:SS)")
     return value
 
 
 def _memory(data: dict, path: str) -> str:
-    value = _str(data, "memory", path, "4GB")
+    value = read_str(data, "memory", path, "4GB")
     from dask.utils import parse_bytes
 
     try:
@@ -530,48 +427,19 @@ def _memory(data: dict, path: str) -> str:
     except ValueError:
         ok = False
     if not ok:
-        _fail(f"{path}.memory", value, "a memory size like \"16GB\" (at least 1 MiB)")
+        fail(f"{path}.memory", value, "a memory size like \"16GB\" (at least 1 MiB)")
     return value
 
 
 def _freeze(data: Any) -> FreezeSpec:
-    _table(data, "freeze", ("pools", "parameters", "parent"))
-    pools = _dict(data.get("pools", {}), "freeze.pools")
+    check_table(data, "freeze", ("pools", "parameters", "parent"))
+    pools = user_table(data.get("pools", {}), "freeze.pools")
     for key, value in pools.items():
         if not isinstance(value, str):
-            _fail(f"freeze.pools.{key}", value, "the name of the group to keep")
-    params = _dict(data.get("parameters", {}), "freeze.parameters")
-    values = {key: _float(params, key, "freeze.parameters", None) for key in params}
-    return FreezeSpec(pools=dict(pools), parameters=values, parent=_str(data, "parent", "freeze", ""))
-
-
-def _study(data: Any) -> StudySpec:
-    path = "study"
-    _table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                        "verify"))
-    topologies = data.get("topologies", [])
-    if (not isinstance(topologies, list)
-            or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
-            or len(set(topologies)) != len(topologies)):
-        _fail("study.topologies", topologies, "a list of distinct topology numbers (integers >= 1)")
-    if "topologies" in data and not topologies:
-        _fail("study.topologies", topologies, "at least one topology number for the focused rounds "
-                                              "(or leave it out and set focus = N)")
-    focus = _int(data, "focus", path, 0 if topologies else StudySpec.focus, high=1000)
-    if focus == 0 and not topologies:
-        _fail("study.focus", focus, "an integer >= 1 (the topologies that get a focused round), "
-                                    "or study.topologies = [k, ...]")
-    verify = data.get("verify", list(VERIFY_CHECKS))
-    if not isinstance(verify, list) or any(v not in VERIFY_CHECKS for v in verify) \
-            or len(set(verify)) != len(verify):
-        _fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}")
-    return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
-                     focus_particles=_int(data, "focus_particles", path, StudySpec.focus_particles,
-                                          low=1, high=100_000),
-                     focus_iterations=_int(data, "focus_iterations", path, StudySpec.focus_iterations,
-                                           low=1, high=1_000_000),
-                     warm_start=_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
-                     verify=tuple(verify))
+            fail(f"freeze.pools.{key}", value, "the name of the group to keep")
+    params = user_table(data.get("parameters", {}), "freeze.parameters")
+    values = {key: read_float(params, key, "freeze.parameters", None) for key in params}
+    return FreezeSpec(pools=dict(pools), parameters=values, parent=read_str(data, "parent", "freeze", ""))
 
 
 # -- the search space of a spec ---------------------------------------------------------------
@@ -589,51 +457,51 @@ def build_space(spec: Spec, problem) -> Space:
     for pname, entry in spec.parameters.items():
         path = f"space.parameters.{pname}"
         if declared and pname not in declared:
-            raise _error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}"
+            raise one_line_error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}"
                          f"{nearest(pname, declared)}; expected one of {listed(declared)}")
         base = declared.get(pname)
         if base is None and "bounds" not in entry:
-            raise _error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
+            raise one_line_error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
         low, high = entry.get("bounds", (base.low, base.high) if base else None)
         if base is not None and not base.low <= low < high <= base.high:
-            raise _error(f"{spec.source}: {path}.bounds: {[low, high]} outside the range of problem "
+            raise one_line_error(f"{spec.source}: {path}.bounds: {[low, high]} outside the range of problem "
                          f"{problem.name!r} [{base.low:g}, {base.high:g}]; expected bounds inside it")
         init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
         if init[0] < low or init[1] > high:
-            raise _error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
+            raise one_line_error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
                             f"expected a range inside the bounds")
         params[pname] = Parameter(pname, float(low), float(high), float(init[0]), float(init[1]))
     if not params:
-        raise _error(f"{spec.source}: space.parameters: none declared; expected at least one parameter")
+        raise one_line_error(f"{spec.source}: space.parameters: none declared; expected at least one parameter")
     pools = spec.pools or problem.pools or (Pool("all", (Group("all", tuple(params)),)),)
     where = "space.pools" if spec.pools else f"the pools of problem {problem.name!r}"
     for pool in pools:
         for group in pool.groups:
             for pname in group.parameters:
                 if pname not in params:
-                    raise _error(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
+                    raise one_line_error(f"{spec.source}: {where}: group {pool.name}.{group.name} uses unknown "
                                     f"parameter {pname!r}; expected one of {listed(params)}")
     labels = {f"{p.name}.{g.name}" for p in pools for g in p.groups}
     for k, combo in enumerate(spec.exclude):
         for label in combo:
             if label not in labels:
-                raise _error(f"{spec.source}: space.exclude[{k}]: unknown group {label!r}; "
+                raise one_line_error(f"{spec.source}: space.exclude[{k}]: unknown group {label!r}; "
                                 f"expected \"pool.group\" names")
     pool_groups = {p.name: [g.name for g in p.groups] for p in pools}
     for pool_name, group in spec.freeze.pools.items():
         if pool_name not in pool_groups:
-            raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown pool; "
+            raise one_line_error(f"{spec.source}: freeze.pools.{pool_name}: unknown pool; "
                             f"expected one of {', '.join(pool_groups)}")
         if group not in pool_groups[pool_name]:
-            raise _error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
+            raise one_line_error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
                             f"expected one of {listed(pool_groups[pool_name])}")
     for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start)):
         for pname, value in values.items():
             if pname not in params:
-                raise _error(f"{spec.source}: {table}.{pname}: unknown parameter; "
+                raise one_line_error(f"{spec.source}: {table}.{pname}: unknown parameter; "
                              f"expected one of {listed(params)}")
             if not params[pname].low <= value <= params[pname].high:
-                raise _error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
+                raise one_line_error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
                              f"[{params[pname].low}, {params[pname].high}]")
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
@@ -641,8 +509,8 @@ def build_space(spec: Spec, problem) -> Space:
                       valid=problem.valid, start=dict(spec.start), start_spread=spec.start_spread,
                       subspace_starts=subspace_starts(spec, problem, params))
     except ValueError as exc:
-        raise _error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
+        raise one_line_error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None
     if spec.algorithm == "pso" and space.n_subspaces > 1:
-        raise _error(f"{spec.source}: optimizer.algorithm: \"pso\" with {space.n_subspaces} subspaces; "
+        raise one_line_error(f"{spec.source}: optimizer.algorithm: \"pso\" with {space.n_subspaces} subspaces; "
                         f"expected \"mmpso\" (or freeze the pools)")
     return space

@@ -227,3 +227,20 @@ def test_pass_rate_heatmap_from_screening_csv(codesign_run, tmp_path, monkeypatc
             assert drawn.mask[r, c]  # not screened
         else:
             assert drawn[r, c] == pytest.approx((sid % 9) / 8)
+
+
+def test_a_composed_co_design_problem_gets_the_catalog_layout_as_its_preset_would():
+    """A walking(...) problem that searches the catalog is a co-design run for the report,
+    the freeze and the screening counts, as the presets with the same options are."""
+    from codesign.problems.options import PRESETS
+    from codesign.report.rundata import searches_catalog
+
+    for name, options in PRESETS.items():
+        if options.search == "wearer":        # needs its frozen device's file: not a catalog search
+            continue
+        assert searches_catalog(parse_spec(f'[problem]\nname = "{name}"\n')) == (name in CODESIGN_PROBLEMS)
+    composed = parse_spec('[problem]\nname = "walking"\ncontrol = "actuator"\ntorso_feedback = true\n'
+                          'drivetrains = "searched"\n')
+    assert composed.problem.startswith("walking(") and composed.problem not in PRESETS
+    assert searches_catalog(composed)
+    assert not searches_catalog(parse_spec('[problem]\nname = "sphere"\n'))

@@ -1,0 +1,60 @@
+"""A study spec's ``[study]`` table (``codesign study``, :mod:`codesign.report.study`)
+read into a frozen :class:`StudySpec`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from codesign.run.spec_values import fail, read_int, check_table
+
+VERIFY_CHECKS = ("half_step", "soft", "mujoco")
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """A study's rounds after its global one (``[study]``, run by ``codesign study``).
+
+    focus: how many topologies get a focused round (the best of each topology in the
+    global round, ranked; 0 with ``topologies`` given); topologies: catalog numbers that
+    get one whatever the global round found; focus_particles, focus_iterations: each
+    focused round's swarm; warm_start: its open parameters start in the range of the
+    parent's N best evaluations of that topology (``codesign freeze --warm-start``);
+    verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`)."""
+
+    focus: int = 3
+    topologies: tuple[int, ...] = ()
+    focus_particles: int = 24
+    focus_iterations: int = 60
+    warm_start: int = 10
+    verify: tuple[str, ...] = VERIFY_CHECKS
+
+
+def parse_study(data: Any) -> StudySpec:
+    """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
+    path = "study"
+    check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
+                        "verify"))
+    topologies = data.get("topologies", [])
+    if (not isinstance(topologies, list)
+            or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
+            or len(set(topologies)) != len(topologies)):
+        fail("study.topologies", topologies, "a list of distinct topology numbers (integers >= 1)")
+    if "topologies" in data and not topologies:
+        fail("study.topologies", topologies, "at least one topology number for the focused rounds "
+                                              "(or leave it out and set focus = N)")
+    focus = read_int(data, "focus", path, 0 if topologies else StudySpec.focus, high=1000)
+    if focus == 0 and not topologies:
+        fail("study.focus", focus, "an integer >= 1 (the topologies that get a focused round), "
+                                    "or study.topologies = [k, ...]")
+    verify = data.get("verify", list(VERIFY_CHECKS))
+    if not isinstance(verify, list) or any(v not in VERIFY_CHECKS for v in verify) \
+            or len(set(verify)) != len(verify):
+        fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}")
+    return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
+                     focus_particles=read_int(data, "focus_particles", path, StudySpec.focus_particles,
+                                          low=1, high=100_000),
+                     focus_iterations=read_int(data, "focus_iterations", path, StudySpec.focus_iterations,
+                                           low=1, high=1_000_000),
+                     warm_start=read_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
+                     verify=tuple(verify))
