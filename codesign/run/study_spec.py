@@ -34,7 +34,7 @@ def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                        "verify"))
+                             "verify"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -42,19 +42,22 @@ def parse_study(data: Any) -> StudySpec:
         fail("study.topologies", topologies, "a list of distinct topology numbers (integers >= 1)")
     if "topologies" in data and not topologies:
         fail("study.topologies", topologies, "at least one topology number for the focused rounds "
-                                              "(or leave it out and set focus = N)")
+                                             "(or leave it out and set focus = N)")
+    if topologies and "focus" in data:
+        fail("study.focus", data["focus"], "no focus with study.topologies (the listed topologies are the "
+                                           "focused rounds)")
     focus = read_int(data, "focus", path, 0 if topologies else StudySpec.focus, high=1000)
     if focus == 0 and not topologies:
         fail("study.focus", focus, "an integer >= 1 (the topologies that get a focused round), "
-                                    "or study.topologies = [k, ...]")
+                                   "or study.topologies = [k, ...]")
     verify = data.get("verify", list(VERIFY_CHECKS))
     if not isinstance(verify, list) or any(v not in VERIFY_CHECKS for v in verify) \
             or len(set(verify)) != len(verify):
         fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}")
     return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
                      focus_particles=read_int(data, "focus_particles", path, StudySpec.focus_particles,
-                                          low=1, high=100_000),
+                                              low=1, high=100_000),
                      focus_iterations=read_int(data, "focus_iterations", path, StudySpec.focus_iterations,
-                                           low=1, high=1_000_000),
+                                               low=1, high=1_000_000),
                      warm_start=read_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
                      verify=tuple(verify))
