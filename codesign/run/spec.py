@@ -171,8 +171,8 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
         return ()
     hooks = problem.walking
     if hooks is None or hooks.encode is None:
-        raise one_line_error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a design's "
-                     f"parameters; expected a walking co-design problem")
+        raise one_line_error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a "
+                             f"design's parameters; expected a walking co-design problem")
     from codesign.walking.design import DESIGN_KEYS, Design
 
     out = []
@@ -188,14 +188,14 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
                 raise one_line_error(f"{where}: parameter {name!r} is not one of problem {problem.name!r}'s")
             if not params[name].low <= value <= params[name].high:
                 raise one_line_error(f"{where}: {name} = {value} outside the bounds "
-                             f"[{params[name].low}, {params[name].high}]")
+                                     f"[{params[name].low}, {params[name].high}]")
         out.append((tuple(groups), dict(values)))
     return tuple(out)
 
 
 def _spec(data: dict, text: str, source: str) -> Spec:
     check_table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
-                      "evaluation", "execution", "freeze", "study"))
+                           "evaluation", "execution", "freeze", "study"))
     name = read_str(data, "name", "", "")
     if name:
         check_run_name(name, f"{source}: name")
@@ -361,7 +361,7 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
     spread = read_float(data, "start_spread", "space", 0.0, 0.0, 0.5)
     if spread > 0 and not (start or designs):
         fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
-              "space.start_designs) to spread around")
+             "space.start_designs) to spread around")
     return parameters, tuple(pools), combos, start, spread, designs
 
 
@@ -458,14 +458,14 @@ def build_space(spec: Spec, problem) -> Space:
         path = f"space.parameters.{pname}"
         if declared and pname not in declared:
             raise one_line_error(f"{spec.source}: {path}: unknown parameter of problem {problem.name!r}"
-                         f"{nearest(pname, declared)}; expected one of {listed(declared)}")
+                                 f"{nearest(pname, declared)}; expected one of {listed(declared)}")
         base = declared.get(pname)
         if base is None and "bounds" not in entry:
             raise one_line_error(f"{spec.source}: {path}.bounds: missing; expected [low, high]")
         low, high = entry.get("bounds", (base.low, base.high) if base else None)
         if base is not None and not base.low <= low < high <= base.high:
             raise one_line_error(f"{spec.source}: {path}.bounds: {[low, high]} outside the range of problem "
-                         f"{problem.name!r} [{base.low:g}, {base.high:g}]; expected bounds inside it")
+                                 f"{problem.name!r} [{base.low:g}, {base.high:g}]; expected bounds inside it")
         init = entry.get("init", (low, high) if "bounds" in entry else base.init_range)
         if init[0] < low or init[1] > high:
             raise one_line_error(f"{spec.source}: {path}.init: {list(init)} outside the bounds [{low}, {high}]; "
@@ -499,10 +499,10 @@ def build_space(spec: Spec, problem) -> Space:
         for pname, value in values.items():
             if pname not in params:
                 raise one_line_error(f"{spec.source}: {table}.{pname}: unknown parameter; "
-                             f"expected one of {listed(params)}")
+                                     f"expected one of {listed(params)}")
             if not params[pname].low <= value <= params[pname].high:
                 raise one_line_error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
-                             f"[{params[pname].low}, {params[pname].high}]")
+                                     f"[{params[pname].low}, {params[pname].high}]")
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
