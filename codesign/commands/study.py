@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from codesign.report.study import STUDY_CSV, STUDY_MD, run_study
+    from codesign.report.study import STUDY_CSV, STUDY_MD, best_line, run_study
     from codesign.run.driver import execution_with
     from codesign.run.spec import load_spec
 
@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
                                dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)
-    folder = run_study(spec, args.results, execution, progress=not args.quiet)
+    folder, bests = run_study(spec, args.results, execution, progress=not args.quiet)
     print((folder / STUDY_MD).read_text(encoding="utf-8").rstrip())
-    print(f"study: {folder / STUDY_CSV}")
+    print(f"study table: {folder / STUDY_CSV}")
+    print(best_line(bests[0], folder))
     return 0

@@ -71,16 +71,23 @@ class Check:
 class RoundBest:
     """A round's best evaluation and its checks: ``round`` (``global``, ``focus-t05``),
     ``evaluation`` ("ITERATION:PARTICLE"), ``topology`` and ``actuators`` ("2-3"),
-    ``stage`` ("stage k of n"), ``design`` (the design file written for it, relative to
-    the study folder)."""
+    ``stage`` ("stage k of n"), ``fitness`` (the store's stage, counted from 0, and stage
+    value: the run's lexicographic order, :func:`codesign.objectives.fitness_key`),
+    ``design`` (the design file written for it, relative to the study folder)."""
 
     round: str
     evaluation: str
     topology: int | None
     actuators: str
     stage: str
+    fitness: tuple[int, float]
     design: str
     checks: tuple[Check, ...]
+
+    @property
+    def passed(self) -> int:
+        """How many of its checks (the run's settings included) say it walks."""
+        return sum(check.walks for check in self.checks)
 
 
 def run_round(spec: Spec, folder: Path, name: str, execution: ExecutionSpec | None,
@@ -156,9 +163,9 @@ def _focus_spec(folder: Path, global_run: Path, topology: int, evaluation: str, 
 
 
 def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionSpec | None = None,
-              progress: bool = True) -> Path:
+              progress: bool = True) -> tuple[Path, list[RoundBest]]:
     """Run (or resume) the study ``spec`` into ``results/<name>/`` (module docstring);
-    returns its folder."""
+    returns its folder and its rounds' bests, best first (:func:`study_table`'s rank)."""
     if spec.study is None:
         raise UserError(f"{spec.source}: no [study] table; expected a study spec (focus = N, "
                         "docs/optimization.md), or run it with `codesign optimize`")
@@ -172,11 +179,12 @@ def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionS
         rounds.append((child.name, run_round(child, folder, child.name, execution, progress)))
     bests = [verify_round(folder, name, run, study.verify) for name, run in rounds]
     write_study_table(folder, bests)
-    return folder
+    return folder, ranked_bests(bests)
 
 
 def _round_best(run: Path) -> tuple[dict, str, int | None, str, str]:
-    """(the best's row, "ITERATION:PARTICLE", topology, actuators, "stage k of n") of a round."""
+    """(the best's row, "ITERATION:PARTICLE", topology, actuators, "stage k of n") of a
+    round (its best by the report's ranking)."""
     data = load_run(run)
     best = ranked(data.evaluations).iloc[0]
     topology, actuators = _subspace_topologies(data).get(int(best["subspace_id"]), (None, "-"))
@@ -197,7 +205,8 @@ def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...]) ->
     best, evaluation, topology, actuators, stage = _round_best(run)
     design_file = f"best-{name}.json"
     results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file)
-    out = RoundBest(name, evaluation, topology, actuators, stage, design_file, results)
+    fitness = (int(best["stage"]), float(best["stage_value"]))
+    out = RoundBest(name, evaluation, topology, actuators, stage, fitness, design_file, results)
     path.parent.mkdir(exist_ok=True)
     write_text_atomic(path, json_text(dataclasses.asdict(out)) + "\n")
     return out
@@ -206,7 +215,7 @@ def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...]) ->
 def _read_round_best(path: Path) -> RoundBest:
     doc = read_user_file(path, "a study's verification JSON file")
     checks = tuple(Check(**c) for c in doc.pop("checks"))
-    return RoundBest(**doc, checks=checks)
+    return RoundBest(**{**doc, "fitness": tuple(doc["fitness"])}, checks=checks)
 
 
 def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path) -> tuple[Check, ...]:
@@ -254,18 +263,35 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
     return tuple(out)
 
 
-def study_table(bests: list[RoundBest]) -> pd.DataFrame:
-    """One row per topology: its best round's best (the focused round where there is one,
-    else the global round's), the stage it reached, its verdict under each check and the
-    :data:`TABLE_METRICS` of its replay under the run's settings."""
+def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
+    """One best per topology -- its focused round's where there is one, else the global
+    round's -- best first: the most checks walked, then the run's lexicographic order (most
+    stages, smallest stage value)."""
     by_topology: dict[int | None, RoundBest] = {}
     for best in bests:
         if best.round != GLOBAL or best.topology not in by_topology:
             by_topology[best.topology] = best
+    return sorted(by_topology.values(), key=lambda b: (-b.passed, -b.fitness[0], b.fitness[1]))
+
+
+def best_line(best: RoundBest, folder: Path) -> str:
+    """The study's last line: its best in words -- the verdict under the run's settings, then
+    under each check -- and where its design file is."""
+    checks = "; ".join(f"{CHECK_LABELS[c.name]}: {c.verdict}" for c in best.checks[1:])
+    return (f"best: topology {best.topology} (actuators {best.actuators}, {best.round} {best.evaluation}, "
+            f"{best.stage}): {best.checks[0].verdict}" + (f"; {checks}" if checks else "")
+            + f" -- {folder / best.design}")
+
+
+def study_table(bests: list[RoundBest]) -> pd.DataFrame:
+    """One row per topology, ranked: its best round's best (the focused round where there is
+    one, else the global round's), the stage it reached, its verdict under each check and
+    the :data:`TABLE_METRICS` of its replay under the run's settings, ranked
+    (:func:`ranked_bests`)."""
     rows = []
-    for topology, best in sorted(by_topology.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
+    for rank, best in enumerate(ranked_bests(bests), start=1):
         searched = best.checks[0].metrics
-        row = {"topology": topology, "actuators": best.actuators, "round": best.round,
+        row = {"rank": rank, "topology": best.topology, "actuators": best.actuators, "round": best.round,
                "evaluation": best.evaluation, "stage": best.stage}
         for check in best.checks:
             row[CHECK_LABELS[check.name]] = check.verdict
@@ -282,7 +308,8 @@ def write_study_table(folder: Path, bests: list[RoundBest]) -> pd.DataFrame:
     write_text_atomic(folder / STUDY_CSV, table.to_csv(index=False))
     lines = [f"# Study {folder.name}", "",
              "Per topology, the best of its focused round (else of the global round), replayed under "
-             "the run's settings and each verification check.", "",
+             "the run's settings and each verification check; ranked by the checks it walks, then by "
+             "the run's stages.", "",
              "| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
     for row in table.itertuples(index=False):
         lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
