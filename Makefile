@@ -8,7 +8,7 @@ CODESIGN := $(VENV)/bin/codesign
 STAMP := $(VENV)/.installed-stamp
 SPEC ?= pipelines/demo.toml
 
-.PHONY: run run-record designs walking test topologies screen optimize resume runs report freeze sweep bench analyze simulate clean venv cache
+.PHONY: run run-record designs walking test topologies screen optimize study resume runs report freeze sweep bench analyze simulate clean venv cache
 
 CATALOG := topologies/catalog.json
 DEMO := results/demo
@@ -76,6 +76,11 @@ screen: $(STAMP) $(CATALOG)
 ## optimize: stage 5 on a local Dask cluster (SPEC=pipelines/NAME.toml)
 optimize: $(STAMP) $(CATALOG) cache
 	$(CODESIGN) optimize $(SPEC)
+
+## study: a study's rounds -- global, focused per topology, verified (SPEC with a [study]
+## table; results/<name>/, resumed where it stopped)
+study: $(STAMP) $(CATALOG) cache
+	$(CODESIGN) study $(SPEC)
 
 ## resume: continue an interrupted run (RUN=results/NAME)
 resume: $(STAMP) cache
