@@ -289,6 +289,17 @@ def _visits(data: RunData, layout: Layout, best_subspace: int, folder: Path) -> 
                   for sid in sorted(data.subspace_groups)]).to_csv(folder / "visits.csv",
                                                                    index=False)
     section.links.append(("visits.csv", "evaluations per subspace (CSV)"))
+    if data.spec.unserved:
+        dropped = pd.DataFrame([{"topology": u.topology, "actuators": "-".join(map(str, u.actuators)),
+                                 "reason": u.reason} for u in data.spec.unserved])
+        dropped.to_csv(folder / "dropped_subspaces.csv", index=False)
+        reasons = dropped["reason"].value_counts()
+        section.notes.append(f"{len(dropped)} subspaces left out of the search by the load screening "
+                             "(space.drop_unserved: no catalog drivetrain carries their loads along the "
+                             "reference gait), marked unvisited; most often: "
+                             + "; ".join(f"{reason} ({count})" for reason, count in reasons.head(3).items()))
+        section.links.append(("dropped_subspaces.csv", "the subspaces the load screening dropped, with "
+                                                       "their reasons (CSV)"))
     if ev["iteration"].nunique() >= 3:
         fig = phase_heatmaps(layout.grid, ev, best_subspace=best_subspace)
         section.figures.append((_save(fig, folder, "visits_phases.png"),

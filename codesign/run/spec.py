@@ -23,6 +23,9 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
                            start_designs = "designs.json": a list of designs (e.g. the
                            screening's best_designs.json), each where the particles of its
                            subspace start (a walking problem's encode names them);
+                           drop_unserved = "loads_subspaces.csv": the subspaces the load
+                           screening found no catalog drivetrain for (served = 0) leave the
+                           search (:class:`Unserved`, each with its reason)
                            start_spread = s: particles start within +-s of the bounds'
                            width around the start points (0: only particle 0 at [space.start])
     [[objectives]]         metric, sense = "minimize"|"maximize", until
@@ -97,6 +100,17 @@ class FreezeSpec:
 
 
 @dataclass(frozen=True)
+class Unserved:
+    """A subspace the load screening found no catalog drivetrain for (``codesign screen``'s
+    ``loads_subspaces.csv`` row with served = 0): ``topology``, ``actuators`` and the
+    requirement no unit met, in words (``reason``)."""
+
+    topology: int
+    actuators: tuple[int, int]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Spec:
     """A validated job spec; ``text`` is the TOML source (stored with the run)."""
 
@@ -112,6 +126,7 @@ class Spec:
     start: dict[str, float] = field(default_factory=dict)      # name -> value of particle 0
     start_spread: float = 0.0       # every particle's start within +-spread x width of it
     start_designs: tuple[dict, ...] = ()   # designs where their subspaces' particles start
+    unserved: tuple[Unserved, ...] = ()    # subspaces dropped by the load screening (space.drop_unserved)
     objectives: tuple[Objective, ...] = ()
     evaluation: dict[str, Any] = field(default_factory=dict)
     execution: ExecutionSpec = ExecutionSpec()
@@ -214,14 +229,14 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     except UserError as exc:
         raise Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
-    parameters, pools, exclude, start, start_spread, start_designs = _space(data.get("space", {}))
+    parameters, pools, exclude, start, start_spread, start_designs, unserved = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     study = parse_study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
-                start_spread=start_spread, start_designs=start_designs,
+                start_spread=start_spread, start_designs=start_designs, unserved=unserved,
                 objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, study=study, text=text, source=source, options=options)
 
@@ -315,10 +330,40 @@ def _start_designs(path: Any) -> tuple[dict, ...]:
     return tuple(doc)
 
 
+UNSERVED_COLUMNS = ("topology", "actuator_1", "actuator_2", "served", "common_reason")
+
+
+def _unserved(path: Any) -> tuple[Unserved, ...]:
+    """The subspaces of a load screening's per-subspace table (``space.drop_unserved``,
+    ``codesign screen``'s ``loads_subspaces.csv``) that no catalog drivetrain serves."""
+    import csv
+    import io
+
+    if not isinstance(path, str) or not path:
+        fail("space.drop_unserved", path, "the path of codesign screen's loads_subspaces.csv")
+    expected = "the load screening's loads_subspaces.csv (codesign screen)"
+    try:
+        rows = list(csv.DictReader(io.StringIO(read_user_text(path, expected))))
+    except UserError as exc:
+        raise Invalid(f"space.drop_unserved: {exc}") from None
+    if not rows or any(c not in rows[0] for c in UNSERVED_COLUMNS):
+        fail("space.drop_unserved", path, f"{expected} with the columns {', '.join(UNSERVED_COLUMNS)}")
+    out = []
+    for k, row in enumerate(rows):
+        try:
+            topology, a, b, served = (int(row[c]) for c in UNSERVED_COLUMNS[:4])
+        except (TypeError, ValueError):
+            raise Invalid(f"space.drop_unserved: {path}: row {k + 1}: topology, actuator_1, actuator_2, "
+                          f"served {[row[c] for c in UNSERVED_COLUMNS[:4]]}; expected integers") from None
+        if served == 0:
+            out.append(Unserved(topology, (a, b), row["common_reason"] or "no pass to size"))
+    return tuple(out)
+
+
 def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float], float,
-                               tuple[dict, ...]]:
+                               tuple[dict, ...], tuple[Unserved, ...]]:
     check_table(data, "space", ("parameters", "pools", "exclude", "start", "start_design", "start_designs",
-                           "start_spread"))
+                                "start_spread", "drop_unserved"))
     parameters = {}
     for pname, entry in user_table(data.get("parameters", {}), "space.parameters").items():
         path = f"space.parameters.{pname}"
@@ -362,7 +407,8 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
     if spread > 0 and not (start or designs):
         fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
              "space.start_designs) to spread around")
-    return parameters, tuple(pools), combos, start, spread, designs
+    unserved = _unserved(data["drop_unserved"]) if "drop_unserved" in data else ()
+    return parameters, tuple(pools), combos, start, spread, designs, unserved
 
 
 def _objectives(data: Any) -> tuple[Objective, ...]:
@@ -444,6 +490,27 @@ def _freeze(data: Any) -> FreezeSpec:
 
 # -- the search space of a spec ---------------------------------------------------------------
 
+def unserved_exclusions(spec: Spec, problem, pools) -> tuple[tuple[str, ...], ...]:
+    """``space.exclude`` entries ("pool.group") of the subspaces the load screening dropped
+    (:attr:`Spec.unserved`), named by the problem's encode of an empty design of each."""
+    if not spec.unserved:
+        return ()
+    hooks = problem.walking
+    if hooks is None or hooks.encode is None:
+        raise one_line_error(f"{spec.source}: space.drop_unserved: problem {problem.name!r} has no topology "
+                             "subspaces; expected a walking co-design problem")
+    from codesign.walking.design import Design
+
+    pool_of = {g.name: p.name for p in pools for g in p.groups}
+    out = []
+    for dropped in spec.unserved:
+        groups, _ = hooks.encode(Design({}, dropped.topology, dropped.actuators))
+        for group in groups:                # a subspace the spec's pools do not hold is not there anyway
+            if group in pool_of:
+                out.append((f"{pool_of[group]}.{group}",))
+    return tuple(out)
+
+
 def build_space(spec: Spec, problem) -> Space:
     """The problem's default space with the spec's overrides, exclusions and freezing.
 
@@ -504,7 +571,7 @@ def build_space(spec: Spec, problem) -> Space:
                 raise one_line_error(f"{spec.source}: {table}.{pname}: {value} outside the bounds "
                                      f"[{params[pname].low}, {params[pname].high}]")
     try:
-        space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude,
+        space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude + unserved_exclusions(spec, problem, pools),
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
                       valid=problem.valid, start=dict(spec.start), start_spread=spec.start_spread,
                       subspace_starts=subspace_starts(spec, problem, params))
