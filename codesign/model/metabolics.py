@@ -67,14 +67,6 @@ UMBERGER_2010 = MetabolicConstants(aerobic=1.5, lengthening_factor=0.3, negative
 UMBERGER_2003 = UMBERGER_2010._replace(lengthening_factor=4.0, negative_work=1.0)
 
 
-class MuscleEnergy(NamedTuple):
-    """One muscle's energy rate (W), by term; total = heat + work (heat floored)."""
-    activation_maintenance: float
-    shortening_lengthening: float
-    work: float
-    total: float
-
-
 @njit(cache=True, _nrt=False)
 def muscle_mass(f_max: float, l_opt: float, specific_tension: float, density: float) -> float:
     """kg: (F_max / sigma) rho l_opt."""
