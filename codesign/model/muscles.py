@@ -29,10 +29,12 @@ The PE force carries f_v (the paper's choice), so the balance solves for f_v in 
 
 and the CE velocity is f_v's inverse (:func:`fv_inverse`). Given the MTU length and the
 activation, l_ce is the one state: dl_ce/dt = v_ce(l_ce, l_mtu, A). :func:`ce_step`
-integrates it by backward Euler, solving the scalar step equation by bisection, so the
-step is unconditionally stable (the CE's stiffness grows as 1/A; an explicit step at 1 ms
-is not stable at low activation) and an MTU held at a fixed length settles exactly on the
-static balance F_se + F_be = A F_max f_l + F_pe* (v_ce = 0).
+integrates it by backward Euler, solving the scalar step equation by bisection: stable for
+any step and activation, including A = 0 below l_opt, where v_ce jumps between -v_max l_opt
+and the lengthening cap at a slack tendon and an explicit step would chatter by
+dt V0_CAP v_max l_opt (near an isometric equilibrium an explicit 1-ms step is also stable:
+checked for the seven muscles at A = 0.01 to 1). An MTU held at a fixed length settles on
+the static balance F_se + F_be = A F_max f_l + F_pe* (v_ce = 0).
 
 Activation: first-order excitation-contraction coupling dA/dt = (S - A)/tau, tau = 0.01 s
 (the paper's "ECC"); :func:`activation_step` is its exact solution for S held over the step.
