@@ -252,9 +252,12 @@ def stride_transmissions(morphology: Morphology, angles: np.ndarray,
     r = 2 * model.n_loops
     pose, phi, jac = np.zeros((n, 3)), np.zeros(r), np.zeros((r, n))
     q = np.zeros(n)
+    angles = np.asarray(angles, dtype=float)
     G = np.full((len(angles), 2, 2), np.nan)
+    jacs = np.zeros((len(angles), r, len(cols)))
     step = np.deg2rad(settings.homotopy_step_deg)
-    for k, (h, kn) in enumerate(np.asarray(angles, dtype=float)):
+    closed = len(angles)
+    for k, (h, kn) in enumerate(angles):
         start = q[[hip, knee]].copy()
         steps = max(1, int(np.ceil(max(abs(h - start[0]), abs(kn - start[1])) / step)))
         err = 0.0
@@ -265,20 +268,29 @@ def stride_transmissions(morphology: Morphology, angles: np.ndarray,
                                      a.loop_xz_b, q, free, settings.tol, settings.max_iter, settings.max_step,
                                      settings.damping, pose, phi, jac)
         if not err <= settings.tol:
-            return G, k
-        J = jac[:, cols]
-        _u, sv, vt = np.linalg.svd(J)
-        rank = int(np.sum(sv > 1e-9 * sv[0])) if r else 0
-        B = vt[rank:].T if r else np.eye(len(cols))
-        if B.shape[1] != 2:
-            return G, k
-        B_A = rows @ B
-        if abs(np.linalg.det(B_A)) < 1e-12:
-            return G, k
-        G[k] = B[h_cols] @ np.linalg.inv(B_A)
-        if not np.max(np.abs(G[k])) <= TRANSMISSION_LIMIT:
-            return G, k
-    return G, len(angles)
+            closed = k
+            break
+        jacs[k] = jac[:, cols]
+    if closed == 0:
+        return G, 0
+    # every closed sample at once: the null space of J (2 motions), then G = B_H B_A^-1
+    if r:
+        _u, sv, vt = np.linalg.svd(jacs[:closed])
+        rank = np.sum(sv > 1e-9 * sv[:, :1], axis=1)
+        B = np.transpose(vt[:, -2:, :], (0, 2, 1))               # (k, ns, 2): the last two right vectors
+        bad = rank != len(cols) - 2
+    else:
+        B = np.broadcast_to(np.eye(len(cols))[None], (closed, len(cols), len(cols)))
+        bad = np.full(closed, len(cols) != 2)
+    B_A = np.einsum("an,knm->kam", rows, B)
+    det = np.linalg.det(B_A)
+    bad |= ~(np.abs(det) >= 1e-12)
+    B_A[bad] = np.eye(2)
+    G[:closed] = np.linalg.solve(np.transpose(B_A, (0, 2, 1)), np.transpose(B[:, h_cols, :], (0, 2, 1))).transpose(0, 2, 1)
+    bad |= ~(np.max(np.abs(G[:closed]), axis=(1, 2)) <= TRANSMISSION_LIMIT)
+    first = int(np.argmax(bad)) if bad.any() else closed
+    G[first:] = np.nan
+    return G, first
 
 
 def actuator_loads(G: np.ndarray, torques: np.ndarray, rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -297,22 +309,29 @@ def cuff_forces(morphology: Morphology, angles: np.ndarray, torques: np.ndarray)
     hip0, knee0 = morphology.link_origin("thigh"), morphology.link_origin("shank")
     points = [(morphology.joint_positions[j.id], seg) for j in morphology.topology.joints if j.kind == ATTACHMENT
               for seg in ("thigh", "shank") if seg in j.links]
-    out = np.full(len(angles), np.nan)
-    for k, ((h, kn), tau) in enumerate(zip(np.asarray(angles, dtype=float), np.asarray(torques, dtype=float))):
-        rot_t = np.array([[np.cos(h), -np.sin(h)], [np.sin(h), np.cos(h)]])
-        rot_s = np.array([[np.cos(h + kn), -np.sin(h + kn)], [np.sin(h + kn), np.cos(h + kn)]])
-        knee = hip0 + rot_t @ (knee0 - hip0)
-        A = np.zeros((2, 2 * len(points)))
-        for i, (p0, seg) in enumerate(points):
-            p = hip0 + rot_t @ (p0 - hip0) if seg == "thigh" else knee + rot_s @ (p0 - knee0)
-            rh, rk = p - hip0, p - knee
-            A[0, 2 * i:2 * i + 2] = (-rh[1], rh[0])          # (p - hip) x F = r_x F_z - r_z F_x
-            if seg == "shank":
-                A[1, 2 * i:2 * i + 2] = (-rk[1], rk[0])
-        AAT = A @ A.T
-        if points and abs(np.linalg.det(AAT)) > 1e-12:
-            F = A.T @ np.linalg.solve(AAT, tau)
-            out[k] = float(np.max(np.hypot(F[0::2], F[1::2])))
+    angles = np.asarray(angles, dtype=float)
+    if not points:
+        return np.full(len(angles), np.nan)
+
+    def turned(angle, v):           # v (2,) turned by angle (N,): (N, 2)
+        c, s = np.cos(angle), np.sin(angle)
+        return np.column_stack([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+    h, kn = angles[:, 0], angles[:, 1]
+    knee = hip0 + turned(h, knee0 - hip0)
+    A = np.zeros((len(angles), 2, 2 * len(points)))
+    for i, (p0, seg) in enumerate(points):
+        p = hip0 + turned(h, p0 - hip0) if seg == "thigh" else knee + turned(h + kn, p0 - knee0)
+        rh, rk = p - hip0, p - knee
+        A[:, 0, 2 * i], A[:, 0, 2 * i + 1] = -rh[:, 1], rh[:, 0]      # (p - hip) x F = r_x F_z - r_z F_x
+        if seg == "shank":
+            A[:, 1, 2 * i], A[:, 1, 2 * i + 1] = -rk[:, 1], rk[:, 0]
+    AAT = A @ np.transpose(A, (0, 2, 1))
+    ok = np.abs(np.linalg.det(AAT)) > 1e-12
+    AAT[~ok] = np.eye(2)
+    F = np.einsum("kij,ki->kj", A, np.linalg.solve(AAT, np.asarray(torques, dtype=float)[..., None])[..., 0])
+    out = np.max(np.hypot(F[:, 0::2], F[:, 1::2]), axis=1)
+    out[~ok] = np.nan
     return out
 
 

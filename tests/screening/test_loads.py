@@ -152,7 +152,7 @@ def test_reference_gait_file_round_trips_and_walks():
     assert 0.8 < gait.period < 1.4 and gait.time.shape == (100,)
 
 
-@pytest.mark.integration
+@pytest.mark.slow
 def test_reference_gait_is_current():
     """human/reference_gait.csv is what `codesign screen --record-gait` writes now."""
     from codesign.commands.screen import DEFAULT_GAIT_DESIGN, record_reference_gait
@@ -169,6 +169,7 @@ def _gait_file(path, rows):
     path.write_text("\n".join(text[:4] + rows) + "\n")
 
 
+@pytest.mark.integration
 def test_bad_reference_gait_is_one_line_exit_2_nothing_written(tmp_path):
     """Real processes: a malformed file and a stride that does not walk."""
     lines = REFERENCE_GAIT_CSV.read_text().splitlines()[4:]
