@@ -7,7 +7,7 @@ is the design's own 10-s walk (its file's problem and settings, as ``codesign si
 replays it), whose delivered actuator torques and rates (both legs, the second half: the
 metrics' window, :func:`codesign.walking.trajectory.actuator_table`) give the same two
 figures. Prints the table with the ratio predicted / simulated and writes
-``<out>/loads.csv``. ``--quick``: the first two designs. An assisting design
+``<out>/loads.csv``. ``--quick``: the first two designs that do not assist. An assisting design
 (``exo_assist*``) delivers an assistance profile, not the wearer's whole law, so its row is
 shown but left out of the agreement count.
 """
@@ -27,50 +27,65 @@ AGREEMENT = 0.25        # the issue's target: prediction within 25 % of closed l
 SAMPLE_S = 0.01         # s, the recording step of the walks
 
 
-def codesign_files() -> list[Path]:
-    """The design files of ``docs/designs/index.toml`` that carry a topology (index order)."""
+def codesign_files(assisting: bool = True) -> list[Path]:
+    """The design files of ``docs/designs/index.toml`` that carry a topology (index order);
+    without the assisting ones (an index entry's problem naming "assist") unless
+    ``assisting``."""
     import json
 
     index = tomllib.loads((DESIGNS / "index.toml").read_text())
     out = []
     for entry in index["design"]:
         path = DESIGNS / entry["file"]
-        if json.loads(path.read_text()).get("topology") is not None:
+        if json.loads(path.read_text()).get("topology") is not None and (assisting or "assist" not in entry["problem"]):
             out.append(path)
     return out
+
+
+def design_file(path: Path):
+    """(problem, design, settings) of a stored design file: its ``"problem"`` and its
+    ``evaluation`` settings, as ``codesign simulate FILE`` replays it."""
+    from codesign.problems import get_problem
+    from codesign.problems.identity import design_problem
+    from codesign.run.stored import inline_run_reference
+    from codesign.walking import load_design
+
+    design = load_design(path)
+    said = design_problem(design.problem, design.params, design.topology, design.evaluation, str(path),
+                          lambda: [])
+    problem = get_problem(said.key)
+    settings = problem.parse_settings(inline_run_reference(dict(said.table), problem.run_reference))
+    problem.walking.check_design(design, settings, str(path))
+    return problem, design, settings
 
 
 def compare(path: Path) -> list[dict]:
     """One row per actuator of the design ``path``: predicted and simulated RMS torque
     (N m) and peak speed (rad/s), the walk's verdict and the prediction's drivetrains."""
-    from codesign.commands.options import add_design_arguments, chosen_design
     from codesign.model.drivetrain import motor_catalog, stage_law
     from codesign.model.morphology import build_morphology, parameter_space
     from codesign.screening.loads import read_reference_gait, screen_loads
     from codesign.topology.catalog import cached_catalog
     from codesign.walking.trajectory import actuator_table
 
-    parser = argparse.ArgumentParser()
-    add_design_arguments(parser)
-    chosen = chosen_design(parser.parse_args([str(path)]))
-    design = chosen.design
+    problem, design, settings = design_file(path)
     topology = cached_catalog().topology(design.topology)
     names = {p.name for p in parameter_space(topology)}
     morphology = build_morphology(topology, design.actuators, {k: v for k, v in design.params.items() if k in names})
     screened = screen_loads(morphology, read_reference_gait(), list(motor_catalog().values()), stage_law())
-    t_end = chosen.settings.walk.rollout.max_time
+    t_end = settings.walk.rollout.max_time
     times = np.arange(0.0, t_end + 0.5 * SAMPLE_S, SAMPLE_S)
-    replay = chosen.problem.walking.replay(design, chosen.settings, times[times <= t_end])
+    replay = problem.walking.replay(design, settings, times[times <= t_end])
     table = actuator_table(replay.rollout, replay.setup)
     t = times[:len(table)]
     half = t >= 0.5 * t_end
-    assists = chosen.problem.name.startswith("exo_assist") or "assist" in chosen.problem.name
+    assists = "assist" in problem.name
     rows = []
     for i, a in enumerate(design.actuators):
         tau = np.concatenate([table[f"tau_j{a}_{s}_Nm"].to_numpy()[half] for s in "rl"])
         rate = np.concatenate([table[f"rate_j{a}_{s}_rad_s"].to_numpy()[half] for s in "rl"])
         choice = screened.drivetrains[i].drivetrain if screened.drivetrains else None
-        rows.append({"design": path.stem, "problem": chosen.problem.name,
+        rows.append({"design": path.stem, "problem": problem.name,
                      "assists": int(assists), "actuator": f"j{a}", "walked_s": float(t[-1]),
                      "rms_predicted_Nm": float(screened.loads.rms_torque[i]), "rms_simulated_Nm": float(np.sqrt(np.mean(tau ** 2))),
                      "speed_predicted_rad_s": float(screened.loads.peak_speed[i]),
@@ -83,7 +98,7 @@ def compare(path: Path) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     from codesign.io import write_csv_atomic
 
-    files = codesign_files()[:2] if args.quick else codesign_files()
+    files = codesign_files(assisting=False)[:2] if args.quick else codesign_files()
     rows = [row for path in files for row in compare(path)]
     print(f"{'design':26s} {'act':4s} {'RMS pred':>9s} {'RMS sim':>8s} {'ratio':>6s} {'speed pred':>10s} "
           f"{'speed sim':>9s} {'ratio':>6s}  drivetrain")

@@ -186,3 +186,24 @@ def test_bad_reference_gait_is_one_line_exit_2_nothing_written(tmp_path):
         err = done.stderr.strip()
         assert len(err.splitlines()) == 1 and str(path) in err and said in err, err
         assert not out.exists()
+
+
+@pytest.mark.integration
+def test_recording_a_gait_that_does_not_walk_is_one_line_exit_2(tmp_path):
+    """A real process: the human-like gait with its hip and knee stiffness taken away falls;
+    --record-gait says so in one line and writes no reference gait."""
+    import json
+
+    design = json.loads((REPO / "docs" / "designs" / "human-walking.json").read_text())
+    for name in design["params"]:
+        if name.startswith(("hip.K", "knee.K")):
+            design["params"][name] = 1.0
+    path = tmp_path / "limp.json"
+    path.write_text(json.dumps(design))
+    out = tmp_path / "gait.csv"
+    done = subprocess.run([sys.executable, "-m", "codesign.cli", "screen", "--record-gait", str(path),
+                           "--reference-gait", str(out)], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip()
+    assert len(err.splitlines()) == 1 and "falls at" in err and "expected a design that walks" in err, err
+    assert not out.exists()
