@@ -116,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
 
     gait_path = REFERENCE_GAIT_CSV if args.reference_gait is None else args.reference_gait
     if args.record_gait is not None:
+        for given, option in ((args.design, "--design"), (args.out, "--out")):
+            if given is not None:
+                raise UserError(f"{option}: --record-gait writes only the reference gait (--reference-gait); "
+                                f"expected {option} without --record-gait")
         return _record_gait(args.record_gait, gait_path)
     settings = _settings(args)
     reference = read_reference_gait(gait_path)     # before anything runs or is written
@@ -358,7 +362,7 @@ def screen_subspace(task: _Task) -> dict:
                 loads.append(row)
                 if row["served"]:
                     served_masses.append(row["device_mass_kg"])
-    reasons = [r["reason"] for r in loads if not r["served"]]
+    reasons = [reason_kind(r["reason"]) for r in loads if not r["served"]]
     return {"best": best, "loads": loads, "served": len(served_masses),
             "served_fraction": len(served_masses) / task.samples,
             "lightest_device_mass_kg": min(served_masses) if served_masses else float("nan"),
@@ -367,6 +371,16 @@ def screen_subspace(task: _Task) -> dict:
             "pass_rate": counts["passed"] / task.samples,
             "median_margin_passed": float(np.median(margins)) if margins else float("nan"),
             "best_amplification": min(amplifications) if amplifications else float("nan")}
+
+
+def reason_kind(reason: str) -> str:
+    """A load screening's reason without its numbers, for counting: "cannot follow the
+    reference gait", or the requirement no drivetrain meets ("peak torque", "continuous
+    torque", "speed", "all three together")."""
+    if not reason.startswith("actuator "):
+        return "cannot follow the reference gait"
+    said = reason.split(": ")[1]
+    return said if said in ("peak torque", "continuous torque", "speed") else "all three together"
 
 
 def load_row(task: _Task, sample: int, screened) -> dict:

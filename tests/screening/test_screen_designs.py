@@ -90,6 +90,7 @@ def test_screen_one_design_command(tmp_path, catalog_path, capsys):
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, parallelograms()))]) == 0
     out = capsys.readouterr().out
     assert "PASS" in out and "added mass" in out
+    assert "loads along" in out and "device" in out and "(both legs)" in out   # served by the catalog
     bad, _ = _knee_loop_reaching_full_extension()
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, bad))]) == 0
     assert "FAIL - unreachable" in capsys.readouterr().out
