@@ -17,4 +17,5 @@ BENCHMARKS: dict[str, str] = {
     "coldstart": "codesign.bench.coldstart",
     "scaling": "codesign.bench.scaling",
     "mujoco": "codesign.bench.mujoco",
+    "loads": "codesign.bench.loads",
 }

@@ -17,6 +17,17 @@ the wearer-space search starts its subspaces there, ``space.start_designs``) and
 on the human, like Fig. 5.5 / 5.9). ``pass_rates.csv`` is removed at the start and written
 last, so its presence means the sweep finished.
 
+Load screening (issue 44, :mod:`codesign.screening.loads`): every passing morphology's
+actuator loads along the reference gait (``--reference-gait``, default
+``human/reference_gait.csv``), the lightest catalog drivetrain of each actuator and the
+device's mass. Writes ``<out>/loads.csv`` (one row per passing morphology: its subspace,
+sample index, loads, drivetrains or the reason none fits), ``<out>/loads_subspaces.csv``
+(one row per subspace: how many passed, how many a catalog drivetrain serves, the lightest
+device mass) and ``<out>/loads.png`` (heatmap: the fraction served and the lightest device
+mass per subspace). ``codesign screen --record-gait DESIGN.json`` replays a walking design
+(default ``docs/designs/human-walking.json``) and writes its mean right-leg stride of the
+second half to ``--reference-gait`` (nothing else).
+
 One design: ``codesign screen --design FILE.json`` prints the verdict and reason. Design
 JSON format (SI units; parameter names from ``codesign.model.morphology.parameter_space``)::
 
@@ -47,14 +58,25 @@ from codesign.topology.catalog import DEFAULT_CATALOG   # light: json and datacl
 if TYPE_CHECKING:  # heavy imports only when a command runs
     from codesign.model.gait import NominalGait
     from codesign.model.morphology import Morphology
+    from codesign.screening.loads import ReferenceGait
     from codesign.screening.screen import ScreenSettings
     from codesign.topology.catalog import Catalog, Topology
 
 HELP = "screen morphologies for singularities along the nominal gait (stage 3)"
 DEFAULT_OUT = Path("results/screen")
+DEFAULT_GAIT_DESIGN = Path("docs/designs/human-walking.json")
+GAIT_SAMPLE_S = 0.005        # s, the recording step of --record-gait
+GAIT_PHASES = 100            # samples of the recorded mean stride
 CSV_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "passed", "pass_rate",
               "unreachable", "constraint_singular", "human_locked", "actuator_singular", "invalid",
               "median_margin_passed", "best_amplification"]
+LOAD_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "sample", "served", "reason",
+               *(f"{name}_{i}{unit}" for i in (1, 2) for name, unit in
+                 (("rms_torque", "_Nm"), ("peak_torque", "_Nm"), ("peak_speed", "_rad_s"), ("peak_power", "_W"),
+                  ("motor", ""), ("stage_ratio", ""))),
+               "device_mass_kg", "cuff_force_peak_N", "transmission_peak"]
+SUBSPACE_LOAD_FIELDS = ["subspace", "topology", "actuator_1", "actuator_2", "samples", "passed", "served",
+                        "served_fraction", "lightest_device_mass_kg", "common_reason"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +91,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offset-deg", type=float, default=5.0, help="hip/knee offset D in degrees (default %(default)s)")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"output folder of a sweep (default {DEFAULT_OUT}; --design writes nothing)")
+    parser.add_argument("--reference-gait", type=Path, default=None,
+                        help="the stride the loads are screened along (default human/reference_gait.csv; "
+                             "docs/screening.md)")
+    parser.add_argument("--record-gait", type=Path, nargs="?", const=DEFAULT_GAIT_DESIGN, default=None,
+                        metavar="DESIGN",
+                        help=f"replay a walking design (default {DEFAULT_GAIT_DESIGN}) and write its mean stride "
+                             "to --reference-gait; nothing else")
 
 
 def _settings(args):
@@ -82,9 +111,18 @@ def _settings(args):
 
 
 def run(args: argparse.Namespace) -> int:
+    from codesign.screening.loads import REFERENCE_GAIT_CSV, read_reference_gait
     from codesign.topology.catalog import load_catalog
 
+    gait_path = REFERENCE_GAIT_CSV if args.reference_gait is None else args.reference_gait
+    if args.record_gait is not None:
+        for given, option in ((args.design, "--design"), (args.out, "--out")):
+            if given is not None:
+                raise UserError(f"{option}: --record-gait writes only the reference gait (--reference-gait); "
+                                f"expected {option} without --record-gait")
+        return _record_gait(args.record_gait, gait_path)
     settings = _settings(args)
+    reference = read_reference_gait(gait_path)     # before anything runs or is written
     if not args.catalog.exists():
         raise UserError(f"{args.catalog}: no such catalog; expected the output of `codesign topologies` (or --catalog PATH)")
     catalog = load_catalog(args.catalog)
@@ -95,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise UserError(f"--out {args.out}: --design prints its verdict and writes no file; expected "
                             f"--out only with a sweep (no --design)")
-        return _run_design(catalog, args.design, settings)
+        return _run_design(catalog, args.design, settings, reference)
     args.out = DEFAULT_OUT if args.out is None else args.out
     if args.samples < 1:
         raise UserError(f"--samples: {args.samples}; expected a positive integer")
@@ -105,13 +143,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--seed: {args.seed}; expected a non-negative integer")
     creatable_folder(args.out, "--out")     # before the sweep, so a bad --out does not waste it
     (args.out / "pass_rates.csv").unlink(missing_ok=True)  # written last, once the sweep is complete
-    rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True)
-    from codesign.screening.figures import morphology_figure, pass_rate_heatmap, save_figure
+    rows = screen_catalog(catalog, args.samples, args.seed, settings, args.workers, progress=True,
+                          reference=reference)
+    from codesign.screening.figures import load_heatmap, morphology_figure, pass_rate_heatmap, save_figure
     from codesign.io import write_text_atomic
 
     args.out.mkdir(parents=True, exist_ok=True)     # made once there is something to write
 
     save_figure(pass_rate_heatmap(rows, catalog), args.out / "pass_rates.png")
+    save_figure(load_heatmap(rows, catalog), args.out / "loads.png")
+    write_dict_rows([m for r in rows for m in r["loads"]], LOAD_FIELDS, args.out / "loads.csv")
+    write_dict_rows(rows, SUBSPACE_LOAD_FIELDS, args.out / "loads_subspaces.csv")
     best = [r["best"] for r in rows if r["best"] is not None]
     write_text_atomic(args.out / "best_designs.json", json.dumps(best, indent=1) + "\n")
     if best:
@@ -126,8 +168,12 @@ def run(args: argparse.Namespace) -> int:
     total = sum(r["samples"] for r in rows)
     passed = sum(r["passed"] for r in rows)
     print(f"screened {total} morphologies in {len(rows)} subspaces: {passed} passed ({100.0 * passed / total:.1f} %)")
+    served = sum(r["served"] for r in rows)
+    print(f"loads along {reference.source}: a catalog drivetrain serves {served} of the {passed} passes "
+          f"({100.0 * served / max(passed, 1):.1f} %)")
     print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (per subspace the pass whose "
-          "transmission is nearest a parallelogram's, in the --design format) and sample_morphology.png")
+          "transmission is nearest a parallelogram's, in the --design format), sample_morphology.png, "
+          "loads.csv, loads_subspaces.csv and loads.png")
     return 0
 
 
@@ -166,8 +212,10 @@ def load_design_dict(doc: Any, catalog: Catalog, path: str) -> Morphology:
         raise UserError(f"{path}: {exc}") from None
 
 
-def _run_design(catalog, path: Path, settings) -> int:
+def _run_design(catalog, path: Path, settings, reference) -> int:
+    from codesign.model.drivetrain import motor_catalog, stage_law
     from codesign.model.morphology import mass_report
+    from codesign.screening.loads import screen_loads
     from codesign.screening.screen import screen
 
     morphology = load_design(path, catalog)
@@ -178,7 +226,84 @@ def _run_design(catalog, path: Path, settings) -> int:
     rep = mass_report(morphology)
     print(f"added mass {rep['added_mass_kg']:.2f} kg, CoM shift ({rep['com_shift_x_m']:+.3f}, {rep['com_shift_z_m']:+.3f}) m, "
           f"longest link {rep['longest_link_m']:.3f} m")
+    if result.ok:
+        print(load_text(screen_loads(morphology, reference, list(motor_catalog().values()), stage_law(), settings),
+                        morphology, reference.source))
     return 0
+
+
+def load_text(screened, morphology, source: str) -> str:
+    """The load screening of one design in words (several lines)."""
+    loads = screened.loads
+    lines = [f"loads along {source}:"]
+    if not loads.ok:
+        return "\n".join(lines + [f"  none: {loads.reason}"])
+    for i, a in enumerate(morphology.actuators):
+        choice = screened.drivetrains[i]
+        drive = (f"{choice.drivetrain.motor.name} x {choice.drivetrain.stage_ratio:g} "
+                 f"({choice.drivetrain.mass:.2f} kg)" if choice.drivetrain else f"none: {choice.reason}")
+        lines.append(f"  j{a}: RMS {loads.rms_torque[i]:.1f} N m, peak {loads.peak_torque[i]:.1f} N m, "
+                     f"{loads.peak_speed[i]:.2f} rad/s, {loads.peak_power[i]:.0f} W -> {drive}")
+    lines.append(f"  device {screened.device_mass:.2f} kg (both legs)" if screened.served
+                 else f"  no catalog drivetrain serves it: {screened.reason}")
+    lines.append(f"  quasi-static cuff force peak {loads.cuff_force_peak:.0f} N; transmission peak "
+                 f"{loads.transmission_peak:.2f}")
+    return "\n".join(lines)
+
+
+def _record_gait(design: Path, out: Path) -> int:
+    from codesign.io import write_text_atomic
+    from codesign.screening.loads import reference_gait_text
+
+    gait = record_reference_gait(design)
+    write_text_atomic(out, reference_gait_text(gait))
+    print(f"wrote {out}: {len(gait.time)} samples of a {gait.period:.3f} s stride ({gait.source})")
+    return 0
+
+
+def record_reference_gait(design: Path):
+    """The mean right-leg stride (:class:`~codesign.screening.loads.ReferenceGait`) of a
+    walking design replayed for its settings' time: the strides between right heel strikes
+    (the right foot's normal force rising from zero) in the second half, each resampled at
+    GAIT_PHASES phases and averaged; hip and knee angles and rates from the trajectory, the
+    torques the law applies on them (:func:`~codesign.walking.trajectory.actuator_table`'s
+    delivered ``tau_hip_r_Nm``, ``tau_knee_r_Nm``). UserError (one line) for a design that
+    does not walk or whose law does not drive the hip and knee."""
+    from codesign.commands.options import add_design_arguments, chosen_design
+    from codesign.problems.verdict import assists, walking_verdict
+    from codesign.screening.loads import ReferenceGait, mean_stride
+    from codesign.walking.trajectory import actuator_table, trajectory_table
+
+    parser = argparse.ArgumentParser()
+    add_design_arguments(parser)
+    chosen = chosen_design(parser.parse_args([str(design)]))
+    t_end = chosen.settings.walk.rollout.max_time
+    times = np.arange(0.0, t_end + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
+    replay = chosen.problem.walking.replay(chosen.design, chosen.settings, times[times <= t_end])
+    record = replay.record
+    verdict = walking_verdict(record.metrics, t_end, record.message, assists(chosen.problem)) if record.ok else None
+    if verdict is None or not verdict.walks:
+        said = verdict.text if verdict is not None else record.message
+        raise UserError(f"--record-gait {design}: {said}; expected a design that walks (a reference gait)")
+    table = trajectory_table(replay.rollout, replay.setup)
+    loads = actuator_table(replay.rollout, replay.setup)
+    if not {"tau_hip_r_Nm", "tau_knee_r_Nm"} <= set(loads.columns):
+        raise UserError(f"--record-gait {design}: its law drives {', '.join(replay.setup.effort_names)}; expected a "
+                        f"design whose law drives the hip and knee (a human gait, e.g. {DEFAULT_GAIT_DESIGN})")
+    t = table["t_s"].to_numpy()
+    force = sum(table[c].to_numpy() for c in table.columns if c.startswith("fn_") and c.endswith("_r_N"))
+    down = force > 1.0
+    strikes = t[1:][down[1:] & ~down[:-1]]
+    strikes = strikes[strikes >= 0.5 * t_end]
+    if len(strikes) < 2:
+        raise UserError(f"--record-gait {design}: {len(strikes)} right heel strikes in the second half; expected a "
+                        f"design that walks (at least one whole stride)")
+    columns = np.column_stack([table["q_thigh_r_rad"], table["q_shank_r_rad"], table["qd_thigh_r_rad_s"],
+                               table["qd_shank_r_rad_s"], loads["tau_hip_r_Nm"], loads["tau_knee_r_Nm"]])
+    time, mean, period = mean_stride(t, strikes, columns, GAIT_PHASES)
+    source = (f"{design} replayed {t_end:g} s, the mean of its {len(strikes) - 1} right strides in the second half "
+              f"(codesign screen --record-gait)")
+    return ReferenceGait(time, mean[:, 0:2], mean[:, 2:4], mean[:, 4:6], period, source)
 
 
 # --------------------------------------------------------------------------- sweep
@@ -195,11 +320,14 @@ class _Task:
     seed: int
     settings: ScreenSettings
     gait: NominalGait
+    reference: ReferenceGait | None = None     # None: no load screening
 
 
 def screen_subspace(task: _Task) -> dict:
     """Screen ``task.samples`` random morphologies of one subspace; counts per outcome."""
+    from codesign.model.drivetrain import motor_catalog, stage_law
     from codesign.model.morphology import build_morphology, sample_parameters
+    from codesign.screening.loads import screen_loads
     from codesign.screening.screen import (ACTUATOR_SINGULAR, CONSTRAINT_SINGULAR, HUMAN_LOCKED, PASS,
                                            UNREACHABLE, screen)
 
@@ -209,7 +337,9 @@ def screen_subspace(task: _Task) -> dict:
     counts = dict.fromkeys(list(names.values()) + ["invalid"], 0)
     margins, amplifications = [], []
     best = None
-    for _ in range(task.samples):
+    loads, served_masses = [], []
+    motors, law = list(motor_catalog().values()), stage_law()
+    for sample in range(task.samples):
         params = sample_parameters(task.topology, rng)
         try:
             morphology = build_morphology(task.topology, task.pair, params)
@@ -227,26 +357,64 @@ def screen_subspace(task: _Task) -> dict:
                         "inverse_transmission_peak": result.inverse_transmission_peak,
                         "amplification": amplification}
             amplifications.append(amplification)
-    return {"best": best, "subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
+            if task.reference is not None:
+                row = load_row(task, sample, screen_loads(morphology, task.reference, motors, law, task.settings))
+                loads.append(row)
+                if row["served"]:
+                    served_masses.append(row["device_mass_kg"])
+    reasons = [reason_kind(r["reason"]) for r in loads if not r["served"]]
+    return {"best": best, "loads": loads, "served": len(served_masses),
+            "served_fraction": len(served_masses) / task.samples,
+            "lightest_device_mass_kg": min(served_masses) if served_masses else float("nan"),
+            "common_reason": max(sorted(set(reasons)), key=reasons.count) if reasons else "", "subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
             "actuator_2": task.pair[1], "samples": task.samples, **counts,
             "pass_rate": counts["passed"] / task.samples,
             "median_margin_passed": float(np.median(margins)) if margins else float("nan"),
             "best_amplification": min(amplifications) if amplifications else float("nan")}
 
 
+def reason_kind(reason: str) -> str:
+    """A load screening's reason without its numbers, for counting: "cannot follow the
+    reference gait", or the requirement no drivetrain meets ("peak torque", "continuous
+    torque", "speed", "all three together")."""
+    if not reason.startswith("actuator "):
+        return "cannot follow the reference gait"
+    said = reason.split(": ")[1]
+    return said if said in ("peak torque", "continuous torque", "speed") else "all three together"
+
+
+def load_row(task: _Task, sample: int, screened) -> dict:
+    """One passing morphology's row of ``loads.csv`` (:data:`LOAD_FIELDS`)."""
+    loads = screened.loads
+    row = {"subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
+           "actuator_2": task.pair[1], "sample": sample, "served": int(screened.served), "reason": screened.reason,
+           "device_mass_kg": screened.device_mass, "cuff_force_peak_N": loads.cuff_force_peak,
+           "transmission_peak": loads.transmission_peak}
+    for i in range(2):
+        choice = screened.drivetrains[i] if screened.drivetrains else None
+        drive = choice.drivetrain if choice is not None else None
+        row.update({f"rms_torque_{i + 1}_Nm": loads.rms_torque[i], f"peak_torque_{i + 1}_Nm": loads.peak_torque[i],
+                    f"peak_speed_{i + 1}_rad_s": loads.peak_speed[i], f"peak_power_{i + 1}_W": loads.peak_power[i],
+                    f"motor_{i + 1}": drive.motor.name if drive else "none",
+                    f"stage_ratio_{i + 1}": drive.stage_ratio if drive else float("nan")})
+    return row
+
+
 def screen_catalog(catalog: Catalog, samples: int, seed: int, settings: ScreenSettings, workers: int = 1,
-                   progress: bool = False) -> list[dict]:
-    """One row per subspace (catalog order); deterministic for a given seed."""
+                   progress: bool = False, reference: ReferenceGait | None = None) -> list[dict]:
+    """One row per subspace (catalog order); deterministic for a given seed. With a
+    ``reference`` gait each row also holds its passing morphologies' load screening
+    (``"loads"``: :func:`load_row` rows) and the subspace's counts (``"served"`` ...)."""
     from tqdm import tqdm
 
     from codesign.model.gait import nominal_gait
 
     gait = nominal_gait()
-    tasks = [_Task(sid, catalog.topology(tid), tuple(pair), samples, seed, settings, gait)
+    tasks = [_Task(sid, catalog.topology(tid), tuple(pair), samples, seed, settings, gait, reference)
              for sid, tid, pair in catalog.subspaces()]
     bar = tqdm(total=len(tasks), desc="screen", unit="subspace", disable=not progress)
     # compile (or load from cache) once in the parent, so forked workers inherit it
-    screen_subspace(_Task(tasks[0].subspace, tasks[0].topology, tasks[0].pair, 1, seed, settings, gait))
+    screen_subspace(_Task(tasks[0].subspace, tasks[0].topology, tasks[0].pair, 1, seed, settings, gait, reference))
     rows = []
     if workers == 1:
         for task in tasks:
@@ -264,11 +432,17 @@ def screen_catalog(catalog: Catalog, samples: int, seed: int, settings: ScreenSe
 
 def write_rows_csv(rows: list[dict], path: Path) -> None:
     """Write the per-subspace table atomically."""
+    write_dict_rows(rows, CSV_FIELDS, path)
+
+
+def write_dict_rows(rows: list[dict], fields: list[str], path: Path) -> None:
+    """Write ``rows``' ``fields`` as CSV atomically (floats to 6 significant digits)."""
     from codesign.io import write_text_atomic
 
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n", extrasaction="ignore")
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: (f"{row[k]:.6g}" if isinstance(row[k], float) else row[k]) for k in CSV_FIELDS})
+        writer.writerow({k: (f"{float(row[k]):.6g}" if isinstance(row[k], (float, np.floating)) else row[k])
+                         for k in fields})
     write_text_atomic(path, buf.getvalue())

@@ -5,6 +5,8 @@
   passive joints white circles, loop-closure joints orange.
 - :func:`pass_rate_heatmap`: screening pass rate per subspace, topology (x) x actuator
   pair (y), like the thesis's Fig. 5.10.
+- :func:`load_heatmap`: the load screening per subspace (same axes): the fraction of the
+  sampled morphologies a catalog drivetrain serves, and the lightest device mass.
 """
 
 from __future__ import annotations
@@ -143,5 +145,40 @@ def pass_rate_heatmap(rows: list[dict], catalog: Catalog) -> Figure:
     total = sum(r["samples"] for r in rows)
     ax.set_title(f"screening pass rate per subspace ({total} random morphologies, grey: no such pair)", fontsize=10)
     fig.colorbar(im, ax=ax, label="pass rate (%)")
+    fig.tight_layout()
+    return fig
+
+
+def load_heatmap(rows: list[dict], catalog: Catalog) -> Figure:
+    """Two panels per subspace (topology on x, actuator-pair index on y; grey: no pair or
+    nothing served): the percentage of the sampled morphologies that pass the screening
+    and that a catalog drivetrain serves (``served_fraction``), and the lightest device
+    mass among them (kg, ``lightest_device_mass_kg``)."""
+    n_top = len(catalog.topologies)
+    n_pairs = max(len(t.actuator_pairs) for t in catalog.topologies)
+    fig, axes = plt.subplots(1, 2, figsize=(2.0 * n_top + 4.0, 0.5 * n_pairs + 1.5))
+    panels = (("served_fraction", 100.0, "served (% of samples)", "{:.0f}%", "viridis"),
+              ("lightest_device_mass_kg", 1.0, "lightest device mass (kg)", "{:.1f}", "viridis_r"))
+    for ax, (key, scale, label, fmt, cmap_name) in zip(axes, panels):
+        grid = np.full((n_pairs, n_top), np.nan)
+        for row in rows:
+            t = catalog.topology(row["topology"])
+            k = t.actuator_pairs.index((row["actuator_1"], row["actuator_2"]))
+            grid[k, t.id - 1] = scale * row[key]
+        finite = np.isfinite(grid)
+        cmap = plt.get_cmap(cmap_name).with_extremes(bad="0.85")
+        im = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, origin="upper", aspect="auto",
+                       vmin=np.min(grid[finite]) if finite.any() else 0.0,
+                       vmax=np.max(grid[finite]) if finite.any() else 1.0)
+        for k, t in zip(*np.nonzero(finite)):
+            ax.text(t, k, fmt.format(grid[k, t]), ha="center", va="center", fontsize=6.5, color="0.1",
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.6))
+        ax.set_xticks(range(n_top), [str(t.id) for t in catalog.topologies])
+        ax.set_yticks(range(n_pairs), [str(k + 1) for k in range(n_pairs)])
+        ax.set_xlabel("topology")
+        ax.set_title(label, fontsize=10)
+        fig.colorbar(im, ax=ax)
+    axes[0].set_ylabel("actuator pair (index in the topology's list)")
+    fig.suptitle("load screening along the reference gait: catalog drivetrains per subspace", fontsize=10)
     fig.tight_layout()
     return fig

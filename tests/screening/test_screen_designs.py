@@ -90,6 +90,7 @@ def test_screen_one_design_command(tmp_path, catalog_path, capsys):
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, parallelograms()))]) == 0
     out = capsys.readouterr().out
     assert "PASS" in out and "added mass" in out
+    assert "loads along" in out and "device" in out and "(both legs)" in out   # served by the catalog
     bad, _ = _knee_loop_reaching_full_extension()
     assert main(["screen", "--catalog", str(catalog_path), "--design", str(_design(tmp_path, bad))]) == 0
     assert "FAIL - unreachable" in capsys.readouterr().out
@@ -151,9 +152,12 @@ def test_sweep_is_deterministic_across_worker_counts(tmp_path, catalog_path):
         out = tmp_path / f"w{workers}"
         assert main(["screen", "--catalog", str(catalog_path), "--samples", "3", "--seed", "7",
                      "--workers", str(workers), "--out", str(out)]) == 0
-        outs.append((out / "pass_rates.csv").read_text())
-        assert (out / "pass_rates.png").stat().st_size > 10_000
+        outs.append([(out / name).read_text() for name in ("pass_rates.csv", "loads.csv", "loads_subspaces.csv")])
+        assert (out / "pass_rates.png").stat().st_size > 10_000 and (out / "loads.png").stat().st_size > 10_000
     assert outs[0] == outs[1]
+    loads = outs[0][1].splitlines()
+    assert len(loads) > 1 and loads[0].startswith("subspace,topology,actuator_1,actuator_2,sample,served,reason")
+    outs = [o[0] for o in outs]
     rows = outs[0].splitlines()
     assert len(rows) == 1 + 126 and rows[0].startswith("subspace,topology,actuator_1,actuator_2,samples,passed")
 
