@@ -24,7 +24,11 @@ device's mass. Writes ``<out>/loads.csv`` (one row per passing morphology: its s
 sample index, loads, drivetrains or the reason none fits), ``<out>/loads_subspaces.csv``
 (one row per subspace: how many passed, how many a catalog drivetrain serves, the lightest
 device mass) and ``<out>/loads.png`` (heatmap: the fraction served and the lightest device
-mass per subspace). ``codesign screen --record-gait DESIGN.json`` replays a walking design
+mass per subspace) and ``<out>/load_designs.json`` (per subspace a drivetrain serves, its
+lightest served device: the morphology with each actuated joint's drivetrain, ``j<id>.motor``
+as the unit's catalog index + 0.5 and ``j<id>.stage_ratio``, and ``device_mass_kg``; the
+search starts each subspace there, ``space.start_designs``, and leaves out the others,
+``space.drop_unserved = "<out>/loads_subspaces.csv"``). ``codesign screen --record-gait DESIGN.json`` replays a walking design
 (default ``docs/designs/human-walking.json``) and writes its mean right-leg stride of the
 second half to ``--reference-gait`` (nothing else).
 
@@ -156,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
     write_dict_rows(rows, SUBSPACE_LOAD_FIELDS, args.out / "loads_subspaces.csv")
     best = [r["best"] for r in rows if r["best"] is not None]
     write_text_atomic(args.out / "best_designs.json", json.dumps(best, indent=1) + "\n")
+    sized = [r["sized"] for r in rows if r["sized"] is not None]
+    write_text_atomic(args.out / "load_designs.json", json.dumps(sized, indent=1) + "\n")
     if best:
         top = max(best, key=lambda d: d["margin"])
         morphology = load_design_dict(top, catalog, "best design")
@@ -173,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
           f"({100.0 * served / max(passed, 1):.1f} %)")
     print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (per subspace the pass whose "
           "transmission is nearest a parallelogram's, in the --design format), sample_morphology.png, "
-          "loads.csv, loads_subspaces.csv and loads.png")
+          "loads.csv, loads_subspaces.csv, loads.png and load_designs.json (per served subspace the lightest "
+          "device with its drivetrains: the search's starts)")
     return 0
 
 
@@ -338,6 +345,7 @@ def screen_subspace(task: _Task) -> dict:
     margins, amplifications = [], []
     best = None
     loads, served_masses = [], []
+    sized = None            # the lightest served device: the search's start in this subspace
     motors, law = list(motor_catalog().values()), stage_law()
     for sample in range(task.samples):
         params = sample_parameters(task.topology, rng)
@@ -358,12 +366,15 @@ def screen_subspace(task: _Task) -> dict:
                         "amplification": amplification}
             amplifications.append(amplification)
             if task.reference is not None:
-                row = load_row(task, sample, screen_loads(morphology, task.reference, motors, law, task.settings))
+                screened = screen_loads(morphology, task.reference, motors, law, task.settings)
+                row = load_row(task, sample, screened)
                 loads.append(row)
                 if row["served"]:
                     served_masses.append(row["device_mass_kg"])
+                    if sized is None or row["device_mass_kg"] < sized["device_mass_kg"]:
+                        sized = sized_design(task, params, screened, motors)
     reasons = [reason_kind(r["reason"]) for r in loads if not r["served"]]
-    return {"best": best, "loads": loads, "served": len(served_masses),
+    return {"best": best, "sized": sized, "loads": loads, "served": len(served_masses),
             "served_fraction": len(served_masses) / task.samples,
             "lightest_device_mass_kg": min(served_masses) if served_masses else float("nan"),
             "common_reason": max(sorted(set(reasons)), key=reasons.count) if reasons else "", "subspace": task.subspace, "topology": task.topology.id, "actuator_1": task.pair[0],
@@ -381,6 +392,23 @@ def reason_kind(reason: str) -> str:
         return "cannot follow the reference gait"
     said = reason.split(": ")[1]
     return said if said in ("peak torque", "continuous torque", "speed") else "all three together"
+
+
+def sized_design(task: _Task, params: dict[str, float], screened, motors) -> dict:
+    """A served morphology as a start design (``load_designs.json``, the --design format):
+    its parameters and each actuated joint's drivetrain as the drivetrains-searched problem
+    names them (``j<id>.motor``: the unit's catalog index + 0.5, the middle of the interval
+    that selects it, so a start spread keeps the unit; ``j<id>.stage_ratio``), with its
+    device mass (kg, both legs)."""
+    from codesign.model.drivetrain import drive_parameter_names
+
+    drives = {}
+    for joint, choice in zip(task.pair, screened.drivetrains):
+        motor, ratio = drive_parameter_names(joint)
+        drives[motor] = motors.index(choice.drivetrain.motor) + 0.5
+        drives[ratio] = choice.drivetrain.stage_ratio
+    return {"topology": task.topology.id, "actuators": list(task.pair), "params": {**params, **drives},
+            "device_mass_kg": screened.device_mass}
 
 
 def load_row(task: _Task, sample: int, screened) -> dict:

@@ -177,11 +177,17 @@ def check_run_name(name: str, where: str) -> str:
     return name
 
 
+DRIVE_SUFFIXES = (".motor", ".stage_ratio")     # a drivetrain's parameters (model.drivetrain)
+
+
 def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
                     ) -> tuple[tuple[tuple[str, ...], dict[str, float]], ...]:
     """(groups, values) of each of the spec's ``space.start_designs`` under the search's
     names (the problem's ``WalkingHooks.encode``); UserError naming a design the problem
-    cannot place or a value outside its parameter's bounds."""
+    cannot place or a value outside its parameter's bounds. A design's drivetrain
+    (``j<id>.motor``, ``j<id>.stage_ratio``: the load screening's ``load_designs.json``)
+    starts a problem that searches drivetrains; one that rates its actuators takes the
+    morphology alone."""
     if not spec.start_designs:
         return ()
     hooks = problem.walking
@@ -198,6 +204,9 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
         except UserError as exc:
             raise one_line_error(str(exc)) from None
         groups, values = hooks.encode(design)
+        # a problem that rates its actuators takes the design's morphology, not its drivetrains
+        values = {name: value for name, value in values.items()
+                  if name in params or not name.endswith(DRIVE_SUFFIXES)}
         for name, value in values.items():
             if name not in params:
                 raise one_line_error(f"{where}: parameter {name!r} is not one of problem {problem.name!r}'s")
