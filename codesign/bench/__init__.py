@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, str] = {
     "storage": "codesign.bench.storage",
     "coldstart": "codesign.bench.coldstart",
     "scaling": "codesign.bench.scaling",
+    "search": "codesign.bench.search",
     "mujoco": "codesign.bench.mujoco",
     "loads": "codesign.bench.loads",
 }

@@ -10,7 +10,7 @@ from codesign.bench import BENCHMARKS
 from codesign.errors import UserError
 from codesign.io import creatable_folder
 
-HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, scaling, mujoco, loads, all) and compare with peers"
+HELP = "run a benchmark (engine, runner, evaluate, coldstart, screen, storage, scaling, search, mujoco, loads, all) and compare with peers"
 
 
 def available() -> dict[str, str]:
