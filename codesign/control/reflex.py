@@ -3,14 +3,17 @@ exact to the control step (issue 45, item 1: reflex control). Library code: the 
 rollout does not call it yet (docs/muscles.md, "Reflex control").
 
 Source: H. Geyer and H. Herr, IEEE TNSRE 18(3):263-273, 2010, Sec. II and Appendix (open
-copy: MIT DSpace, http://hdl.handle.net/1721.1/70926). The laws were read from two readable
-descriptions of the same controller, since the paper's text could not be opened in this
-session: T. Geijtenbeek's SCONE tutorial controller ``ControllerGH2010.scone``
+copy: MIT DSpace, http://hdl.handle.net/1721.1/70926). The paper's text could not be opened
+in this session; the laws and numbers were read from three readable descriptions of the same
+controller: T. Geijtenbeek's SCONE tutorial controller ``ControllerGH2010.scone``
 (github.com/opensim-org/SCONE, scenarios/Tutorials/data, commit 6c8e8e3; "adapted from
-[Geyer & Herr 2010]", each gain commented with the paper's symbol) and H. Geyer's own
+[Geyer & Herr 2010]", each gain commented with the paper's symbol), H. Geyer's own
 parameter file ``ControlParams.m`` (github.com/nitishthatte/Neuromuscular-Transfemoral-
-Prosthesis-Model, IntactModel/, commit 6d2673d). Every number's source is in
-:data:`PARAMETER_SOURCES`; nothing here is their code.
+Prosthesis-Model, IntactModel/, commit 6d2673d: the delays, pre-stimulations, the knee
+over-extension term) and a C++ port of the Geyer stance laws for a robot,
+``StimGeyerCtrl.cc`` (github.com/mharding01/augmented-neuromuscular-RT-running, commit
+0a7568c: the trunk PD weighted by the leg's load over body weight, k_bw, and GLU's 0.68 k_p).
+Every number's source is in :data:`PARAMETER_SOURCES`; nothing here is their code.
 
 Muscles (index m, the order of :data:`codesign.model.muscle_table.NAMES`): SOL, TA, GAS,
 VAS, HAM, GLU, HFL. Legs: 0 and 1 (the caller's; the laws are symmetric). Signals, all
@@ -29,8 +32,9 @@ Stance (the leg loaded)::
     S_VAS = S0_VAS + G_VAS f_VAS - k_phi dphi_k - k_bw |F_contra| DS_trail
             dphi_k = phi_k - phi_k,off where phi_k > phi_k,off and dphi_k/dt > 0, else 0
     u     = k_p (theta - theta_ref) + k_d dtheta/dt                       (trunk PD)
+    u_GLU = c_GLU k_p (theta - theta_ref) + k_d dtheta/dt                 (c_GLU = 0.68)
     S_HAM = S0_BAL + [u]+  k_bw |F_ipsi|
-    S_GLU = S0_BAL + [u]+  k_bw |F_ipsi| - Delta_S DS_trail
+    S_GLU = S0_BAL + [u_GLU]+ k_bw |F_ipsi| - Delta_S DS_trail
     S_HFL = S0_BAL + [-u]+ k_bw |F_ipsi| + Delta_S DS_trail
 
 DS_trail = 1 while both legs are loaded and this leg's stance began first (the trailing leg
@@ -125,6 +129,7 @@ class ReflexParams(NamedTuple):
     k_bw: float          # load gain, per body weight (k_bw |F| / (m g))
     k_p: float           # trunk pitch gain (1/rad)
     k_d: float           # trunk pitch rate gain (s/rad)
+    glu_kp_scale: float  # GLU's share of k_p in the stance trunk PD
     theta_ref: float     # reference trunk pitch (rad, forward lean)
     delta_s: float       # swing initiation in double support (GLU -, HFL +)
     g_hfl: float         # swing HFL length feedback, per l_opt,HFL
@@ -161,9 +166,13 @@ PARAMETER_SOURCES = (
     ParameterSource("k_phi", 2.0, "1/rad", f"{GEYER_M} GainKneeOverExt = 2 (SCONE gates VAS on the knee angle instead, line 60)"),
     ParameterSource("phi_k_off", math.pi - math.radians(10.0), "rad",
                     f"{GEYER_M} kneeAngleOffset = 10 deg of flexion, i.e. 170 deg on the paper's knee angle"),
-    ParameterSource("k_bw", 1.2, "1/(m g)", f"{GH2010} load gain k_bw = 1.2/(m g): NOT read from a source in this session "
-                    "(neither SCONE's tutorial nor ControlParams.m carries it; SCONE drops the load factor) -- check"),
+    ParameterSource("k_bw", 1.2, "1/(m g)", f"{GH2010} load gain k_bw = 1.2/(m g): the VALUE is not read from a source in "
+                    "this session -- check against the paper's table; the load weighting itself (k_bw F_foot/weight on the "
+                    "stance trunk PD) is in StimGeyerCtrl.cc (commit 0a7568c, a robot's optimised k_bw = 0.409); SCONE drops it"),
     ParameterSource("k_p", 1.91, "1/rad", f"{SCONE} line 67 (KP, '# k_p'); {GEYER_M} PosGainGG = 1/(30 deg) = 1.91"),
+    ParameterSource("glu_kp_scale", 0.68, "-", "Geyer-model stance law of mharding01/augmented-neuromuscular-RT-running "
+                    "StimGeyerCtrl.cc (commit 0a7568c: PD_torso_2 = 0.68 k_p ... for GLU); Geyer's ControlParams.m has "
+                    "Kglu = 0.7 ('gluteus stance gain'); SCONE uses one k_p for both"),
     ParameterSource("k_d", 0.25, "s/rad", f"{SCONE} line 68 (KV, '# k_d'); {GEYER_M} has SpeedGainGG = 0.2"),
     ParameterSource("theta_ref", 0.105, "rad", f"{SCONE} line 69 (P0 = -0.105 on SCONE's backward-positive pelvis tilt, "
                     f"'# theta_ref'); {GEYER_M} phiHATref = 6 deg"),
@@ -296,6 +305,7 @@ def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarra
     load_short, load_medium (2,): each leg's load (N) at the short / medium delay;
     trunk (rad, forward), trunk_rate (rad/s): the trunk pitch at the short delay."""
     u = p.k_p * (trunk - p.theta_ref) + p.k_d * trunk_rate
+    u_glu = p.glu_kp_scale * p.k_p * (trunk - p.theta_ref) + p.k_d * trunk_rate
     for leg in range(2):
         other = 1 - leg
         s = out[leg]
@@ -311,7 +321,7 @@ def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarra
                       - trail * p.k_bw * abs(load_medium[other]) / p.body_weight)
             weight = p.k_bw * abs(load_short[leg]) / p.body_weight
             s[HAM] = p.s0_bal + _pos(u) * weight
-            s[GLU] = p.s0_bal + _pos(u) * weight - trail * p.delta_s
+            s[GLU] = p.s0_bal + _pos(u_glu) * weight - trail * p.delta_s
             s[HFL] = p.s0_bal + _pos(-u) * weight + trail * p.delta_s
         else:
             s[SOL] = p.s0

@@ -111,7 +111,7 @@ def test_stance_laws_by_hand():
     assert s[R.VAS] == pytest.approx(0.09 + 1.15 * 0.25 - 2.0 * 0.05)        # F+ VAS, knee over-extension
     u = 1.91 * (0.2 - 0.105) + 0.25 * 0.1                                    # trunk PD, leaning forward
     assert s[R.HAM] == pytest.approx(0.05 + u * 1.2 * 0.8)
-    assert s[R.GLU] == pytest.approx(0.05 + u * 1.2 * 0.8)
+    assert s[R.GLU] == pytest.approx(0.05 + (0.68 * 1.91 * (0.2 - 0.105) + 0.25 * 0.1) * 1.2 * 0.8)
     assert s[R.HFL] == pytest.approx(0.05)                                   # [-u]+ = 0
     # leaning back: the hip flexors act, the extensors rest at S0_BAL
     back = law(params(), stance=(1, 1), load_short=(0.5 * BW, 0.5 * BW), trunk=0.0, trunk_rate=-0.2)[1]
