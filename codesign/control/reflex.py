@@ -4,8 +4,12 @@ rollout does not call it yet (docs/muscles.md, "Reflex control").
 
 Source: H. Geyer and H. Herr, IEEE TNSRE 18(3):263-273, 2010, Sec. II and Appendix (open
 copy: MIT DSpace, http://hdl.handle.net/1721.1/70926). The paper's text could not be opened
-in this session; the laws and numbers were read from three readable descriptions of the same
-controller: T. Geijtenbeek's SCONE tutorial controller ``ControllerGH2010.scone``
+in this session; the laws and numbers were read from four readable descriptions of the same
+controller: a transcription of the paper's Table I (p. 269) and Appendix I (p. 270) in a
+public Python module of the code index (``GEYER_HERR_2010_TABLE_I`` and
+``geyer_herr_2010_stimulation``, "read off the rendered page at 300 dpi"; the index does
+not name its repository -- :data:`TRANSCRIPTION`), T. Geijtenbeek's SCONE tutorial
+controller ``ControllerGH2010.scone``
 (github.com/opensim-org/SCONE, scenarios/Tutorials/data, commit 6c8e8e3; "adapted from
 [Geyer & Herr 2010]", each gain commented with the paper's symbol), H. Geyer's own
 parameter file ``ControlParams.m`` (github.com/nitishthatte/Neuromuscular-Transfemoral-
@@ -20,14 +24,17 @@ VAS, HAM, GLU, HFL. Legs: 0 and 1 (the caller's; the laws are symmetric). Signal
 normalised as in SCONE: f = F_se/F_max, l = l_ce/l_opt; loads in N (the leg's vertical
 ground reaction); the trunk pitch theta in rad, positive leaning forward (GH2010's theta,
 theta_ref = 6 deg forward); the knee angle phi_k the paper's (pi straight, smaller in
-flexion). [x]+ = max(x, 0). Every input of a muscle's law is read with that muscle's loop
-delay d_m: long (20 ms) for SOL, TA, GAS; medium (10 ms) for VAS; short (5 ms) for HAM,
-GLU, HFL (one-way, spinal; ControlParams.m ``LongDelay``/``MidDelay``/``ShortDelay``).
+flexion). [x]+ = max(x, 0). A muscle's own force and length, and the cross terms of its
+law, are read with its loop's delay: long (20 ms) for SOL, TA, GAS; medium (10 ms) for VAS
+and the knee angle; short (5 ms) for HAM, GLU, HFL and every trunk and load term, the
+contralateral load in VAS's law included (Appendix I's t_l, t_m, t_s; ControlParams.m
+``LongDelay``/``MidDelay``/``ShortDelay``). The length feedbacks are linear, as Appendix I
+prints them (SCONE's adaptation takes their positive part); the clip bounds them.
 
 Stance (the leg loaded)::
 
     S_SOL = S0 + G_SOL f_SOL
-    S_TA  = S0 + G_TA [l_TA - l_off,TA]+ - G_SOLTA f_SOL
+    S_TA  = S0 + G_TA (l_TA - l_off,TA) - G_SOLTA f_SOL
     S_GAS = S0 + G_GAS f_GAS
     S_VAS = S0_VAS + G_VAS f_VAS - k_phi dphi_k - k_bw |F_contra| DS_trail
             dphi_k = phi_k - phi_k,off where phi_k > phi_k,off and dphi_k/dt > 0, else 0
@@ -39,14 +46,15 @@ Stance (the leg loaded)::
 
 DS_trail = 1 while both legs are loaded and this leg's stance began first (the trailing leg
 of double support, about to swing: swing initiation by load sharing with the contralateral
-leg); else 0. Swing (the leg unloaded)::
+leg); else 0. (Appendix I's DSup; read as the trailing leg's, as StimGeyerCtrl.cc does --
+the leading leg, just landed, must accept the weight.) Swing (the leg unloaded)::
 
     S_SOL = S_GAS = S_VAS = S0
-    S_TA  = S0 + G_TA [l_TA - l_off,TA]+
+    S_TA  = S0 + G_TA (l_TA - l_off,TA)
     S_HAM = S0 + G_HAM f_HAM
     S_GLU = S0 + G_GLU f_GLU
-    S_HFL = S0 + k_lean (theta_TO - theta_ref) + G_HFL [l_HFL - l_off,HFL]+
-               - G_HAMHFL [l_HAM - l_off,HAM]+
+    S_HFL = S0 + k_lean (theta_TO - theta_ref) + G_HFL (l_HFL - l_off,HFL)
+               - G_HAMHFL (l_HAM - l_off,HAM)
 
 theta_TO is the trunk pitch the leg saw (short delay) when its stance ended. Every
 stimulation is clipped to [0.01, 1]. Stance/swing: the leg is in stance while its load read
@@ -91,6 +99,8 @@ N_SIGNALS = COL_TRUNK + 2
 GH2010 = "Geyer & Herr 2010, Sec. II/Appendix"
 SCONE = "SCONE scenarios/Tutorials/data/ControllerGH2010.scone (commit 6c8e8e3)"
 GEYER_M = "Geyer's IntactModel/ControlParams.m (nitishthatte/Neuromuscular-Transfemoral-Prosthesis-Model, commit 6d2673d)"
+TRANSCRIPTION = ("GH2010 Table I (p. 269) / Appendix I (p. 270) as transcribed in GEYER_HERR_2010_TABLE_I of a public "
+                 "Python module (code index file id 68884946497, repository not named)")
 
 
 class ReflexDelays(NamedTuple):
@@ -154,45 +164,46 @@ class ParameterSource(NamedTuple):
 
 
 PARAMETER_SOURCES = (
-    ParameterSource("s0", 0.01, "-", f"{GH2010} pre-stimulation; {GEYER_M} PreStimSOL/GAS/TA/HAM/GLU = 0.01"),
-    ParameterSource("s0_vas", 0.09, "-", f"{SCONE} line 58 (C0, '# S_0,VAS'); {GEYER_M} has PreStimVAS = 0.08"),
-    ParameterSource("s0_bal", 0.05, "-", f"{SCONE} lines 70, 79, 88 (C0, '# S_0,BAL'); {GEYER_M} PreStimGG = 0.05"),
-    ParameterSource("g_sol", 1.2, "1/F_max", f"{SCONE} line 38 (soleus KF); {GEYER_M} GainSOL = 1.2/FmaxSOL"),
-    ParameterSource("g_ta", 1.1, "1/l_opt", f"{SCONE} line 19 (tib_ant KL); {GEYER_M} GainTA = 1.1"),
-    ParameterSource("l_off_ta", 0.71, "l_opt", f"{SCONE} line 20 (tib_ant L0); {GEYER_M} LceOffsetTA = 1 - w/2 = 0.72"),
-    ParameterSource("g_sol_ta", 0.3, "1/F_max", f"{SCONE} line 26 (tib_ant-soleus KF = -0.3); {GEYER_M} GainSOLTA = 0.4/FmaxSOL"),
-    ParameterSource("g_gas", 1.1, "1/F_max", f"{SCONE} line 43 (gastroc KF); {GEYER_M} GainGAS = 1.1/FmaxGAS"),
-    ParameterSource("g_vas", 1.15, "1/F_max", f"{SCONE} line 57 (vasti KF, '# G_VAS'); {GEYER_M} has GainVAS = 1.5/FmaxVAS"),
-    ParameterSource("k_phi", 2.0, "1/rad", f"{GEYER_M} GainKneeOverExt = 2 (SCONE gates VAS on the knee angle instead, line 60)"),
-    ParameterSource("phi_k_off", math.pi - math.radians(10.0), "rad",
-                    f"{GEYER_M} kneeAngleOffset = 10 deg of flexion, i.e. 170 deg on the paper's knee angle"),
-    ParameterSource("k_bw", 1.2, "1/(m g)", f"{GH2010} load gain k_bw = 1.2/(m g): the VALUE is not read from a source in "
-                    "this session -- check against the paper's table; the load weighting itself (k_bw F_foot/weight on the "
-                    "stance trunk PD) is in StimGeyerCtrl.cc (commit 0a7568c, a robot's optimised k_bw = 0.409); SCONE drops it"),
-    ParameterSource("k_p", 1.91, "1/rad", f"{SCONE} line 67 (KP, '# k_p'); {GEYER_M} PosGainGG = 1/(30 deg) = 1.91"),
-    ParameterSource("glu_kp_scale", 0.68, "-", "Geyer-model stance law of mharding01/augmented-neuromuscular-RT-running "
-                    "StimGeyerCtrl.cc (commit 0a7568c: PD_torso_2 = 0.68 k_p ... for GLU); Geyer's ControlParams.m has "
-                    "Kglu = 0.7 ('gluteus stance gain'); SCONE uses one k_p for both"),
-    ParameterSource("k_d", 0.25, "s/rad", f"{SCONE} line 68 (KV, '# k_d'); {GEYER_M} has SpeedGainGG = 0.2"),
-    ParameterSource("theta_ref", 0.105, "rad", f"{SCONE} line 69 (P0 = -0.105 on SCONE's backward-positive pelvis tilt, "
-                    f"'# theta_ref'); {GEYER_M} phiHATref = 6 deg"),
-    ParameterSource("delta_s", 0.25, "-", f"{SCONE} lines 101 and 106 (Liftoff C0 +-0.25, '# DELTA_S')"),
-    ParameterSource("g_hfl", 0.35, "1/l_opt", f"{SCONE} line 119 (iliopsoas KL, '# G_HFL')"),
-    ParameterSource("l_off_hfl", 0.60, "l_opt", f"{SCONE} line 120 (iliopsoas L0, '# l_off_HFL')"),
-    ParameterSource("k_lean", 1.15, "1/rad", f"{SCONE} line 126 (KP, '# k_lean'; SCONE feeds the current tilt, "
-                    "GH2010 the lean at take-off)"),
-    ParameterSource("g_ham_hfl", 4.0, "1/l_opt", f"{SCONE} line 135 (iliopsoas-hamstrings KL = -4.0)"),
-    ParameterSource("l_off_ham", 0.85, "l_opt", f"{SCONE} line 136 (L0)"),
-    ParameterSource("g_ham", 0.65, "1/F_max", f"{SCONE} line 142 (hamstrings KF, swing)"),
-    ParameterSource("g_glu", 0.4, "1/F_max", f"{SCONE} line 147 (glut_max KF, swing)"),
-    ParameterSource("stance_load", 0.1, "m g", f"{SCONE} line 8 (stance_load_threshold ~0.1)"),
-    ParameterSource("stim_min", 0.01, "-", f"{GH2010}: stimulations bounded to [0.01, 1]"),
-    ParameterSource("stim_max", 1.0, "-", f"{GH2010}: stimulations bounded to [0.01, 1]"),
+    ParameterSource("s0", 0.01, "-", f"{TRANSCRIPTION}: Table I caption, S0 = 0.01 but for S0,VAS and S0,BAL; "
+                    f"{GEYER_M} PreStimSOL/GAS/TA/HAM/GLU = 0.01"),
+    ParameterSource("s0_vas", 0.09, "-", f"{TRANSCRIPTION}: S0,VAS = 0.09; {SCONE} line 58 (C0, '# S_0,VAS')"),
+    ParameterSource("s0_bal", 0.05, "-", f"{TRANSCRIPTION}: S0,BAL = 0.05; {SCONE} lines 70, 79, 88; {GEYER_M} PreStimGG"),
+    ParameterSource("g_sol", 1.2, "1/F_max", f"{TRANSCRIPTION}: G_SOL = 1.2; {SCONE} line 38; {GEYER_M} GainSOL = 1.2/FmaxSOL"),
+    ParameterSource("g_ta", 1.1, "1/l_opt", f"{TRANSCRIPTION}: G_TA = 1.1; {SCONE} line 19; {GEYER_M} GainTA = 1.1"),
+    ParameterSource("l_off_ta", 0.71, "l_opt", f"{TRANSCRIPTION}: l_off,TA = 0.71; {SCONE} line 20"),
+    ParameterSource("g_sol_ta", 0.3, "1/F_max", f"{TRANSCRIPTION}: G_SOLTA = 0.3; {SCONE} line 26 (KF = -0.3)"),
+    ParameterSource("g_gas", 1.1, "1/F_max", f"{TRANSCRIPTION}: G_GAS = 1.1; {SCONE} line 43; {GEYER_M} GainGAS"),
+    ParameterSource("g_vas", 1.15, "1/F_max", f"{TRANSCRIPTION}: G_VAS = 1.15; {SCONE} line 57 ('# G_VAS')"),
+    ParameterSource("k_phi", 2.0, "1/rad", f"{TRANSCRIPTION}: k_phi = 2.0; {GEYER_M} GainKneeOverExt = 2"),
+    ParameterSource("phi_k_off", 2.97, "rad", f"{TRANSCRIPTION}: phi_k,off = 2.97; {GEYER_M} kneeAngleOffset = 10 deg "
+                    "of flexion (170 deg = 2.967 rad)"),
+    ParameterSource("k_bw", 1.2, "1/(m g)", f"{TRANSCRIPTION}: k_bw = 1.2 (the transcriber notes its printed range "
+                    "excludes it); the weighting k_bw F_foot/(m g) also in StimGeyerCtrl.cc (commit 0a7568c); SCONE drops it"),
+    ParameterSource("k_p", 1.91, "1/rad", f"{TRANSCRIPTION}: k_p = 1.91; {SCONE} line 67 ('# k_p'); {GEYER_M} 1/(30 deg)"),
+    ParameterSource("glu_kp_scale", 0.68, "-", f"{TRANSCRIPTION}: '0.68 k_p' in Appendix I's stance S_GLU; "
+                    "StimGeyerCtrl.cc (mharding01/augmented-neuromuscular-RT-running, commit 0a7568c) PD_torso_2"),
+    ParameterSource("k_d", 0.25, "s/rad", f"{TRANSCRIPTION}: k_d = 0.25; {SCONE} line 68 ('# k_d'); {GEYER_M} has 0.2"),
+    ParameterSource("theta_ref", 0.105, "rad", f"{TRANSCRIPTION}: theta_ref = 0.105; {SCONE} line 69 (P0 = -0.105 on "
+                    f"its backward-positive pelvis tilt); {GEYER_M} phiHATref = 6 deg"),
+    ParameterSource("delta_s", 0.25, "-", f"{TRANSCRIPTION}: Delta_S = 0.25; {SCONE} lines 101, 106 ('# DELTA_S')"),
+    ParameterSource("g_hfl", 0.35, "1/l_opt", f"{TRANSCRIPTION}: G_HFL = 0.35; {SCONE} line 119 ('# G_HFL')"),
+    ParameterSource("l_off_hfl", 0.60, "l_opt", f"{TRANSCRIPTION}: l_off,HFL = 0.6; {SCONE} line 120"),
+    ParameterSource("k_lean", 1.15, "1/rad", f"{TRANSCRIPTION}: k_lean = 1.15, applied to the lean at the previous "
+                    f"take-off; {SCONE} line 126 (on the current tilt)"),
+    ParameterSource("g_ham_hfl", 4.0, "1/l_opt", f"{TRANSCRIPTION}: G_HAMHFL = 4.0; {SCONE} line 135 (KL = -4.0)"),
+    ParameterSource("l_off_ham", 0.85, "l_opt", f"{TRANSCRIPTION}: l_off,HAM = 0.85; {SCONE} line 136"),
+    ParameterSource("g_ham", 0.65, "1/F_max", f"{TRANSCRIPTION}: G_HAM = 0.65; {SCONE} line 142"),
+    ParameterSource("g_glu", 0.4, "1/F_max", f"{TRANSCRIPTION}: G_GLU = 0.4; {SCONE} line 147"),
+    ParameterSource("stance_load", 0.1, "m g", f"{SCONE} line 8 (stance_load_threshold ~0.1; the paper switches on "
+                    "ground contact)"),
+    ParameterSource("stim_min", 0.01, "-", f"{TRANSCRIPTION}: 'All stimulations are limited from 0.01 to 1'"),
+    ParameterSource("stim_max", 1.0, "-", f"{TRANSCRIPTION}: 'All stimulations are limited from 0.01 to 1'"),
 )
 DELAY_SOURCES = (
-    ParameterSource("long", 0.020, "s", f"{GEYER_M} LongDelay (ankle joint muscles); {SCONE} lines 18, 25, 37, 42"),
-    ParameterSource("medium", 0.010, "s", f"{GEYER_M} MidDelay (knee joint muscles); {SCONE} line 56"),
-    ParameterSource("short", 0.005, "s", f"{GEYER_M} ShortDelay (hip joint muscles); {SCONE} lines 66, 75, 84, 100, 118"),
+    ParameterSource("long", 0.020, "s", f"{TRANSCRIPTION}: t_l (SOL, TA, GAS); {GEYER_M} LongDelay; {SCONE} line 18"),
+    ParameterSource("medium", 0.010, "s", f"{TRANSCRIPTION}: t_m (VAS); {GEYER_M} MidDelay; {SCONE} line 56"),
+    ParameterSource("short", 0.005, "s", f"{TRANSCRIPTION}: t_s (HAM, GLU, HFL, trunk and load terms); {GEYER_M} "
+                    f"ShortDelay; {SCONE} line 66"),
     ParameterSource("contact", 0.0, "s", f"{SCONE} line 9 (leg_load_sensor_delay = 0)"),
 )
 STANDARD_GRAVITY = 9.81
@@ -293,7 +304,7 @@ def _pos(x: float) -> float:
 @njit(cache=True, _nrt=False)
 def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarray, theta_to: np.ndarray,
                         f: np.ndarray, lce: np.ndarray, knee: np.ndarray, knee_rate: np.ndarray,
-                        load_short: np.ndarray, load_medium: np.ndarray, trunk: float, trunk_rate: float,
+                        load: np.ndarray, trunk: float, trunk_rate: float,
                         out: np.ndarray) -> None:
     """The 14 stimulations (``out`` (2, 7), legs x SOL..HFL, clipped to [stim_min,
     stim_max]) of the laws in the module docstring, from inputs already delayed:
@@ -302,7 +313,7 @@ def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarra
     theta_to (2,) rad: the trunk pitch at the leg's last take-off;
     f (2, 7): F_se/F_max, lce (2, 7): l_ce/l_opt, each muscle's at its own loop delay;
     knee, knee_rate (2,): the paper's knee angle (rad) and its rate (rad/s), medium delay;
-    load_short, load_medium (2,): each leg's load (N) at the short / medium delay;
+    load (2,): each leg's load (N) at the short delay;
     trunk (rad, forward), trunk_rate (rad/s): the trunk pitch at the short delay."""
     u = p.k_p * (trunk - p.theta_ref) + p.k_d * trunk_rate
     u_glu = p.glu_kp_scale * p.k_p * (trunk - p.theta_ref) + p.k_d * trunk_rate
@@ -312,27 +323,27 @@ def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarra
         if stance[leg] == 1:
             trail = 1.0 if trailing[leg] == 1 else 0.0
             s[SOL] = p.s0 + p.g_sol * f[leg, SOL]
-            s[TA] = p.s0 + p.g_ta * _pos(lce[leg, TA] - p.l_off_ta) - p.g_sol_ta * f[leg, SOL]
+            s[TA] = p.s0 + p.g_ta * (lce[leg, TA] - p.l_off_ta) - p.g_sol_ta * f[leg, SOL]
             s[GAS] = p.s0 + p.g_gas * f[leg, GAS]
             over = 0.0
             if knee[leg] > p.phi_k_off and knee_rate[leg] > 0.0:
                 over = knee[leg] - p.phi_k_off
             s[VAS] = (p.s0_vas + p.g_vas * f[leg, VAS] - p.k_phi * over
-                      - trail * p.k_bw * abs(load_medium[other]) / p.body_weight)
-            weight = p.k_bw * abs(load_short[leg]) / p.body_weight
+                      - trail * p.k_bw * abs(load[other]) / p.body_weight)
+            weight = p.k_bw * abs(load[leg]) / p.body_weight
             s[HAM] = p.s0_bal + _pos(u) * weight
             s[GLU] = p.s0_bal + _pos(u_glu) * weight - trail * p.delta_s
             s[HFL] = p.s0_bal + _pos(-u) * weight + trail * p.delta_s
         else:
             s[SOL] = p.s0
-            s[TA] = p.s0 + p.g_ta * _pos(lce[leg, TA] - p.l_off_ta)
+            s[TA] = p.s0 + p.g_ta * (lce[leg, TA] - p.l_off_ta)
             s[GAS] = p.s0
             s[VAS] = p.s0
             s[HAM] = p.s0 + p.g_ham * f[leg, HAM]
             s[GLU] = p.s0 + p.g_glu * f[leg, GLU]
             s[HFL] = (p.s0 + p.k_lean * (theta_to[leg] - p.theta_ref)
-                      + p.g_hfl * _pos(lce[leg, HFL] - p.l_off_hfl)
-                      - p.g_ham_hfl * _pos(lce[leg, HAM] - p.l_off_ham))
+                      + p.g_hfl * (lce[leg, HFL] - p.l_off_hfl)
+                      - p.g_ham_hfl * (lce[leg, HAM] - p.l_off_ham))
         for m in range(N_MUSCLES):
             s[m] = _clip(s[m], p.stim_min, p.stim_max)
 
@@ -348,15 +359,14 @@ class ReflexMemory(NamedTuple):
     lce: np.ndarray          # (2, 7) scratch: delayed l_ce/l_opt
     knee: np.ndarray         # (2,) scratch
     knee_rate: np.ndarray    # (2,) scratch
-    load_short: np.ndarray   # (2,) scratch
-    load_medium: np.ndarray  # (2,) scratch
+    load: np.ndarray         # (2,) scratch
 
 
 def reflex_memory(theta_ref: float = 0.0) -> ReflexMemory:
     """Both legs in swing, no trailing leg, theta_TO = ``theta_ref`` (rad)."""
     return ReflexMemory(stance=np.zeros(2, dtype=np.int64), trailing=np.zeros(2, dtype=np.int64),
                         theta_to=np.full(2, theta_ref), f=np.zeros((2, N_MUSCLES)), lce=np.zeros((2, N_MUSCLES)),
-                        knee=np.zeros(2), knee_rate=np.zeros(2), load_short=np.zeros(2), load_medium=np.zeros(2))
+                        knee=np.zeros(2), knee_rate=np.zeros(2), load=np.zeros(2))
 
 
 @njit(cache=True, _nrt=False)
@@ -424,13 +434,12 @@ def reflex_control_step(p: ReflexParams, steps: DelaySteps, hist: SignalHistory,
             mem.lce[leg, m] = history_read(hist, base + COL_LCE + m, n)
         mem.knee[leg] = history_read(hist, base + COL_KNEE, steps.medium)
         mem.knee_rate[leg] = history_read(hist, base + COL_KNEE_RATE, steps.medium)
-        mem.load_short[leg] = history_read(hist, base + COL_LOAD, steps.short)
-        mem.load_medium[leg] = history_read(hist, base + COL_LOAD, steps.medium)
+        mem.load[leg] = history_read(hist, base + COL_LOAD, steps.short)
     # the swing HFL's HAM inhibition is a hip loop: HAM's length at the short delay (MUSCLE_LOOP[HAM])
     trunk = history_read(hist, COL_TRUNK, steps.short)
     trunk_rate = history_read(hist, COL_TRUNK_RATE, steps.short)
     reflex_stimulations(p, mem.stance, mem.trailing, mem.theta_to, mem.f, mem.lce, mem.knee, mem.knee_rate,
-                        mem.load_short, mem.load_medium, trunk, trunk_rate, out)
+                        mem.load, trunk, trunk_rate, out)
 
 
 # --------------------------------------------------------------------------- muscles + reflexes

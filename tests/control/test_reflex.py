@@ -86,13 +86,13 @@ def test_every_parameter_has_a_source():
 
 # --------------------------------------------------------------------------- the laws by hand
 def law(p, stance, trailing=(0, 0), theta_to=(0.0, 0.0), f=None, lce=None, knee=(3.0, 3.0), knee_rate=(0.0, 0.0),
-        load_short=(0.0, 0.0), load_medium=(0.0, 0.0), trunk=0.105, trunk_rate=0.0):
+        load=(0.0, 0.0), trunk=0.105, trunk_rate=0.0):
     out = np.zeros((2, 7))
     f = np.zeros((2, 7)) if f is None else f
     lce = np.ones((2, 7)) if lce is None else lce
     a = lambda x, t=np.float64: np.asarray(x, dtype=t)  # noqa: E731
     R.reflex_stimulations(p, a(stance, np.int64), a(trailing, np.int64), a(theta_to), f, lce, a(knee), a(knee_rate),
-                          a(load_short), a(load_medium), trunk, trunk_rate, out)
+                          a(load), trunk, trunk_rate, out)
     return out
 
 
@@ -101,9 +101,9 @@ def test_stance_laws_by_hand():
     lce = np.ones((2, 7))
     f[0, [R.SOL, R.GAS, R.VAS]] = 0.3, 0.2, 0.25
     lce[0, R.TA] = 0.95
-    knee_off = math.pi - math.radians(10.0)
+    knee_off = 2.97
     out = law(params(), stance=(1, 1), f=f, lce=lce, knee=(knee_off + 0.05, 3.0), knee_rate=(0.4, 0.0),
-              load_short=(0.8 * BW, 0.2 * BW), load_medium=(0.7 * BW, 0.3 * BW), trunk=0.2, trunk_rate=0.1)
+              load=(0.8 * BW, 0.2 * BW), trunk=0.2, trunk_rate=0.1)
     s = out[0]
     assert s[R.SOL] == pytest.approx(0.01 + 1.2 * 0.3)                       # F+ SOL
     assert s[R.TA] == pytest.approx(0.01 + 1.1 * (0.95 - 0.71) - 0.3 * 0.3)  # L+ TA, SOL inhibition
@@ -114,7 +114,7 @@ def test_stance_laws_by_hand():
     assert s[R.GLU] == pytest.approx(0.05 + (0.68 * 1.91 * (0.2 - 0.105) + 0.25 * 0.1) * 1.2 * 0.8)
     assert s[R.HFL] == pytest.approx(0.05)                                   # [-u]+ = 0
     # leaning back: the hip flexors act, the extensors rest at S0_BAL
-    back = law(params(), stance=(1, 1), load_short=(0.5 * BW, 0.5 * BW), trunk=0.0, trunk_rate=-0.2)[1]
+    back = law(params(), stance=(1, 1), load=(0.5 * BW, 0.5 * BW), trunk=0.0, trunk_rate=-0.2)[1]
     u = 1.91 * (0.0 - 0.105) + 0.25 * (-0.2)
     assert back[R.HFL] == pytest.approx(0.05 - u * 1.2 * 0.5)
     assert back[R.HAM] == pytest.approx(0.05) and back[R.GLU] == pytest.approx(0.05)
@@ -126,10 +126,9 @@ def test_stance_laws_by_hand():
 def test_trailing_leg_of_double_support_by_hand():
     f = np.zeros((2, 7))
     f[1, R.VAS] = 0.4
-    out = law(params(), stance=(1, 1), trailing=(0, 1), f=f, load_short=(0.6 * BW, 0.4 * BW),
-              load_medium=(0.25 * BW, 0.75 * BW), trunk=0.105)
+    out = law(params(), stance=(1, 1), trailing=(0, 1), f=f, load=(0.25 * BW, 0.75 * BW), trunk=0.105)
     s = out[1]
-    assert s[R.VAS] == pytest.approx(0.09 + 1.15 * 0.4 - 1.2 * 0.25)   # the contralateral load, medium delay
+    assert s[R.VAS] == pytest.approx(0.09 + 1.15 * 0.4 - 1.2 * 0.25)   # the contralateral load
     assert s[R.GLU] == 0.01                                             # 0.05 - 0.25, clipped
     assert s[R.HFL] == pytest.approx(0.05 + 0.25)
     lead = out[0]                                                       # the leading leg: no swing initiation
@@ -147,16 +146,20 @@ def test_swing_laws_by_hand():
     assert s[R.HAM] == pytest.approx(0.01 + 0.65 * 0.3)
     assert s[R.GLU] == pytest.approx(0.01 + 0.4 * 0.2)
     assert s[R.HFL] == pytest.approx(0.01 + 1.15 * (0.2 - 0.105) + 0.35 * (0.9 - 0.6) - 4.0 * (0.88 - 0.85))
+    # the length feedbacks are linear (Appendix I): a hamstring shorter than l_off,HAM adds to HFL
+    lce[0, R.HAM] = 0.80
+    s = law(params(), stance=(0, 1), theta_to=(0.105, 0.0), f=f, lce=lce)[0]
+    assert s[R.HFL] == pytest.approx(0.01 + 0.35 * (0.9 - 0.6) + 4.0 * (0.85 - 0.80))
 
 
 def test_stimulations_are_clipped_to_their_bounds():
     f = np.full((2, 7), 5.0)
-    s = law(params(), stance=(1, 0), f=f, load_short=(BW, 0.0), trunk=2.0)
+    s = law(params(), stance=(1, 0), f=f, load=(BW, 0.0), trunk=2.0)
     assert s[0, R.SOL] == 1.0 and s[0, R.GAS] == 1.0 and s[0, R.HAM] == 1.0
     assert s[0, R.TA] == 0.01                                          # 0.01 - 0.3 * 5 < 0.01
     assert s[1, R.HFL] == 0.01                                         # 0.01 - 4 (l_HAM - 0.85)+ ... < 0.01 at l = 1
     assert np.all((s >= 0.01) & (s <= 1.0))
-    s = law(params(stim_min=0.02, stim_max=0.5), stance=(1, 0), f=f, load_short=(BW, 0.0), trunk=2.0)
+    s = law(params(stim_min=0.02, stim_max=0.5), stance=(1, 0), f=f, load=(BW, 0.0), trunk=2.0)
     assert s.min() == 0.02 and s.max() == 0.5
 
 
@@ -168,7 +171,8 @@ def run_signals(p, steps, rows):
     mem = R.reflex_memory(p.theta_ref)
     out = np.zeros((2, 7))
     f = np.zeros((2, 7))
-    lce = np.full((2, 7), 0.5)      # every length feedback below its offset
+    lce = np.ones((2, 7))
+    lce[:, [R.TA, R.HFL, R.HAM]] = 0.71, 0.60, 0.85   # every length feedback at its offset
     stims, states = [], []
     for k, (l0, l1, trunk, rate, vas) in enumerate(rows):
         f[0, R.VAS] = vas
@@ -198,7 +202,7 @@ def test_trunk_pd_reads_the_trunk_with_the_short_delay(h):
 @pytest.mark.parametrize("h", [1e-3, 5e-4])
 def test_stance_swing_switch_with_the_contralateral_load(h):
     """Leg 0 stands; leg 1 lands at step `land` and leg 0 becomes the trailing leg, its VAS
-    inhibited by leg 1's load read 10 ms before; leg 0 lifts off at step `off` and swings
+    inhibited by leg 1's load read 5 ms before; leg 0 lifts off at step `off` and swings
     with the trunk lean it saw 5 ms before. The switches lag the loads by the contact delay."""
     p = params()
     steps = R.delay_steps(DELAYS._replace(contact=0.002), h)
@@ -218,8 +222,8 @@ def test_stance_swing_switch_with_the_contralateral_load(h):
         assert trailing[0] == (1 if land + c <= k < off + c else 0)
         assert trailing[1] == 0
         s = stims[k][0]
-        if land + c <= k < off + c:       # trailing: the contralateral load at the medium delay
-            expected = 0.09 + 1.15 * 0.2 - 1.2 * load1[k - steps.medium] / BW
+        if land + c <= k < off + c:       # trailing: the contralateral load at the short delay
+            expected = 0.09 + 1.15 * 0.2 - 1.2 * load1[k - steps.short] / BW
             assert s[R.VAS] == pytest.approx(min(max(expected, 0.01), 1.0), rel=1e-12)
             assert s[R.HFL] == pytest.approx(0.05 + 0.25 + max(-1.91 * 0.001 * (k - steps.short), 0.0) * 1.2)
         elif k < land + c:
@@ -337,7 +341,7 @@ def test_standing_ankle_torque_equals_the_hand_computation():
 
     def ta_stim(a):
         lce = static_balance(ta, a, l_mtu)[1]
-        return min(max(0.01 + 1.1 * max(lce - 0.71, 0.0) - 0.3 * f_sol, 0.01), 1.0)
+        return min(max(0.01 + 1.1 * (lce - 0.71) - 0.3 * f_sol, 0.01), 1.0)
 
     steady["TA"] = static_balance(ta, reflex_fixed_point(ta_stim), l_mtu)[0] * ta.f_max
     ankle = 0.0
