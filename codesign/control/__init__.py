@@ -4,4 +4,7 @@
 - :mod:`codesign.control.impedance`: step impedance (thesis eq. 5.9-5.12) and the
   assistive torque on the base pitch (thesis 4.1.1), compiled for the rollout.
 - :mod:`codesign.control.bounds`: every control (and design) parameter bound, one place.
+- :mod:`codesign.control.reflex`: Geyer & Herr 2010's reflex laws of the 14 leg muscles with
+  neural delays exact to the control step, and one compiled muscle + reflex step (not yet
+  in the rollout; docs/muscles.md "Reflex control").
 """
