@@ -25,7 +25,9 @@ sample index, loads, drivetrains or the reason none fits), ``<out>/loads_subspac
 (one row per subspace: how many passed, how many a catalog drivetrain serves, the lightest
 device mass) and ``<out>/loads.png`` (heatmap: the fraction served and the lightest device
 mass per subspace) and ``<out>/load_designs.json`` (per subspace a drivetrain serves, its
-lightest served device: the morphology with each actuated joint's drivetrain, ``j<id>.motor``
+served pass nearest a parallelogram -- the smallest ``amplification``, as for
+``best_designs.json``, among the morphologies a catalog drivetrain serves: the morphology
+with each actuated joint's drivetrain, ``j<id>.motor``
 as the unit's catalog index + 0.5 and ``j<id>.stage_ratio``, and ``device_mass_kg``; the
 search starts each subspace there, ``space.start_designs``, and leaves out the others,
 ``space.drop_unserved = "<out>/loads_subspaces.csv"``). ``codesign screen --record-gait DESIGN.json`` replays a walking design
@@ -179,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
           f"({100.0 * served / max(passed, 1):.1f} %)")
     print(f"wrote {args.out}/pass_rates.csv, pass_rates.png, best_designs.json (per subspace the pass whose "
           "transmission is nearest a parallelogram's, in the --design format), sample_morphology.png, "
-          "loads.csv, loads_subspaces.csv, loads.png and load_designs.json (per served subspace the lightest "
-          "device with its drivetrains: the search's starts)")
+          "loads.csv, loads_subspaces.csv, loads.png and load_designs.json (per served subspace the served pass "
+          "nearest a parallelogram, with its drivetrains: the search's starts)")
     return 0
 
 
@@ -345,7 +347,7 @@ def screen_subspace(task: _Task) -> dict:
     margins, amplifications = [], []
     best = None
     loads, served_masses = [], []
-    sized = None            # the lightest served device: the search's start in this subspace
+    sized = None            # the served pass nearest a parallelogram: the search's start here
     motors, law = list(motor_catalog().values()), stage_law()
     for sample in range(task.samples):
         params = sample_parameters(task.topology, rng)
@@ -371,8 +373,8 @@ def screen_subspace(task: _Task) -> dict:
                 loads.append(row)
                 if row["served"]:
                     served_masses.append(row["device_mass_kg"])
-                    if sized is None or row["device_mass_kg"] < sized["device_mass_kg"]:
-                        sized = sized_design(task, params, screened, motors)
+                    if sized is None or amplification < sized["amplification"]:
+                        sized = sized_design(task, params, screened, motors, amplification)
     reasons = [reason_kind(r["reason"]) for r in loads if not r["served"]]
     return {"best": best, "sized": sized, "loads": loads, "served": len(served_masses),
             "served_fraction": len(served_masses) / task.samples,
@@ -394,12 +396,12 @@ def reason_kind(reason: str) -> str:
     return said if said in ("peak torque", "continuous torque", "speed") else "all three together"
 
 
-def sized_design(task: _Task, params: dict[str, float], screened, motors) -> dict:
+def sized_design(task: _Task, params: dict[str, float], screened, motors, amplification: float) -> dict:
     """A served morphology as a start design (``load_designs.json``, the --design format):
     its parameters and each actuated joint's drivetrain as the drivetrains-searched problem
     names them (``j<id>.motor``: the unit's catalog index + 0.5, the middle of the interval
     that selects it, so a start spread keeps the unit; ``j<id>.stage_ratio``), with its
-    device mass (kg, both legs)."""
+    device mass (kg, both legs) and ``amplification`` (as ``best_designs.json``'s)."""
     from codesign.model.drivetrain import drive_parameter_names
 
     drives = {}
@@ -408,7 +410,7 @@ def sized_design(task: _Task, params: dict[str, float], screened, motors) -> dic
         drives[motor] = motors.index(choice.drivetrain.motor) + 0.5
         drives[ratio] = choice.drivetrain.stage_ratio
     return {"topology": task.topology.id, "actuators": list(task.pair), "params": {**params, **drives},
-            "device_mass_kg": screened.device_mass}
+            "device_mass_kg": screened.device_mass, "amplification": amplification}
 
 
 def load_row(task: _Task, sample: int, screened) -> dict:
