@@ -7,4 +7,8 @@
 - :mod:`codesign.control.reflex`: Geyer & Herr 2010's reflex laws of the 14 leg muscles with
   neural delays exact to the control step, and one compiled muscle + reflex step (not yet
   in the rollout; docs/muscles.md "Reflex control").
+- :mod:`codesign.control.phase`: the gait phase from the device's own signals (heel strikes
+  from a foot contact, or the hip's flexion peak, and the mean of the last strides), with
+  the true phase and the phase error of a recorded walk (not yet in the rollout;
+  docs/structure.md).
 """

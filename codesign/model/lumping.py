@@ -8,7 +8,9 @@ Mass rule (per leg; both legs carry the same WR). MODEL's mass model (thesis 5.4
 under the thesis's rule, else the actuator model's mass law) and a passive joint 0.5 kg,
 each a solid cylinder of radius 5 cm (I = m r^2 / 2); a bar is 0.7 kg/m; a joint's mass
 belongs to one WR link (an attachment joint to the WR link it attaches; else the child of
-its tree joint; else, WR-WR loop closure, its second link). Lumped:
+its tree joint; else, WR-WR loop closure, its second link). Under another structure law
+(``morphology.structure``, :mod:`codesign.model.structure`) its bar kg/m and passive joint
+mass replace 0.7 and 0.5, and an attachment joint's lump carries its cuff. Lumped:
 
 1. an *attachment joint* (WR link - human segment) goes whole onto the human segment it is
    attached to, at its own position on that segment, with its own cylinder inertia;
@@ -52,8 +54,7 @@ import numpy as np
 
 from codesign.model.anthropometry import human_geometry
 from codesign.model.human import LEGS, build_human
-from codesign.model.morphology import (BAR_MASS_PER_M, JOINT_RADIUS, PASSIVE_JOINT_MASS,
-                                       human_com_upright, human_link)
+from codesign.model.morphology import JOINT_RADIUS, human_com_upright, human_link
 from codesign.topology.catalog import ATTACHMENT
 
 SEGMENTS = ("torso", "thigh", "shank")
@@ -133,8 +134,8 @@ def segment_loads(morphology, mass_at: str = "attachments") -> tuple[PointMass, 
             c = pos[joint_id] - morphology.link_origin(segment)
         return (float(c[0]), float(c[1]))
 
-    def joint_mass(jid: int) -> float:
-        return morphology.mass_of_actuator(jid) if jid in morphology.actuators else PASSIVE_JOINT_MASS
+    def joint_mass(jid: int) -> float:    # its actuator or passive joint, and a cuff where the law has one
+        return morphology.joint_mass(jid)
 
     attachments = {link: [j for j in topo.joints if j.kind == ATTACHMENT and link in j.links]
                    for link in topo.wr_links}
@@ -157,10 +158,11 @@ def segment_loads(morphology, mass_at: str = "attachments") -> tuple[PointMass, 
         for j in attachments[link]:     # rule 1: always owned by ``link`` (MODEL's rule)
             m = joint_mass(j.id)
             seg = human_link(j.links)
-            own = 0.5 * m * JOINT_RADIUS ** 2 if mass_at == "attachments" else 0.0
+            cylinder = m - morphology.structure.cuff_mass     # the cuff: a point mass, no own inertia
+            own = 0.5 * cylinder * JOINT_RADIUS ** 2 if mass_at == "attachments" else 0.0
             loads.append(PointMass(seg, m, point(seg, j.id), own,
                                    f"joint {j.id} ({'actuated' if j.id in morphology.actuators else 'passive'})"))
-        rest = sum(BAR_MASS_PER_M * b.length for b in morphology.bars if b.link == link)
+        rest = sum(morphology.structure.bar_mass_per_m * b.length for b in morphology.bars if b.link == link)
         rest += sum(joint_mass(j.id) for j in topo.joints
                     if j.kind != ATTACHMENT and morphology.joint_mass_owner(j.id) == link)
         link_ends = ends(link)

@@ -23,7 +23,11 @@ the same cylinder shape; bars 0.7 kg per metre (aluminium, 1 x 3.5 cm section), 
 rod (m L^2 / 12 about its middle). A joint's mass belongs to one WR body: the WR link it
 joins to a human segment (attachment), else the child of its tree joint, else (a WR-WR
 loop-closure joint) its second link. Each WR body's mass, CoM and inertia are the
-composition (parallel-axis theorem) of its bars and joints. Every passive joint weighs 0.5 kg,
+composition (parallel-axis theorem) of its bars and joints. These masses are the thesis's
+structure law (:data:`codesign.model.structure.THESIS`, the default); ``build_morphology``'s
+``structure`` takes another (:func:`codesign.model.structure.parts_law`: bars of a catalog
+tube, catalog passive joints, and a cuff at every attachment joint, a point mass at the
+joint owned by the same WR body). Every passive joint weighs 0.5 kg,
 so the joints of two legs weigh 4 x 2 + 8 x 0.5 = 12 kg; thesis 5.5 says 11 kg ("4 actuators
 and 6 passive joints"), which no reading of its 6 added joints per leg gives.
 
@@ -42,12 +46,13 @@ from numpy.typing import ArrayLike
 
 from codesign.errors import UserError, listed
 from codesign.model.anthropometry import HUMAN_LINKS, HumanGeometry, human_geometry
+from codesign.model.structure import THESIS, StructureLaw
 from codesign.topology.catalog import ATTACHMENT, Topology
 
 ACTUATOR_MASS = 2.0  # kg
-PASSIVE_JOINT_MASS = 0.5  # kg
+PASSIVE_JOINT_MASS = THESIS.passive_joint_mass  # kg, 0.5
 JOINT_RADIUS = 0.05  # m, cylinder radius of actuators and passive joints
-BAR_MASS_PER_M = 0.7  # kg/m
+BAR_MASS_PER_M = THESIS.bar_mass_per_m  # kg/m, 0.7
 MAX_SEGMENT_LENGTH = 0.7  # m, thesis 5.4.3 (buckling), reported as a metric
 
 # Table 5.2 bounds (SI), one place: used by sampling, the optimizer and validation.
@@ -138,6 +143,15 @@ class Morphology:
     bodies: tuple[WRBody, ...]
     actuator_mass: float | tuple[float, ...] = ACTUATOR_MASS   # kg per actuator, or one per
     #                                          actuated joint in ``actuators`` order
+    structure: StructureLaw = THESIS           # bars, passive joints, cuffs (model/structure.py)
+
+    def joint_mass(self, joint_id: int) -> float:
+        """kg at added joint ``joint_id``: its actuator, else a passive joint of the
+        structure law, plus the law's cuff at an attachment joint."""
+        m = self.mass_of_actuator(joint_id) if joint_id in self.actuators else self.structure.passive_joint_mass
+        if self.structure.cuff_mass > 0 and self.topology.joint(joint_id).kind == ATTACHMENT:
+            m = m + self.structure.cuff_mass
+        return m
 
     def mass_of_actuator(self, joint_id: int) -> float:
         """kg of the actuator at actuated joint ``joint_id``."""
@@ -215,11 +229,13 @@ def compose_inertia(masses: ArrayLike, points: ArrayLike, inertias: ArrayLike) -
 
 def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[str, float],
                      human: HumanGeometry | None = None,
-                     actuator_mass: float | Sequence[float] = ACTUATOR_MASS) -> Morphology:
+                     actuator_mass: float | Sequence[float] = ACTUATOR_MASS,
+                     structure: StructureLaw = THESIS) -> Morphology:
     """Realize ``topology`` with ``params`` (see :func:`parameter_space`) and actuator pair.
     ``actuator_mass``: kg of each actuator, or one per actuated joint in ``actuators``
     order (the thesis's 2 kg by default; the actuator model's mass law:
-    :meth:`codesign.model.actuators.Actuator.mass`).
+    :meth:`codesign.model.actuators.Actuator.mass`). ``structure``: what bars, passive
+    joints and cuffs weigh (the thesis's law by default; :mod:`codesign.model.structure`).
 
     Raises UserError for missing/unknown/out-of-range parameters, an actuator pair not
     valid for the topology, or two joints of one WR link at the same place.
@@ -249,20 +265,24 @@ def build_morphology(topology: Topology, actuators: Sequence[int], params: dict[
         origin = pos[jid]
         parts_m, parts_c, parts_i = [], [], []
         for bar in (b for b in bars if b.link == child):
-            m = BAR_MASS_PER_M * bar.length
+            m = structure.bar_mass_per_m * bar.length
             parts_m.append(m)
             parts_c.append(0.5 * (pos[bar.joints[0]] + pos[bar.joints[1]]) - origin)
             parts_i.append(m * bar.length**2 / 12.0)
         for j in topology.joints:
             if _joint_owner(topology, j.id) == child:
-                m = masses.get(j.id, PASSIVE_JOINT_MASS)
+                m = masses.get(j.id, structure.passive_joint_mass)
                 parts_m.append(m)
                 parts_c.append(pos[j.id] - origin)
                 parts_i.append(0.5 * m * JOINT_RADIUS**2)
+                if structure.cuff_mass > 0 and j.kind == ATTACHMENT:   # a point mass at the joint
+                    parts_m.append(structure.cuff_mass)
+                    parts_c.append(pos[j.id] - origin)
+                    parts_i.append(0.0)
         mass, com, inertia = compose_inertia(parts_m, parts_c, parts_i)
         bodies.append(WRBody(child, parent, jid, origin, mass, com, inertia))
     return Morphology(topology, actuators, dict(params), human, pos, tuple(bars), tuple(bodies),
-                      actuator_mass if isinstance(actuator_mass, tuple) else float(actuator_mass))
+                      actuator_mass if isinstance(actuator_mass, tuple) else float(actuator_mass), structure)
 
 
 def human_com_upright(human: HumanGeometry) -> tuple[float, np.ndarray]:

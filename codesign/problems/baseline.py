@@ -171,10 +171,12 @@ def _resolve(settings: BaselineSettings, cwd: str) -> Baseline:
     except KeyError:
         raise UserError(f"evaluation.baseline_of: {source}: topology {design.topology} is not in "
                         f"{catalog}; expected a topology of the catalog") from None
-    masses = [a.mass() for _, a in joint_actuators(design, run_settings or settings.walk)]
+    walk = run_settings or settings.walk     # the design's own settings: its actuators and structure law
+    masses = [a.mass() for _, a in joint_actuators(design, walk)]
     try:
         morph = build_morphology(topology, design.actuators,
-                                 morphology_params(topology, design.params), human_geometry(), masses)
+                                 morphology_params(topology, design.params), human_geometry(), masses,
+                                 walk.structure)
         loads = segment_loads(morph, settings.mass_at)
     except (UserError, ValueError) as exc:
         raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None

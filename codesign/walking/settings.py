@@ -13,6 +13,7 @@ from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
 from codesign.model.drivetrain import Drivetrain, catalog_motor, drivetrain_actuator
+from codesign.model.structure import THESIS, StructureLaw, structure_law
 from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
 from codesign.walking.initial_state import START_KINDS
@@ -54,6 +55,10 @@ class WalkSettings:
     wearer: ``passive`` (the thesis's wearer, moved by the device) or ``active`` (issue
     32: the wearer's own hip, knee and ankle law acts, a co-design's device adds its
     assistance profile, and the wearer's effort is measured; WEARER_MODES).
+    structure: what the WR's bars, passive joints and cuffs weigh
+    (:mod:`codesign.model.structure`): ``structure = "thesis"`` (default: 0.7 kg/m, 0.5 kg)
+    or ``"parts"`` with the catalog names ``link_section``, ``passive_joint``, ``cuff``
+    (each optional: the catalog's default).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -64,6 +69,7 @@ class WalkSettings:
     human_actuated: tuple[str, ...] = ()
     initial_state: str = "lowest_point"
     wearer: str = "passive"
+    structure: StructureLaw = THESIS
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -75,7 +81,7 @@ class WalkSettings:
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
-                               "wearer"}
+                               "wearer", "structure", "link_section", "passive_joint", "cuff"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -133,7 +139,9 @@ class WalkSettings:
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
-                            tuple(human_actuated), initial_state, wearer)
+                            tuple(human_actuated), initial_state, wearer,
+                            structure_law(d.get("structure", "thesis"), d.get("link_section"),
+                                          d.get("passive_joint"), d.get("cuff")))
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

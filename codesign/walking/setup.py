@@ -262,7 +262,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         topology = design_topology(design, settings)
         motors = joint_actuators(design, settings)
         morph = build_morphology(topology, design.actuators, morphology_params(topology, design.params),
-                                 human, tuple(a.mass() for _, a in motors))
+                                 human, tuple(a.mass() for _, a in motors), settings.structure)
         masses = mass_report(morph)
         design_metrics = {"longest_segment": float(morph.longest_link), "singularity": 0.0,
                           "added_mass": float(masses["added_mass_kg"]),
