@@ -27,10 +27,14 @@ from codesign.problems import get_problem
 from codesign.run.stored import inline_run_reference, stored_candidate
 from codesign.walking import WalkSettings
 
+# the contact-model checks a walk is replayed under (check name -> the change of WALK's
+# settings): here and in a study's verification (codesign.report.study)
+CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
+    "half_step": lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h),
+    "soft": lambda walk: walk.with_rollout(contact_model="soft")}
 # (column prefix, the change of WALK's settings) of the re-evaluations
 VARIANTS: tuple[tuple[str, Callable[[WalkSettings], WalkSettings]], ...] = (
-    ("h/2", lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h)),
-    ("soft", lambda walk: walk.with_rollout(contact_model="soft")))
+    ("h/2", CONTACT_CHECKS["half_step"]), ("soft", CONTACT_CHECKS["soft"]))
 
 
 def reevaluate(database: str, eval_key: str) -> dict[str, float]:

@@ -220,47 +220,59 @@ def _read_round_best(path: Path) -> RoundBest:
 
 def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path) -> tuple[Check, ...]:
     """Replay the run's evaluation under each check: ``searched`` (the run's settings),
-    ``half_step`` (h / 2), ``soft`` (the soft contact model), ``mujoco`` (the MuJoCo export
-    under its own compiled law, :func:`codesign.walking.crosscheck.crosscheck`); writes the
-    design file (the run's settings as its ``evaluation``) to ``design_path``."""
-    import numpy as np
-
+    ``half_step`` and ``soft`` (:data:`codesign.report.robustness.CONTACT_CHECKS`),
+    ``mujoco`` (the MuJoCo export under its own compiled law,
+    :func:`codesign.walking.crosscheck.crosscheck`; a design the export cannot hold is a
+    check not made, with the reason); writes the design file (the run's settings as its
+    ``evaluation``) to ``design_path``."""
     from codesign.problems import get_problem
-    from codesign.problems.verdict import walking_verdict
+    from codesign.report.robustness import CONTACT_CHECKS
     from codesign.run.stored import inline_run_reference, stored_candidate
-    from codesign.walking.crosscheck import crosscheck
 
     stored = stored_candidate(str(run), False, evaluation)
     problem = get_problem(stored.problem)
     design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation})
     write_text_atomic(design_path, json_text(design.to_json()) + "\n")
-    base = inline_run_reference(stored.table, problem.run_reference)
-    settings = problem.parse_settings(base)
-    max_time = settings.walk.rollout.max_time
+    settings = problem.parse_settings(inline_run_reference(stored.table, problem.run_reference))
     out = []
     for check in checks:
         if check == "mujoco":
-            times = np.zeros(0)
-            replay = problem.walking.replay(stored.design, settings, times)
-            if replay.setup is None or replay.rollout is None:
-                out.append(Check(check, False, f"not simulated: {replay.record.message}", {}))
-                continue
-            _, mj = crosscheck(replay.setup, settings.walk, replay.rollout, replay.record.metrics,
-                               replay.timings.get("rollout_s", math.nan), times)
-            metrics = {**mj.metrics, "time_fraction": mj.time / max_time}
-            stop = "" if mj.status == "ok" else f"{mj.status}: {mj.message}"
-        else:
-            table = {**base, **({"h": settings.walk.rollout.h / 2} if check == "half_step" else {}),
-                     **({"contact_model": "soft"} if check == "soft" else {})}
-            record = problem.walking.replay(stored.design, problem.parse_settings(table)).record
-            if not record.ok:
-                out.append(Check(check, False, f"not simulated: {record.message}", {}))
-                continue
-            metrics, stop = dict(record.metrics), record.message
-        verdict = walking_verdict(metrics, max_time, stop)
-        out.append(Check(check, verdict.walks, verdict.text,
-                         {k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)}))
+            out.append(_mujoco_check(problem, stored.design, settings))
+            continue
+        variant = settings if check == "searched" else dataclasses.replace(
+            settings, walk=CONTACT_CHECKS[check](settings.walk))
+        record = problem.walking.replay(stored.design, variant).record
+        out.append(_check(check, dict(record.metrics), record.message, settings.walk.rollout.max_time)
+                   if record.ok else Check(check, False, f"not simulated: {record.message}", {}))
     return tuple(out)
+
+
+def _mujoco_check(problem, design, settings) -> Check:
+    """The design walked in MuJoCo under its own compiled law for the run's ``max_time``."""
+    import numpy as np
+
+    from codesign.walking.crosscheck import crosscheck
+
+    max_time = settings.walk.rollout.max_time
+    replay = problem.walking.replay(design, settings, np.zeros(0))
+    if replay.setup is None or replay.rollout is None:
+        return Check("mujoco", False, f"not simulated: {replay.record.message}", {})
+    try:
+        _, mj = crosscheck(replay.setup, settings.walk, replay.rollout, replay.record.metrics,
+                           replay.timings.get("rollout_s", math.nan), np.zeros(0))
+    except UserError as exc:          # a model MuJoCo's tree-sparse mass matrix cannot hold
+        return Check("mujoco", False, f"not checked: {exc}", {})
+    stop = "" if mj.status == "ok" else f"{mj.status}: {mj.message}"
+    return _check("mujoco", {**mj.metrics, "time_fraction": mj.time / max_time}, stop, max_time)
+
+
+def _check(name: str, metrics: dict, stop: str, max_time: float) -> Check:
+    """A :class:`Check` of a replay's metrics: its walking verdict, the finite metrics kept."""
+    from codesign.problems.verdict import walking_verdict
+
+    verdict = walking_verdict(metrics, max_time, stop)
+    return Check(name, verdict.walks, verdict.text,
+                 {k: float(v) for k, v in metrics.items() if v is not None and math.isfinite(v)})
 
 
 def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
