@@ -29,15 +29,14 @@ venv: $(STAMP)
 cache: $(STAMP)
 	$(CODESIGN) warmup
 
-## run: the main job — catalog (if missing), screening, the demo co-design run, its report.
-## A finished demo run is reused (`make clean` or `rm -r results/demo` to start over);
-## an interrupted one is resumed. Ends on the report's last lines: the best's verdict, then
-## its design file (results/demo/report/best_design.json).
+## run: the main job — catalog (if missing), screening with the load screening, the demo
+## study (pipelines/demo.toml: a global round, a focused round on the best topology, each
+## best verified at half the time step and in MuJoCo) and the report of its best's round.
+## A finished study is reused (`make clean` or `rm -r results/demo` to start over); an
+## interrupted one resumes. Ends on the best's verdict under every check and its design file.
 run: $(STAMP) $(CATALOG) cache
 	$(CODESIGN) screen --samples $(SCREEN_SAMPLES) --out results/screen
-	if [ -f $(DEMO)/run.sqlite ]; then $(CODESIGN) resume $(DEMO); \
-	else $(CODESIGN) optimize pipelines/demo.toml --name demo; fi
-	$(CODESIGN) report $(DEMO)
+	$(CODESIGN) study pipelines/demo.toml --report
 
 ## run-record: after `make run`, replay the demo's best and write what it ends on into
 ## docs/make-run.json and the README's `make run` sentence (one command to refresh both)

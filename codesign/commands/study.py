@@ -15,6 +15,9 @@ HELP = "run a study: a global search, focused rounds per topology, each best ver
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="job spec with a [study] table, e.g. pipelines/study.toml")
     parser.add_argument("--results", default="results", help="folder holding the study folder (default %(default)s)")
+    parser.add_argument("--report", action="store_true",
+                        help="also write the report of the round that holds the study's best "
+                             "(results/<name>/<round>/report; its robustness replays left to the study's checks)")
     add_execution_arguments(parser)
 
 
@@ -31,5 +34,13 @@ def run(args: argparse.Namespace) -> int:
     folder, bests = run_study(spec, args.results, execution, progress=not args.quiet)
     print((folder / STUDY_MD).read_text(encoding="utf-8").rstrip())
     print(f"study table: {folder / STUDY_CSV}")
-    print(best_line(bests[0], folder))
+    if args.report:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from codesign.report.build import build_report
+
+        report = build_report(folder / bests[0].round, robustness=0)
+        print(f"report of round {bests[0].round}: {report / 'index.html'}")
+    print(best_line(bests[0], folder))      # last: the best's verdict under every check, its file
     return 0

@@ -27,9 +27,10 @@ class MakeRunRecord:
     """The demo's best as `make run` left it: which evaluation, its lexicographic stage,
     the walking verdict of its replay, when and where, and how this was measured."""
 
-    evaluation: str     # "ITERATION:PARTICLE" of the run's best
+    evaluation: str     # "ITERATION:PARTICLE" of the run's best ("ROUND ITERATION:PARTICLE" of a study's)
     stage: str          # "stage k of n" (the objectives counted from 1)
     verdict: str        # the walking verdict of the best's replay, as `codesign simulate` prints it
+    checks: str         # a study's verification of it ("half time step: walks ...; MuJoCo: ..."), or "none"
     date: str           # YYYY-MM-DD of the run
     machine: str        # where it ran, in words
     run: str            # the run folder (results/demo)
@@ -52,8 +53,9 @@ def parse_make_run(path: Path) -> MakeRunRecord:
 
 def make_run_sentence(record: MakeRunRecord) -> str:
     """The README's sentence for the record (one line)."""
+    checked = "" if record.checks == "none" else f"; {record.checks}"
     return (f"`make run` ends on its best, evaluation {record.evaluation} ({record.stage}): "
-            f"**{record.verdict}** (measured {record.date}, {record.machine}).")
+            f"**{record.verdict}**{checked} (measured {record.date}, {record.machine}).")
 
 
 def readme_sentence(readme_text: str, where: str) -> str:
@@ -80,9 +82,25 @@ def with_sentence(readme_text: str, record: MakeRunRecord, where: str) -> str:
 
 
 def measure_make_run(run: str, date: str, machine: str) -> MakeRunRecord:
-    """The record of a finished run: its best by the report's ranking, the stage it
-    reached, and the walking verdict of its best replayed under the run's own settings
-    (one rollout of the spec's ``max_time``, as ``codesign simulate --run RUN --best``)."""
+    """The record of a finished run or study (``make run``'s ``results/demo``): its best by
+    the report's ranking (a study's: its ranked best round's, :mod:`codesign.report.study`),
+    the stage it reached, and the walking verdict of its best replayed under the run's own
+    settings (one rollout of the spec's ``max_time``, as ``codesign simulate --run RUN
+    --best``); a study's verification of it as its checks."""
+    from codesign.report.study import STUDY_CSV, study_bests
+
+    if not (Path(run) / STUDY_CSV).is_file():
+        return _measure_run(run, date, machine, "none", "")
+    best = study_bests(Path(run))[0]
+    checks = "; ".join(f"{label}: {verdict}" for label, verdict in best.check_verdicts()[1:]) or "none"
+    return _measure_run(str(Path(run) / best.round), date, machine, checks, f"{best.round} ", str(run))
+
+
+def _measure_run(run: str, date: str, machine: str, checks: str, prefix: str,
+                 shown: str | None = None) -> MakeRunRecord:
+    """:func:`measure_make_run` of one run (``prefix``: the round's name before the
+    evaluation's, ``shown``: the folder the record names, default ``run``)."""
+
     from codesign.objectives import ranked, stage_label
     from codesign.problems import get_problem
     from codesign.problems.verdict import walking_verdict
@@ -109,11 +127,12 @@ def measure_make_run(run: str, date: str, machine: str) -> MakeRunRecord:
     max_time = settings.walk.rollout.max_time
     verdict = walking_verdict(record.metrics, max_time).text if record.ok else record.message
     objectives = spec.objectives or problem.objectives
+    shown = str(run) if shown is None else shown
     return MakeRunRecord(
-        evaluation=f"{int(best['iteration'])}:{int(best['particle'])}",
+        evaluation=f"{prefix}{int(best['iteration'])}:{int(best['particle'])}",
         stage=stage_label(int(best["stage"]), objectives).split(":")[0],
-        verdict=verdict, date=date, machine=machine, run=str(run),
-        source=f"`codesign designs make-run {run}`: the run's stored best, replayed {max_time:g} s")
+        verdict=verdict, checks=checks, date=date, machine=machine, run=shown,
+        source=f"`codesign designs make-run {shown}`: the run's stored best, replayed {max_time:g} s")
 
 
 def write_make_run(record: MakeRunRecord, record_path: Path, readme: Path) -> None:

@@ -89,6 +89,10 @@ class RoundBest:
         """How many of its checks (the run's settings included) say it walks."""
         return sum(check.walks for check in self.checks)
 
+    def check_verdicts(self) -> list[tuple[str, str]]:
+        """(label, verdict) of each check, the run's settings first."""
+        return [(CHECK_LABELS[check.name], check.verdict) for check in self.checks]
+
 
 def run_round(spec: Spec, folder: Path, name: str, execution: ExecutionSpec | None,
               progress: bool) -> Path:
@@ -286,10 +290,19 @@ def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
     return sorted(by_topology.values(), key=lambda b: (-b.passed, -b.fitness[0], b.fitness[1]))
 
 
+def study_bests(folder: Path) -> list[RoundBest]:
+    """The ranked bests (:func:`ranked_bests`) of a finished study folder, read from its
+    verification files."""
+    files = sorted((folder / VERIFY_FOLDER).glob("*.json"))
+    if not files:
+        raise UserError(f"{folder}: no {VERIFY_FOLDER}/*.json; expected a finished study (codesign study)")
+    return ranked_bests([_read_round_best(path) for path in files])
+
+
 def best_line(best: RoundBest, folder: Path) -> str:
     """The study's last line: its best in words -- the verdict under the run's settings, then
     under each check -- and where its design file is."""
-    checks = "; ".join(f"{CHECK_LABELS[c.name]}: {c.verdict}" for c in best.checks[1:])
+    checks = "; ".join(f"{label}: {verdict}" for label, verdict in best.check_verdicts()[1:])
     return (f"best: topology {best.topology} (actuators {best.actuators}, {best.round} {best.evaluation}, "
             f"{best.stage}): {best.checks[0].verdict}" + (f"; {checks}" if checks else "")
             + f" -- {folder / best.design}")
