@@ -23,6 +23,8 @@ from runtools import codesign, listing, one_line
 DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
 PROFILES = Path(__file__).resolve().parents[2] / "codesign" / "bench" / "profiles"
 SHORT = {"max_time": 0.3}
+# a 0.15-s window: no step, no whole stride
+SHORT_UNMEASURED = ("step_length", "stride_r_hip", "stride_r_knee", "stride_r_ankle")
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +50,10 @@ def test_walk_names_every_metric_a_rollout_of_a_design_with_motors_reports(codes
     record, every = codesign_walk
     assert record.ok
     assert sorted(every) == sorted(METRICS)             # nothing undeclared
-    measured = [name for name, value in every.items() if math.isfinite(value)]
-    assert sorted(measured) == sorted(METRICS)          # nothing declared in vain
+    # nothing declared in vain: NaN only what a 0.3-s walk cannot measure (every walk names
+    # every metric, NaN where not measured)
+    unmeasured = sorted(name for name, value in every.items() if not math.isfinite(value))
+    assert unmeasured == sorted(SHORT_UNMEASURED)
     assert len(METRICS) == len(set(METRICS)) == 60
 
 
