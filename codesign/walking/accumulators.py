@@ -352,3 +352,44 @@ def accumulate_gait_sample(acc, t, q, gait_q, feet, tol):
         acc[row + 7] = feet[1]
         k += 1
     acc[GAIT_NEXT] = k
+
+
+# --------------------------------------------------------------------------- one observation step (issue 42)
+@njit(cache=True, _nrt=False)
+def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state, x_state, state_tol,
+                   wm, wd):
+    """One sample of every metric: the one observation step that each rollout (time
+    stepping, event-driven and soft, MuJoCo's) calls once per sample, after its checks, so
+    every rollout measures alike. A new metric whose accumulator reads the quantities
+    below is added here (its call, in the order its slots need) and nowhere in the
+    rollouts.
+
+    The sample at time t (s): x the engine state (q first) of the gait physics; feet
+    float64[2] right and left foot on the ground (0/1); grf N the windowed vertical ground
+    reaction (NaN: the rollout does not measure it); loaded, sliding the feet loaded and
+    sliding (:func:`foot_slip`); pitch rad the torso's pitch (NaN: none); assist the pitch
+    assist active (0/1). The gait sample (:func:`accumulate_gait_sample`) takes the state
+    x_state at time t_state (s) within state_tol (s) of a sample time -- the stepping
+    rollouts' state after the step, h / 2; the event-driven peers' t, x, 0. Read from the
+    walking model and data (:class:`~codesign.walking.rollout_base.WalkModel`,
+    :class:`~codesign.walking.rollout_base.WalkData`): wm.gait_q, wm.effort_kind /
+    effort_limit / effort_motor; wd.com (the CoM's x and x rate, filled by the rollout in
+    the window), wd.site_force and wd.cuff_force (N), wd.effort_tau / effort_rate /
+    effort_cmd, wd.drive.G, wd.wearer_tau / wearer_rate (:func:`rollout_base.control`).
+
+    Every sample, also before the window: the first half's ground-reaction peak and the
+    gait sample; inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
+    the forces are read only there) the gait physics, the sample, the actuators, the
+    transmission and the active wearer, in this order (the gait physics integrates from
+    the previous sample's time, which :func:`accumulate_sample` then moves)."""
+    accumulate_ground_peak_start(acc, t, grf)
+    accumulate_gait_sample(acc, t_state, x_state, wm.gait_q, feet, state_tol)
+    if t < acc[T_START]:
+        return
+    accumulate_gait(acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet, pitch)
+    accumulate_sample(acc, t, wd.com[0], wd.com[2], assist, feet[0], feet[1], wd.effort_tau,
+                      wd.effort_rate, wd.site_force)
+    accumulate_actuators(acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd, wm.effort_kind,
+                         wm.effort_limit, wm.effort_motor)
+    accumulate_transmission(acc, t, wd.drive.G)
+    accumulate_wearer(acc, t, wd.wearer_tau, wd.wearer_rate)

@@ -29,34 +29,22 @@ from codesign.types import EvalRecord
 from codesign.walking import compiled
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
-from codesign.model.gait import nominal_gait
 from codesign.walking.design import Design
-from codesign.walking.gait_agreement import sampled_stride_agreement, stride_metrics
+from codesign.walking.measure import METRICS, named_metrics
 from codesign.walking.settings import WalkSettings
-from codesign.walking.setup import SITE_NAMES, Setup, build_setup
+from codesign.walking.setup import Setup, build_setup
 
 
 # --------------------------------------------------------------------------- metric names
-# Every metric an evaluation can report (:func:`metrics_of`): an ok record leaves out
-# those not measured (not finite: the actuators' of the unaugmented human, a speed after
-# an early fall). The problems declare these names (a spec's objectives are checked
-# against them); tests/walking checks them against real rollouts.
-# They follow from the registry (:data:`codesign.walking.metrics.REGISTRY`), one entry
-# per interaction site for its "<site>" entries.
-METRICS = mt.metric_names(SITE_NAMES)
+# METRICS: every metric an evaluation can report (codesign.walking.measure).
 
 
 # --------------------------------------------------------------------------- evaluation
 def metrics_of(rollout: ro.Rollout, setup: Setup) -> dict[str, float]:
-    """Named metrics of a finished rollout (gait metrics, the stride agreement with
-    Winter's gait, design metrics)."""
-    m = mt.finalize(rollout.acc, time=rollout.time, n_joints=setup.n_active,
-                    site_names=SITE_NAMES, total_mass=setup.model.total_mass(),
-                    gravity=setup.model.gravity, wearer_mass=setup.wearer_mass,
-                    stride_frequency=float(setup.ctrl.timing[0]))
-    strides = stride_metrics(sampled_stride_agreement(rollout.acc, nominal_gait()))
-    contact = mt.finalize_contact(*rollout.contact) if rollout.contact is not None else {}
-    return {**m, **strides, **contact, **setup.design_metrics}
+    """Named metrics of a finished rollout: every name of :data:`METRICS`, NaN where not
+    measured (:func:`codesign.walking.measure.named_metrics`, which every rollout's
+    metrics come from, MuJoCo's too)."""
+    return named_metrics(rollout.acc, rollout.time, setup, rollout.contact)
 
 
 def evaluate_detailed(design: Design, settings: WalkSettings, record_times=None, human_model=None):

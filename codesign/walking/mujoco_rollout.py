@@ -17,10 +17,13 @@ one metric sample at the step's start state, with MuJoCo's forces of that step: 
 contact forces (each sphere's, from ``mj_contactForce``) as the ground reactions, its
 connect equalities' forces as the loop forces, its accelerations ``qacc`` -- fed to the
 engine's interaction-force pass (:func:`~codesign.walking.rollout_base.site_forces`,
-:func:`~codesign.walking.rollout_base.cuff_forces`) and to the accumulators
-(:mod:`codesign.walking.accumulators`), whose finalizer gives the same named metrics as
-an evaluation. The ground reaction's 30-ms window takes the continuous contact force as
-the soft-contact peer's does (:func:`~codesign.walking.accumulators.accumulate_ground_force`).
+:func:`~codesign.walking.rollout_base.cuff_forces`) and to the observation step every
+rollout calls (:func:`~codesign.walking.accumulators.observe_sample`: the gait sample, as
+the stepping rollout's, is the state after the step at t + h; the active wearer's own
+torques and rates come from the same control law), and the finished accumulator is named
+as an evaluation's (:func:`~codesign.walking.measure.named_metrics`: the same names, NaN
+for the contact solver's health, which MuJoCo's walk has not). The ground reaction's
+30-ms window takes the continuous contact force as the soft-contact peer's does (:func:`~codesign.walking.accumulators.accumulate_ground_force`).
 
 What is not checked as the engine does: the loop closures' drift (MuJoCo's equalities
 are soft: their largest residual is reported instead, ``max_loop_residual_m``), and a
@@ -44,13 +47,14 @@ from codesign.walking import metrics as mt
 from codesign.walking.mujoco_model import MujocoExport, row_target
 from codesign.walking.rollout_base import (OK, check_airborne, check_body, check_drive, control,
                                            cuff_forces, make_walk_data, site_forces, status_of)
-from codesign.walking.setup import SITE_NAMES
+from codesign.walking.measure import named_metrics
 
 
 @dataclass(frozen=True)
 class MujocoRollout:
     """A walk in MuJoCo: ``status``/``message`` as :class:`~codesign.walking.rollout.Rollout`'s,
-    ``time`` s walked, ``metrics`` (the evaluation's names and units), ``record_times``
+    ``time`` s walked, ``metrics`` (the evaluation's names and units,
+    :func:`~codesign.walking.measure.named_metrics`), ``record_times``
     float64[k] s and ``records`` float64[k, 2n] (engine state, NaN after the end),
     ``steps``, ``wall_s`` (s of wall time), ``max_loop_residual_m`` and
     ``max_penetration_m`` (m: the loop equalities' largest residual, the deepest contact
@@ -225,26 +229,25 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
                 body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], point)
                 ac.accumulate_touchdown(wd.acc, t, foot, point[0])
         grf = ac.accumulate_ground_force(wd.acc, t, float(contacts.normal.sum()))
-        if t < wd.acc[mt.T_START]:
-            continue
-        center_of_mass(m, w, wd.com)
-        if wm.site_body.shape[0] > 0:
-            site_forces(m, w, contacts.loop_force, contacts.normal, contacts.tangent, loaded, 0.0,
-                        qdd, wm, wd)
-            cuff_forces(w, contacts.loop_force, wm, wd)
-        for i in range(c):
-            ut[i] = 0.0
-            if loaded[i]:
-                point_kinematics(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], kin)
-                ut[i] = kin[2]
-        feet_loaded, sliding = ac.foot_slip(loaded, ut, wm.contact_foot, mt.SLIP_SPEED)
-        ac.accumulate_gait(wd.acc, t, feet_loaded, sliding, grf, x0, wm.gait_q, wd.cuff_force, wd.feet,
-                           torso_pitch(x0, wm.ctrl))
-        ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if active else 0.0, wd.feet[0],
-                             wd.feet[1], wd.effort_tau, wd.effort_rate, wd.site_force)
-        ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
-                                wm.effort_kind, wm.effort_limit, wm.effort_motor)
-        ac.accumulate_transmission(wd.acc, t, wd.drive.G)
+        feet_loaded = sliding = 0.0
+        pitch = math.nan
+        if t >= wd.acc[mt.T_START]:
+            center_of_mass(m, w, wd.com)
+            if wm.site_body.shape[0] > 0:
+                site_forces(m, w, contacts.loop_force, contacts.normal, contacts.tangent, loaded, 0.0,
+                            qdd, wm, wd)
+                cuff_forces(w, contacts.loop_force, wm, wd)
+            for i in range(c):
+                ut[i] = 0.0
+                if loaded[i]:
+                    point_kinematics(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], kin)
+                    ut[i] = kin[2]
+            feet_loaded, sliding = ac.foot_slip(loaded, ut, wm.contact_foot, mt.SLIP_SPEED)
+            pitch = torso_pitch(x0, wm.ctrl)
+        # the gait physics at the step's start state x0; the gait sample, as the stepping
+        # rollout's, the state after the step at t + h
+        ac.observe_sample(wd.acc, t, x0, wd.feet, grf, feet_loaded, sliding, pitch, 1.0 if active else 0.0,
+                          t + h, x, 0.5 * h, wm, wd)
     wall = clock.perf_counter() - start
     if code == OK:
         t = steps * h
@@ -253,7 +256,6 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
             k_rec += 1
     status, message = status_of(int(code), t + h if code != OK else t)
     walked = max_time if code == OK else t + h
-    metrics = mt.finalize(wd.acc, time=walked, n_joints=setup.n_active, site_names=SITE_NAMES,
-                          total_mass=model.total_mass(), gravity=model.gravity)
+    metrics = named_metrics(wd.acc, walked, setup)
     return MujocoRollout(status, message, walked, metrics, rt, records, k + 1 if steps else 0, wall,
                          residual, depth)

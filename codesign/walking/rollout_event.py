@@ -346,18 +346,13 @@ def walk_observe(t, x, mode, p):
     grf = np.nan
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
-        ac.accumulate_ground_peak_start(wd.acc, t, grf)
-    ac.accumulate_gait_sample(wd.acc, t, x, wm.gait_q, feet, 0.0)
+    loaded = sliding = 0.0
+    pitch = np.nan
     if t >= wd.acc[mt.T_START]:
         loaded, sliding = foot_slip_now(m, w, cw, s, mode, wm)
-        ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet,
-                           torso_pitch(x, wm.ctrl))
-    ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if active else 0.0, feet[0],
-                         feet[1], wd.effort_tau, wd.effort_rate, wd.site_force)
-    ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
-                            wm.effort_kind, wm.effort_limit, wm.effort_motor)
-    ac.accumulate_transmission(wd.acc, t, wd.drive.G)
-    ac.accumulate_wearer(wd.acc, t, wd.wearer_tau, wd.wearer_rate)
+        pitch = torso_pitch(x, wm.ctrl)
+    ac.observe_sample(wd.acc, t, x, feet, grf, loaded, sliding, pitch, 1.0 if active else 0.0,
+                      t, x, 0.0, wm, wd)
     return 0
 
 

@@ -164,26 +164,21 @@ def observe(t, x, p, assist_active):
                     break
     # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
     grf = ac.push_ground_impulse(wd.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
-    ac.accumulate_ground_peak_start(wd.acc, t, grf)
-    # the state after the step, at t + h, as walk's records take it at the next step's start
-    ac.accumulate_gait_sample(wd.acc, t + ss[ts.H], x, wm.gait_q, wd.feet, 0.5 * ss[ts.H])
-    if t < wd.acc[mt.T_START]:
-        return OK                              # before the metrics' window
-    center_of_mass(m, w, wd.com)
-    if wm.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
-        # the step's mean forces and accelerations; an impact step holds the last value
-        site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
-                    cs[ct.SLOPE], sw.qdd, wm, wd)
-        cuff_forces(w, sw.loop_force, wm, wd)
-    loaded, sliding = ac.foot_slip(sw.mode, sw.ut, wm.contact_foot, mt.SLIP_SPEED)
-    ac.accumulate_gait(wd.acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, wd.feet,
-                       torso_pitch(x, wm.ctrl))
-    ac.accumulate_sample(wd.acc, t, wd.com[0], wd.com[2], 1.0 if assist_active else 0.0,
-                         wd.feet[0], wd.feet[1], wd.effort_tau, wd.effort_rate, wd.site_force)
-    ac.accumulate_actuators(wd.acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd,
-                            wm.effort_kind, wm.effort_limit, wm.effort_motor)
-    ac.accumulate_transmission(wd.acc, t, wd.drive.G)
-    ac.accumulate_wearer(wd.acc, t, wd.wearer_tau, wd.wearer_rate)
+    loaded = sliding = 0.0
+    pitch = math.nan
+    if t >= wd.acc[mt.T_START]:                # inside the metrics' window
+        center_of_mass(m, w, wd.com)
+        if wm.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
+            # the step's mean forces and accelerations; an impact step holds the last value
+            site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
+                        cs[ct.SLOPE], sw.qdd, wm, wd)
+            cuff_forces(w, sw.loop_force, wm, wd)
+        loaded, sliding = ac.foot_slip(sw.mode, sw.ut, wm.contact_foot, mt.SLIP_SPEED)
+        pitch = torso_pitch(x, wm.ctrl)
+    # the gait sample: the state after the step, at t + h, as walk's records take it at the
+    # next step's start
+    ac.observe_sample(wd.acc, t, x, wd.feet, grf, loaded, sliding, pitch,
+                      1.0 if assist_active else 0.0, t + ss[ts.H], x, 0.5 * ss[ts.H], wm, wd)
     return OK
 
 
