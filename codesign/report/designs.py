@@ -167,7 +167,11 @@ def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str
         design = problem.walking.decode(groups, _solution_params(data, eval_key(best)), settings)
     except (UserError, ValueError, KeyError) as exc:
         return None, f"The best design could not be decoded ({exc}): no design file."
-    design = dataclasses.replace(design, evaluation={**dict(data.spec.evaluation), **design.evaluation})
+    from codesign.problems.identity import problem_document
+
+    table = dict(data.spec.evaluation)
+    design = dataclasses.replace(design, evaluation={**table, **design.evaluation},
+                                 problem=problem_document(problem.name, problem.options, table))
     (folder / BEST_DESIGN).write_text(json.dumps(design.to_json(), indent=1) + "\n", encoding="utf-8")
     return BEST_DESIGN, None
 

@@ -235,7 +235,10 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
 
     stored = stored_candidate(str(run), False, evaluation)
     problem = get_problem(stored.problem)
-    design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation})
+    from codesign.problems.identity import problem_document
+
+    design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation},
+                                 problem=problem_document(problem.name, problem.options, stored.table))
     write_text_atomic(design_path, json_text(design.to_json()) + "\n")
     settings = problem.parse_settings(inline_run_reference(stored.table, problem.run_reference))
     out = []

@@ -74,6 +74,7 @@ def test_the_report_ends_on_the_bests_verdict_then_its_design_file(reported):
     # the file is the best design under the run's settings: its replay measures what the run stored
     design = load_design(out / "best_design.json")
     assert design.evaluation == {"max_time": 0.3}
+    assert design.problem["name"] == "human_gait"          # the file says what it is (issue 42)
     problem = get_problem("human_gait")
     replayed = problem.walking.replay(design, problem.parse_settings(design.evaluation)).record.metrics
     for name, value in metrics.items():
