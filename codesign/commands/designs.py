@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     record = sub.add_parser("make-run", help="replay the demo's best and record what `make run` ends on",
                             description="replay the best of the demo's finished run; write docs/make-run.json "
                                         "and the README's `make run` sentence")
-    record.add_argument("run", nargs="?", default="results/demo", help="the demo's run (default: results/demo)")
+    record.add_argument("run", nargs="?", default="results/demo", help="the demo study (or a run) (default: results/demo)")
     record.add_argument("--machine", default=None,
                         help="where it ran, in words (default: the CPU count and platform of this machine)")
     record.add_argument("--date", default=None, help="YYYY-MM-DD of the run (default: today, UTC)")

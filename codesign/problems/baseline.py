@@ -11,7 +11,7 @@ segment, singularity, speed/assist, power), so its power is measured as the co-d
 
 Which design (the spec's ``[evaluation]`` table; the other keys are WALK's settings)::
 
-    baseline_of = "results/demo"    # a run folder, its run.sqlite or a run name: its best
+    baseline_of = "results/demo/global"    # a run folder, its run.sqlite or a run name: its best
                                     # evaluation (the ranking of `codesign simulate --best`),
                                     # or a design JSON file (`codesign screen --design` form)
     baseline_eval = "59:3"          # optional, with a run: evaluation ITERATION:PARTICLE

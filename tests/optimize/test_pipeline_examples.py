@@ -28,8 +28,10 @@ MAX_FILES = 15                  # issue: pipelines/ keeps only the product's exa
 PARTICLES = 2                   # per run: the smallest swarm MMPSO and PSO accept
 MAX_TIME = 0.3                  # s of walking per evaluation (the specs ask 10 s)
 SCREENED = "results/screen/best_designs.json"   # written by `make run`'s screening just before the demo
+LOAD_STARTS = "results/screen/load_designs.json"   # the same screening's load-screened starts
+LOADS_TABLE = "results/screen/loads_subspaces.csv"  # and its per-subspace loads
 MORPHOLOGY = re.compile(r"j\d+_(s|dx|x|z)$")
-RUN_BASELINE = 'baseline_of = "results/demo"'  # the baseline of `make run`'s finished demo
+RUN_BASELINE = 'baseline_of = "results/demo/global"'  # the baseline of `make run`'s finished demo
 
 
 def test_pipelines_holds_a_few_examples_each_named_in_the_docs():
@@ -49,14 +51,26 @@ def test_every_start_file_in_pipelines_is_read_by_a_spec_there():
 
 def _stand_ins(text: str, folder: Path) -> str:
     """The spec's text with what `make run` writes before it replaced by stored files: the
-    screening's best designs by the morphology of docs/designs/wearer-demo.json, the
-    demo's run by that design."""
+    screening's best designs and load-screened starts by the morphology of
+    docs/designs/wearer-demo.json (its subspace served), the demo's run by that design."""
     demo = json.loads((ROOT / "docs/designs/wearer-demo.json").read_text())
     if SCREENED in text:
         screened = folder / "best_designs.json"
         screened.write_text(json.dumps([{"topology": demo["topology"], "actuators": demo["actuators"],
                                          "params": {k: v for k, v in demo["params"].items() if MORPHOLOGY.match(k)}}]))
         text = text.replace(SCREENED, screened.as_posix())
+    if LOAD_STARTS in text:
+        starts = folder / "load_designs.json"
+        starts.write_text(json.dumps([{"topology": demo["topology"], "actuators": demo["actuators"],
+                                       "params": {k: v for k, v in demo["params"].items() if MORPHOLOGY.match(k)}}]))
+        text = text.replace(LOAD_STARTS, starts.as_posix())
+    if LOADS_TABLE in text:      # the demo's subspace served, topology 1's first pair dropped
+        table = folder / "loads_subspaces.csv"
+        table.write_text("subspace,topology,actuator_1,actuator_2,samples,passed,served,served_fraction,"
+                         "lightest_device_mass_kg,common_reason\n"
+                         f"1,1,1,3,50,5,0,0.0,,peak torque\n"
+                         f"2,{demo['topology']},{demo['actuators'][0]},{demo['actuators'][1]},50,5,2,0.04,14.0,\n")
+        text = text.replace(LOADS_TABLE, table.as_posix())
     return text.replace(RUN_BASELINE, 'baseline_of = "docs/designs/wearer-demo.json"')
 
 
