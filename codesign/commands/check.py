@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     print(f"{spec.source}: ok -- problem {problem.name}, {space.n_subspaces} subspace"
           f"{'s' if space.n_subspaces != 1 else ''}, {spec.pso.particles} particles x {spec.pso.iterations} "
           f"iterations ({spec.algorithm}){seconds}, {objectives} objective{'s' if objectives != 1 else ''}; "
-          f"run it with: codesign optimize {args.spec}")
+          f"run it with: codesign {'study' if spec.study is not None else 'optimize'} {args.spec}")
     return 0
