@@ -35,12 +35,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_execution_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def spec_and_execution(args: argparse.Namespace, what: str = "run folders"):
+    """(the spec, where it runs) of `optimize` / `study`: ``args.spec`` loaded and its
+    ``[execution]`` with the command line's options over it (:func:`add_execution_arguments`);
+    an empty ``--results`` is one line."""
     if not args.results.strip():
-        raise UserError("--results: got ''; expected the folder to hold the run folders (e.g. results)")
+        raise UserError(f"--results: got ''; expected the folder to hold the {what} (e.g. results)")
     spec = load_spec(args.spec)
-    execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
-                               dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)
+    return spec, execution_of(args, spec)
+
+
+def execution_of(args: argparse.Namespace, spec):
+    """The spec's ``[execution]`` with :func:`add_execution_arguments`' options over it."""
+    return execution_with(spec, args.workers, args.scheduler, args.cluster, dashboard=args.dashboard,
+                          no_worker_warning_s=args.no_worker_warning)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec, execution = spec_and_execution(args)
     path = start_run(spec, args.results, args.name, execution, progress=not args.quiet)
     print(path)
     return 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from codesign.commands.optimize import add_execution_arguments
-from codesign.run.driver import execution_with, resume_run
+from codesign.commands.optimize import add_execution_arguments, execution_of
+from codesign.run.driver import resume_run
 from codesign.run.spec import parse_spec
 from codesign.run.store import open_run
 
@@ -24,7 +24,6 @@ def run(args: argparse.Namespace) -> int:
     with open_run(path, readonly=True) as store:
         runs = store.runs()
     spec = parse_spec(runs.iloc[-1]["spec_toml"], source=f"{path}:spec_toml") if len(runs) else None
-    execution = execution_with(spec, args.workers, args.scheduler, args.cluster, dashboard=args.dashboard,
-                               no_worker_warning_s=args.no_worker_warning) if spec else None
+    execution = execution_of(args, spec) if spec else None
     print(resume_run(path, execution, progress=not args.quiet))
     return 0

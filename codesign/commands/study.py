@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 
 from codesign.commands.optimize import add_execution_arguments
-from codesign.errors import UserError
 
 HELP = "run a study: a global search, focused rounds per topology, each best verified (results/<name>/)"
 
@@ -22,15 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from codesign.commands.optimize import spec_and_execution
     from codesign.report.study import STUDY_CSV, STUDY_MD, best_line, run_study
-    from codesign.run.driver import execution_with
-    from codesign.run.spec import load_spec
 
-    if not args.results.strip():
-        raise UserError("--results: got ''; expected the folder to hold the study folder (e.g. results)")
-    spec = load_spec(args.spec)
-    execution = execution_with(spec, args.workers, args.scheduler, args.cluster,
-                               dashboard=args.dashboard, no_worker_warning_s=args.no_worker_warning)
+    spec, execution = spec_and_execution(args, "study folder")
     folder, bests = run_study(spec, args.results, execution, progress=not args.quiet)
     print((folder / STUDY_MD).read_text(encoding="utf-8").rstrip())
     print(f"study table: {folder / STUDY_CSV}")
