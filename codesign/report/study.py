@@ -38,7 +38,7 @@ from codesign.io import json_text, read_user_file, write_text_atomic
 from codesign.objectives import ranked, stage_label
 from codesign.report.freeze import compact_toml, freeze_spec
 from codesign.report.rundata import load_run, load_run_catalog
-from codesign.run.driver import resume_run, start_run
+from codesign.run.driver import resolve_problem, resume_run, start_run
 from codesign.run.spec import ExecutionSpec, Spec, check_run_name, parse_spec
 from codesign.run.store import RUN_FILE
 
@@ -57,7 +57,7 @@ TABLE_METRICS = (("device mass [kg]", "added_mass", 1.0), ("power [W]", "power",
 
 @dataclass(frozen=True)
 class Check:
-    """One replay of a round's best: ``name`` (``searched`` or a :data:`VERIFY_CHECKS`
+    """One replay of a round's best: ``name`` (``searched`` or a :data:`~codesign.run.study_spec.VERIFY_CHECKS`
     entry), whether it ``walks`` and the ``verdict`` in words; ``metrics`` the replay's
     record metrics (SI)."""
 
@@ -192,8 +192,6 @@ def _round_best(run: Path) -> tuple[dict, str, int | None, str, str]:
     data = load_run(run)
     best = ranked(data.evaluations).iloc[0]
     topology, actuators = _subspace_topologies(data).get(int(best["subspace_id"]), (None, "-"))
-    from codesign.run.driver import resolve_problem
-
     objectives = data.spec.objectives or resolve_problem(data.spec).objectives
     stage = stage_label(int(best["stage"]), objectives).split(":")[0] if best["status"] == "ok" else "failed"
     return best, f"{int(best['iteration'])}:{int(best['particle'])}", topology, actuators, stage
