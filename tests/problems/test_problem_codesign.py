@@ -197,37 +197,46 @@ def test_pipelines_validate(spec):
 
 
 def test_the_demo_starts_from_the_gait_and_the_screening(tmp_path, monkeypatch):
-    """`make run`'s demo (pipelines/demo.toml) reads the screening's best designs that
-    `make run` writes just before (here a small screening of its own) and the shipped
-    walking gait: every particle starts within 2 % of the gait's values, and each
-    screened subspace's particles within 2 % of its screened morphology."""
+    """`make run`'s demo (pipelines/demo.toml) reads the load screening's starts and its
+    per-subspace table that `make run` writes just before (here a small screening of its
+    own) and the shipped walking gait: every particle starts within 2 % of the gait's
+    values, each served subspace's particles within 2 % of its screened morphology and
+    sized drivetrains, and the subspaces no drivetrain serves are not in the space."""
     import json
 
-    from codesign.commands.screen import screen_catalog
+    from codesign.commands.screen import SUBSPACE_LOAD_FIELDS, screen_catalog, write_dict_rows
     from codesign.run.spec import parse_spec
+    from codesign.screening.loads import read_reference_gait
     from codesign.screening.screen import ScreenSettings
 
-    rows = screen_catalog(cached_catalog(), 4, 0, ScreenSettings(n_points=8), workers=1)
-    best = [r["best"] for r in rows if r["best"] is not None]
-    assert best
-    path = tmp_path / "best_designs.json"
-    path.write_text(json.dumps(best))
+    rows = screen_catalog(cached_catalog(), 4, 0, ScreenSettings(n_points=8), workers=1,
+                          reference=read_reference_gait())
+    sized = [r["sized"] for r in rows if r["sized"] is not None]
+    unserved = {(r["topology"], (r["actuator_1"], r["actuator_2"])) for r in rows if r["served"] == 0}
+    assert sized and unserved
+    starts, table = tmp_path / "load_designs.json", tmp_path / "loads_subspaces.csv"
+    starts.write_text(json.dumps(sized))
+    write_dict_rows(rows, SUBSPACE_LOAD_FIELDS, table)
     monkeypatch.chdir(ROOT)              # the spec names docs/designs/... from the repository
     text = (ROOT / "pipelines" / "demo.toml").read_text()
-    assert "results/screen/best_designs.json" in text
-    spec = parse_spec(text.replace("results/screen/best_designs.json", str(path)), "demo.toml")
+    assert "results/screen/load_designs.json" in text and "results/screen/loads_subspaces.csv" in text
+    spec = parse_spec(text.replace("results/screen/load_designs.json", str(starts))
+                      .replace("results/screen/loads_subspaces.csv", str(table)), "demo.toml")
     problem = get_problem(spec.problem)
     space = build_space(spec, problem)
-    assert space.n_subspaces == 126 and spec.problem == "exo_codesign_wearer"
+    assert spec.problem == "exo_codesign_wearer_drive" and space.n_subspaces == 126 - len(unserved)
+    groups = {name for combo in space.subspaces for name in space.group_names(combo)}
+    assert not groups & {pr.group_name(t, pair) for t, pair in unserved}
     gait = json.loads((ROOT / "docs/designs/human-gentle-walking.json").read_text())["params"]
     for name, value in gait.items():
         i = space.index[name]
         p = space.parameters[i]
         assert space.sub_init_low[0, i] == pytest.approx(max(p.low, value - 0.02 * (p.high - p.low)))
         assert space.sub_init_high[0, i] == pytest.approx(min(p.high, value + 0.02 * (p.high - p.low)))
-    design = best[0]
+    design = sized[0]
     group = pr.group_name(design["topology"], tuple(design["actuators"]))
     s = next(k for k, combo in enumerate(space.subspaces) if group in space.group_names(combo))
+    assert any(name.endswith(".motor") for name in design["params"])     # its drivetrains start it too
     for name, value in design["params"].items():
         i = space.index[pr.topology_prefix(design["topology"]) + name]
         assert space.sub_init_low[s, i] <= value <= space.sub_init_high[s, i]
