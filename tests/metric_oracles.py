@@ -19,7 +19,8 @@ def gait_reference(t, t_start, loaded, sliding, grf, angles, cuff, feet, pitch, 
                    site_peaks) -> dict[str, float]:
     """Plain-NumPy reference of accumulators.accumulate_gait + metrics.finalize_gait: per
     sample loaded, sliding (feet, float[s]), grf (N, float[s]), angles (engine, float[s, 6]:
-    hip, knee, ankle right then left), cuff (float[s, k, 2], N), feet (float[s, 2], 0/1),
+    hip, knee, ankle right then left), cuff (float[s, k, 2], N: each sample's attachment
+    forces, whose largest magnitude is the sample's cuff force), feet (float[s, 2], 0/1),
     pitch (rad from upright, float[s])."""
     t = np.asarray(t, float)
     w = t >= t_start

@@ -23,10 +23,11 @@ from numba import njit
 from codesign.model import actuators as act
 from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
                                        A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, ANKLE_PF_PEAK,
-                                       CUFF_PEAK, GAIT_CAP, GAIT_COLUMNS, GAIT_DT, GAIT_NEXT,
+                                       CUFF_BIN_END, CUFF_CHANNELS, CUFF_NEXT, CUFF_PEAK,
+                                       CUFF_PREV_T, CUFF_ROWS, CUFF_STEPS, GAIT_CAP, GAIT_COLUMNS, GAIT_DT, GAIT_NEXT,
                                        GAIT_ROWS, GRF_BIN_END, GRF_PEAK_START,
                                        GRF_BIN_IMPULSE, GRF_H, GRF_NEXT, GRF_PEAK, GRF_PREV_F,
-                                       GRF_PREV_T, GRF_RING, GRF_STEPS, HEADER, I_ASSIST,
+                                       GRF_PREV_T, GRF_RING, GRF_STEPS, GRF_WINDOW, HEADER, I_ASSIST,
                                        I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
                                        I_PITCH2, I_SLIDING, I_STANCE, I_TAU2, I_VX, I_VX2,
                                        JOINT_RANGE_DEG, JOINT_SIGN, KNEE_HYPER_PEAK, MAX_MOTORS,
@@ -271,15 +272,103 @@ def accumulate_ground_force(acc, t, force):
     return grf
 
 
+# --------------------------------------------------------------------------- issue 46
 @njit(cache=True, _nrt=False)
-def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_force, feet, pitch):
+def cuff_window_open(acc, t):
+    """Whether a sample at time t (s) feeds the cuff forces' window: from GRF_WINDOW before
+    the metrics' window, so that its first sample already averages a full window."""
+    return acc[CUFF_STEPS] > 0 and t >= acc[T_START] - GRF_WINDOW
+
+
+@njit(cache=True, _nrt=False)
+def push_cuff_bin(acc):
+    """Push the current bin's impulses (N s per channel: x, z of each attachment) into the
+    cuff ring and empty the bin. Returns the largest attachment force averaged over the
+    ring (|sum of its impulses| / (CUFF_STEPS GRF_H), N): an impact's impulse J counts
+    J / GRF_WINDOW, as in the ground reaction (metrics.GRF_WINDOW); NaN without cuffs."""
+    n = int(acc[CUFF_STEPS])
+    ch = int(acc[CUFF_CHANNELS])
+    if n == 0 or ch == 0:
+        return np.nan
+    bins = int(acc[CUFF_ROWS])
+    ring = bins + 2 * ch
+    k = int(acc[CUFF_NEXT])
+    for c in range(ch):
+        acc[ring + k * ch + c] = acc[bins + c]
+        acc[bins + c] = 0.0
+    acc[CUFF_NEXT] = (k + 1) % n
+    peak = 0.0
+    for a in range(ch // 2):
+        fx = 0.0
+        fz = 0.0
+        for j in range(n):
+            fx += acc[ring + j * ch + 2 * a]
+            fz += acc[ring + j * ch + 2 * a + 1]
+        peak = max(peak, math.hypot(fx, fz))
+    return peak / (n * acc[GRF_H])
+
+
+@njit(cache=True, _nrt=False)
+def push_cuff_impulse(acc, cuff_force, dt):
+    """One time step's cuff forces (float64[a, 2], N: the step's mean, impacts included)
+    over dt (s) as one bin (:func:`push_cuff_bin`). Returns the windowed peak (N)."""
+    bins = int(acc[CUFF_ROWS])
+    for a in range(cuff_force.shape[0]):
+        acc[bins + 2 * a] += cuff_force[a, 0] * dt
+        acc[bins + 2 * a + 1] += cuff_force[a, 1] * dt
+    return push_cuff_bin(acc)
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_cuff_force(acc, t, cuff_force):
+    """Feed continuous cuff forces (float64[a, 2], N) sampled at time t (s; samples in time
+    order, any spacing: the soft and event-driven peers' accepted steps, MuJoCo's steps)
+    into the cuff ring, integrated by the trapezoid rule into bins of GRF_H seconds as
+    :func:`accumulate_ground_force` does for the ground reaction. Returns the windowed
+    peak after the last bin this sample completed (N), NaN if none completed."""
+    if acc[CUFF_STEPS] == 0:
+        return np.nan
+    h = acc[GRF_H]
+    bins = int(acc[CUFF_ROWS])
+    prev = bins + int(acc[CUFF_CHANNELS])
+    na = cuff_force.shape[0]
+    if acc[CUFF_BIN_END] <= 0.0:                 # first sample: the first bin starts here
+        acc[CUFF_BIN_END] = t + h
+        acc[CUFF_PREV_T] = t
+        for a in range(na):
+            acc[prev + 2 * a] = cuff_force[a, 0]
+            acc[prev + 2 * a + 1] = cuff_force[a, 1]
+        return np.nan
+    peak = np.nan
+    t0 = acc[CUFF_PREV_T]
+    while t >= acc[CUFF_BIN_END]:                # t0 < bin end <= t: split the sample there
+        te = acc[CUFF_BIN_END]
+        s = (te - t0) / (t - t0)
+        for c in range(2 * na):
+            f0 = acc[prev + c]
+            fe = f0 + (cuff_force[c // 2, c % 2] - f0) * s
+            acc[bins + c] += 0.5 * (f0 + fe) * (te - t0)
+            acc[prev + c] = fe
+        peak = push_cuff_bin(acc)
+        t0 = te
+        acc[CUFF_BIN_END] = te + h
+    for c in range(2 * na):
+        f = cuff_force[c // 2, c % 2]
+        acc[bins + c] += 0.5 * (acc[prev + c] + f) * (t - t0)
+        acc[prev + c] = f
+    acc[CUFF_PREV_T] = t
+    return peak
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff, feet, pitch):
     """One gait-physics sample at time t, called before :func:`accumulate_sample` of the
     same sample (it integrates from that function's last sample time).
 
     loaded_feet, sliding_feet: :func:`foot_slip`; grf: N, the windowed vertical ground
     reaction (NaN: not measured); q: engine coordinates; gait_q: int64[6] coordinates of
-    hip, knee, ankle of the right then the left leg (-1: absent); cuff_force: float64[k, 2]
-    force on the device at each attachment (N, world x and z); feet: float64[2], right and
+    hip, knee, ankle of the right then the left leg (-1: absent); cuff: N, the largest
+    windowed attachment force (:func:`push_cuff_bin`; NaN: not measured); feet: float64[2], right and
     left foot on the ground (0/1); pitch: rad, the torso's pitch from upright (NaN: none)."""
     if t < acc[T_START]:
         return
@@ -316,10 +405,8 @@ def accumulate_gait(acc, t, loaded_feet, sliding_feet, grf, q, gait_q, cuff_forc
     acc[PREV_FEET] = on_ground
     if grf > acc[GRF_PEAK]:           # False for NaN
         acc[GRF_PEAK] = grf
-    for k in range(cuff_force.shape[0]):
-        f = math.hypot(cuff_force[k, 0], cuff_force[k, 1])
-        if f > acc[CUFF_PEAK]:
-            acc[CUFF_PEAK] = f
+    if cuff > acc[CUFF_PEAK]:         # False for NaN
+        acc[CUFF_PEAK] = cuff
 
 
 # --------------------------------------------------------------------------- issue 31
@@ -356,8 +443,8 @@ def accumulate_gait_sample(acc, t, q, gait_q, feet, tol):
 
 # --------------------------------------------------------------------------- one observation step (issue 42)
 @njit(cache=True, _nrt=False)
-def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state, x_state, state_tol,
-                   wm, wd):
+def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t_state, x_state,
+                   state_tol, wm, wd):
     """One sample of every metric: the one observation step that each rollout (time
     stepping, event-driven and soft, MuJoCo's) calls once per sample, after its checks, so
     every rollout measures alike. A new metric whose accumulator reads the quantities
@@ -366,7 +453,8 @@ def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state
 
     The sample at time t (s): x the engine state (q first) of the gait physics; feet
     float64[2] right and left foot on the ground (0/1); grf N the windowed vertical ground
-    reaction (NaN: the rollout does not measure it); loaded, sliding the feet loaded and
+    reaction (NaN: the rollout does not measure it); cuff N the largest windowed attachment
+    force (:func:`push_cuff_bin`, NaN: none or not measured); loaded, sliding the feet loaded and
     sliding (:func:`foot_slip`); pitch rad the torso's pitch (NaN: none); assist the pitch
     assist active (0/1). The gait sample (:func:`accumulate_gait_sample`) takes the state
     x_state at time t_state (s) within state_tol (s) of a sample time -- the stepping
@@ -374,7 +462,7 @@ def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state
     walking model and data (:class:`~codesign.walking.rollout_base.WalkModel`,
     :class:`~codesign.walking.rollout_base.WalkData`): wm.gait_q, wm.effort_kind /
     effort_limit / effort_motor; wd.com (the CoM's x and x rate, filled by the rollout in
-    the window), wd.site_force and wd.cuff_force (N), wd.effort_tau / effort_rate /
+    the window), wd.site_force (N), wd.effort_tau / effort_rate /
     effort_cmd, wd.drive.G, wd.wearer_tau / wearer_rate (:func:`rollout_base.control`).
 
     Every sample, also before the window: the first half's ground-reaction peak and the
@@ -386,7 +474,7 @@ def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state
     accumulate_gait_sample(acc, t_state, x_state, wm.gait_q, feet, state_tol)
     if t < acc[T_START]:
         return
-    accumulate_gait(acc, t, loaded, sliding, grf, x, wm.gait_q, wd.cuff_force, feet, pitch)
+    accumulate_gait(acc, t, loaded, sliding, grf, x, wm.gait_q, cuff, feet, pitch)
     accumulate_sample(acc, t, wd.com[0], wd.com[2], assist, feet[0], feet[1], wd.effort_tau,
                       wd.effort_rate, wd.site_force)
     accumulate_actuators(acc, t, wd.effort_tau, wd.effort_rate, wd.effort_cmd, wm.effort_kind,

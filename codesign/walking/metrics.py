@@ -85,7 +85,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("foot_slip_fraction", "-", "of the time a foot is loaded, the fraction in which a loaded point "
            "of it slides (> SLIP_SPEED = 1 cm/s), both feet pooled", _GAIT, "finalize_gait"),
     Metric("grf_peak_bw", "-", "peak of the total vertical ground reaction averaged over GRF_WINDOW = "
-           "30 ms, in body weights (person + device; NaN for hard_event)", _GAIT, "finalize_gait"),
+           "30 ms, in body weights of the person alone (a device's weight is added_mass; NaN for hard_event)", _GAIT, "finalize_gait"),
     Metric("grf_peak_bw_start", "-", "grf_peak_bw over the first half (t < max_time / 2): the start's "
            "landing, which the window leaves out", "accumulate_ground_peak_start", "finalize_gait"),
     Metric("knee_hyperextension_peak_deg", "deg", "largest knee hyperextension (beyond 0 deg)",
@@ -102,10 +102,12 @@ REGISTRY: tuple[Metric, ...] = (
              "stride heel strike to heel strike (MIN_SWING_S) time-normalized, whole strides in the window, "
              "both legs pooled, sampled every GAIT_SAMPLE_S = 10 ms", "accumulate_gait_sample",
              "stride_metrics (walking/gait_agreement.py)") for joint in ("hip", "knee", "ankle")),
-    Metric("cuff_force_peak", "N", "largest force magnitude at a device-human attachment joint "
-           "(NaN without attachments)", _GAIT, "finalize_gait"),
+    Metric("cuff_force_peak", "N", "largest force at a device-human attachment joint averaged over "
+           "GRF_WINDOW = 30 ms as the ground reaction, impacts included (an impulse J counts J / 30 ms; "
+           "NaN without attachments; before issue 46: the continuous phases' samples)",
+           "accumulate_gait (push_cuff_bin)", "finalize_gait"),
     Metric("interaction_force_peak_bw", "-", "largest force over the attachments and the human joint "
-           "sites, in body weights (person + device)", _GAIT, "finalize_gait"),
+           "sites, in body weights of the person alone", _GAIT, "finalize_gait"),
     Metric("power_electrical", "W", "mean over the window of the motors' summed electrical power "
            "(left out without motors)", _ACT, "finalize"),
     Metric("actuator_torque_ratio_peak", "-", "max over motors and samples of |tau| / tau_lim(w) "
@@ -257,6 +259,14 @@ LIFTOFF_T = LIFTOFF_R
 # index and the offset of their rows (GAIT_COLUMNS floats each) after the GRF ring
 GRF_PEAK_START, ANKLE_PF_PEAK = _header.add("GRF_PEAK_START", "ANKLE_PF_PEAK")
 GAIT_DT, GAIT_CAP, GAIT_NEXT, GAIT_ROWS = _header.add("GAIT_DT", "GAIT_CAP", "GAIT_NEXT", "GAIT_ROWS")
+# --- issue 46: the cuff forces' window (accumulators.push_cuff_bin, accumulate_cuff_force),
+# as the ground reaction's: CUFF_STEPS bins of GRF_H seconds, its channels (x and z of each
+# attachment), the next ring slot, the current bin's end time, the last sample's time, and
+# the offset of the per-channel rows after the gait samples: the current bin's impulses
+# (CUFF_CHANNELS floats), the last sample's forces (CUFF_CHANNELS), the ring
+# (CUFF_STEPS x CUFF_CHANNELS)
+CUFF_STEPS, CUFF_CHANNELS, CUFF_NEXT, CUFF_BIN_END, CUFF_PREV_T, CUFF_ROWS = _header.add(
+    "CUFF_STEPS", "CUFF_CHANNELS", "CUFF_NEXT", "CUFF_BIN_END", "CUFF_PREV_T", "CUFF_ROWS")
 HEADER_SLOTS: tuple[str, ...] = tuple(_header.names)
 HEADER = len(HEADER_SLOTS)
 # per interaction site, after the header (accumulate_sample)
@@ -300,14 +310,20 @@ JOINT_SIGN = np.array([1.0, -1.0, 1.0])   # engine = sign * anatomical (codesign
 
 
 def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
-                    h: float = 0.0, gait_samples: int = 0) -> np.ndarray:
-    """float64[HEADER + 3 n_sites + grf_steps + GAIT_COLUMNS gait_samples] accumulator
-    for a window starting at ``t_start`` (s); ``grf_steps`` > 0: the vertical ground
-    reaction is averaged over the last grf_steps steps of h seconds
+                    h: float = 0.0, gait_samples: int = 0, n_cuffs: int = 0) -> np.ndarray:
+    """float64[HEADER + 3 n_sites + grf_steps + GAIT_COLUMNS gait_samples
+    + 2 n_cuffs (2 + grf_window_steps(h))] accumulator for a window starting at
+    ``t_start`` (s); ``grf_steps`` > 0: the vertical ground reaction is averaged over the
+    last grf_steps steps of h seconds
     (:func:`codesign.walking.accumulators.push_ground_impulse`); ``gait_samples``: rows
     for that many gait samples, one every GAIT_SAMPLE_S from t = 0
-    (:func:`codesign.walking.accumulators.accumulate_gait_sample`, :func:`gait_sample_count`)."""
-    acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps + GAIT_COLUMNS * gait_samples)
+    (:func:`codesign.walking.accumulators.accumulate_gait_sample`, :func:`gait_sample_count`);
+    ``n_cuffs``: the attachments whose forces are averaged over GRF_WINDOW
+    (:func:`codesign.walking.accumulators.push_cuff_bin`)."""
+    channels = 2 * n_cuffs
+    cuff_steps = grf_window_steps(h) if h > 0.0 else 0
+    acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps + GAIT_COLUMNS * gait_samples
+                   + channels * (2 + cuff_steps))
     acc[T_START] = t_start
     acc[TD_FOOT] = -1.0
     acc[LIFTOFF_R] = acc[LIFTOFF_L] = -1e9        # in the air "forever": the first touchdown counts
@@ -323,6 +339,10 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[GAIT_DT] = GAIT_SAMPLE_S
     acc[GAIT_CAP] = gait_samples
     acc[GAIT_ROWS] = acc[GRF_RING] + grf_steps
+    # --- issue 46
+    acc[CUFF_STEPS] = cuff_steps if channels else 0
+    acc[CUFF_CHANNELS] = channels
+    acc[CUFF_ROWS] = acc[GAIT_ROWS] + GAIT_COLUMNS * gait_samples
     return acc
 
 
@@ -360,7 +380,7 @@ def gait_samples(acc: np.ndarray) -> GaitSamples:
 # --------------------------------------------------------------------------- finalizers
 def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) -> dict[str, float]:
     """The gait-physics metrics (:data:`REGISTRY`) of an accumulator; NaN where not
-    measured. body_weight: N (person + device); site_peaks: the sites' peak forces (N)."""
+    measured. body_weight: N (the person's own weight); site_peaks: the sites' peak forces (N)."""
     nan = math.nan
     measured = acc[N_SAMPLES] > 0
 
@@ -423,7 +443,10 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
              total_mass: float = math.nan, gravity: float = 9.81,
              target_speed: float = TARGET_SPEED, wearer_mass: float = math.nan,
              stride_frequency: float = math.nan) -> dict[str, float]:
-    """Named metrics (:data:`REGISTRY`, but the design's) from an accumulator; NaN where the window is empty."""
+    """Named metrics (:data:`REGISTRY`, but the design's) from an accumulator; NaN where the
+    window is empty. total_mass (kg): everything the ground carries (the cost of
+    transport's); wearer_mass (kg): the person's own mass, which the body-weight figures
+    and the wearer's per-kg effort refer to (NaN: total_mass)."""
     duration = acc[T_LAST] - acc[T_FIRST] if acc[N_SAMPLES] > 1 else 0.0
     nan = math.nan
 
@@ -458,7 +481,9 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out[f"{name}_force_peak"] = acc[base + SITE_PEAK] if acc[N_SAMPLES] > 0 else nan
         out[f"{name}_force_rms"] = math.sqrt(mean(base + SITE_I_F2)) if duration > 0 else nan
     # --- gait physics (issue 15)
-    out.update(finalize_gait(acc, total_mass * gravity,
+    # body-weight figures on the person's own weight (issue 46; the device's is added_mass)
+    person = wearer_mass if math.isfinite(wearer_mass) else total_mass
+    out.update(finalize_gait(acc, person * gravity,
                              [out[f"{name}_force_peak"] for name in site_names]))
     # --- actuators (issue 15)
     if acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0:     # no motors (the human): left out

@@ -231,12 +231,14 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
         grf = ac.accumulate_ground_force(wd.acc, t, float(contacts.normal.sum()))
         feet_loaded = sliding = 0.0
         pitch = math.nan
+        cuff = math.nan
+        if wm.site_body.shape[0] > 0 and t >= wd.acc[mt.T_START] - mt.GRF_WINDOW:
+            site_forces(m, w, contacts.loop_force, contacts.normal, contacts.tangent, loaded, 0.0,
+                        qdd, wm, wd)
+            cuff_forces(w, contacts.loop_force, wm, wd)
+            cuff = ac.accumulate_cuff_force(wd.acc, t, wd.cuff_force)
         if t >= wd.acc[mt.T_START]:
             center_of_mass(m, w, wd.com)
-            if wm.site_body.shape[0] > 0:
-                site_forces(m, w, contacts.loop_force, contacts.normal, contacts.tangent, loaded, 0.0,
-                            qdd, wm, wd)
-                cuff_forces(w, contacts.loop_force, wm, wd)
             for i in range(c):
                 ut[i] = 0.0
                 if loaded[i]:
@@ -246,7 +248,7 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
             pitch = torso_pitch(x0, wm.ctrl)
         # the gait physics at the step's start state x0; the gait sample, as the stepping
         # rollout's, the state after the step at t + h
-        ac.observe_sample(wd.acc, t, x0, wd.feet, grf, feet_loaded, sliding, pitch, 1.0 if active else 0.0,
+        ac.observe_sample(wd.acc, t, x0, wd.feet, grf, cuff, feet_loaded, sliding, pitch, 1.0 if active else 0.0,
                           t + h, x, 0.5 * h, wm, wd)
     wall = clock.perf_counter() - start
     if code == OK:

@@ -333,6 +333,7 @@ class WalkData(NamedTuple):
     last_contact: np.ndarray   # float64[1]: last time (s) a foot touched the ground
     counts: np.ndarray         # int64[1]: contact-mode changes (stepping)
     cuff_force: np.ndarray     # float64[a, 2]: force on the device at each attachment (N, world x, z)
+    site_hold: np.ndarray      # float64[k] scratch: the sites' forces held through an impact step
 
 
 # --- gait physics (issue 15)
@@ -427,7 +428,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         no_loop_torque=np.zeros(model.n_loops), gait_q=gait_coordinates(model),
         cuff=attachment_joints(model),
         acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h,
-                                mt.gait_sample_count(settings.max_time)),
+                                mt.gait_sample_count(settings.max_time),
+                                attachment_joints(model).shape[0] if site_bodies else 0),
         drive=drive, effort_source=source,
         effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
         effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), act.LIMIT_COLUMNS),
@@ -452,7 +454,7 @@ def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
         acc=wm.acc0.copy(), fext=np.zeros((n, 3)), prev_mode=np.zeros(n_contacts, dtype=np.int64),
         tau_check=np.zeros(n), site_force=np.zeros(k), com=np.zeros(4), point=np.zeros(2),
         feet=np.zeros(2), last_contact=np.zeros(1), counts=np.zeros(1, dtype=np.int64),
-        cuff_force=np.zeros((wm.cuff.shape[0], 2)))
+        cuff_force=np.zeros((wm.cuff.shape[0], 2)), site_hold=np.zeros(k))
 
 
 def zero_arrays(record: tuple, keep: tuple[str, ...] = ()) -> None:

@@ -346,12 +346,15 @@ def walk_observe(t, x, mode, p):
     grf = np.nan
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
+    cuff = np.nan
+    if wm.site_body.shape[0] > 0 and ac.cuff_window_open(wd.acc, t):
+        cuff = ac.accumulate_cuff_force(wd.acc, t, wd.cuff_force)
     loaded = sliding = 0.0
     pitch = np.nan
     if t >= wd.acc[mt.T_START]:
         loaded, sliding = foot_slip_now(m, w, cw, s, mode, wm)
         pitch = torso_pitch(x, wm.ctrl)
-    ac.observe_sample(wd.acc, t, x, feet, grf, loaded, sliding, pitch, 1.0 if active else 0.0,
+    ac.observe_sample(wd.acc, t, x, feet, grf, cuff, loaded, sliding, pitch, 1.0 if active else 0.0,
                       t, x, 0.0, wm, wd)
     return 0
 

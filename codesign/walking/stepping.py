@@ -164,20 +164,31 @@ def observe(t, x, p, assist_active):
                     break
     # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
     grf = ac.push_ground_impulse(wd.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
+    cuff = math.nan
+    if wm.site_body.shape[0] > 0 and ac.cuff_window_open(wd.acc, t):
+        # the step's mean forces and accelerations (an impact's impulse / h): the cuffs take
+        # them into their 30-ms window, impacts included (issue 46); the human joint sites
+        # hold the last continuous value through an impact step
+        impact = impact_step(sw, nl, c, ss[ts.H], m.gravity[0])
+        if impact:
+            for k in range(wd.site_force.shape[0]):
+                wd.site_hold[k] = wd.site_force[k]
+        site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
+                    cs[ct.SLOPE], sw.qdd, wm, wd)
+        if impact:
+            for k in range(wd.site_force.shape[0]):
+                wd.site_force[k] = wd.site_hold[k]
+        cuff_forces(w, sw.loop_force, wm, wd)
+        cuff = ac.push_cuff_impulse(wd.acc, wd.cuff_force, ss[ts.H])
     loaded = sliding = 0.0
     pitch = math.nan
     if t >= wd.acc[mt.T_START]:                # inside the metrics' window
         center_of_mass(m, w, wd.com)
-        if wm.site_body.shape[0] > 0 and not impact_step(sw, nl, c, ss[ts.H], m.gravity[0]):
-            # the step's mean forces and accelerations; an impact step holds the last value
-            site_forces(m, w, sw.loop_force, sw.force[:, 0], sw.force[:, 1], sw.mode,
-                        cs[ct.SLOPE], sw.qdd, wm, wd)
-            cuff_forces(w, sw.loop_force, wm, wd)
         loaded, sliding = ac.foot_slip(sw.mode, sw.ut, wm.contact_foot, mt.SLIP_SPEED)
         pitch = torso_pitch(x, wm.ctrl)
     # the gait sample: the state after the step, at t + h, as walk's records take it at the
     # next step's start
-    ac.observe_sample(wd.acc, t, x, wd.feet, grf, loaded, sliding, pitch,
+    ac.observe_sample(wd.acc, t, x, wd.feet, grf, cuff, loaded, sliding, pitch,
                       1.0 if assist_active else 0.0, t + ss[ts.H], x, 0.5 * ss[ts.H], wm, wd)
     return OK
 

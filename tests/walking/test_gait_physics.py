@@ -22,7 +22,6 @@ from codesign.walking import metrics as mt
 G = 9.81
 NO_JOINTS = np.full(6, -1, dtype=np.int64)
 ONE_FOOT = np.array([1.0, 0.0])
-NO_CUFFS = np.zeros((0, 2))
 EMPTY = np.zeros(0)
 
 
@@ -44,7 +43,7 @@ def block_run(q, v, steps, h, mu):
         impulse = h * sw.force[:, 0].sum()                  # flat ground: normal = vertical
         grf = ac.push_ground_impulse(acc, impulse)
         loaded, sliding = ac.foot_slip(sw.mode, sw.ut, foot, mt.SLIP_SPEED)
-        ac.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, NO_CUFFS, ONE_FOOT, np.nan)
+        ac.accumulate_gait(acc, t, loaded, sliding, grf, q, NO_JOINTS, np.nan, ONE_FOOT, np.nan)
         ac.accumulate_sample(acc, t, 0.0, 0.0, 0.0, 1.0, 0.0, EMPTY, EMPTY, EMPTY)
     return acc, model
 
@@ -110,6 +109,54 @@ def test_binned_continuous_ground_force_is_the_windowed_impulse(seed):
     assert done.max() == pytest.approx(truth, rel=3e-4 * (truth - W) / truth + 1e-9)
     acc_off = mt.new_accumulator(0, 0.0, 0, h)          # no ring: nothing measured
     assert math.isnan(ac.accumulate_ground_force(acc_off, 0.5, W))
+
+
+def test_cuff_window_counts_an_impact_impulse_over_30_ms():
+    # Two attachments, steady forces F_a (N) every step of h; at one step attachment 1 also
+    # takes an impact impulse J (N s; its step's mean force J / h). The ring of N = T / h
+    # steps then holds F N h + J: the windowed force is F + J / T, whatever h (issue 46:
+    # cuff peaks over the ground reaction's window, impacts included).
+    for h in (1e-3, 2.5e-4):
+        T = mt.GRF_WINDOW
+        acc = mt.new_accumulator(0, 0.0, 0, h, 0, n_cuffs=2)
+        F = np.array([[30.0, -200.0], [-50.0, 120.0]])
+        J = np.array([4.0, 9.0])
+        n = mt.grf_window_steps(h)
+        out = [ac.push_cuff_impulse(acc, F, h) for _ in range(n)]
+        assert out[-1] == pytest.approx(np.hypot(*F[0]), rel=1e-12)          # the larger steady force
+        hit = F.copy()
+        hit[1] += J / h
+        peak = ac.push_cuff_impulse(acc, hit, h)
+        assert peak == pytest.approx(np.hypot(*(F[1] + J / T)), rel=1e-12)
+        after = [ac.push_cuff_impulse(acc, F, h) for _ in range(n)]           # the impulse leaves the ring
+        assert max(after[:n - 1]) == pytest.approx(peak, rel=1e-12)
+        assert after[-1] == pytest.approx(np.hypot(*F[0]), rel=1e-12)
+
+
+def test_binned_continuous_cuff_force_equals_the_ground_reactions_binning():
+    # the same continuous vertical force (a steady weight and a half-sine pulse, irregular
+    # samples) on one attachment and into the ground-reaction ring: the two windows are one
+    # algorithm, so the values agree to rounding; a second attachment carrying a
+    # horizontal force only never exceeds its own constant magnitude
+    h, W, P, tau, t_hit = 1e-3, 700.0, 5000.0, 0.01, 0.0437
+    t = np.cumsum(np.random.default_rng(3).uniform(1e-6, 2e-4, 4000))
+    t = t[t < 0.12]
+    pulse = np.where((t >= t_hit) & (t < t_hit + tau), P * np.sin(np.pi * (t - t_hit) / tau), 0.0)
+    grf_acc = mt.new_accumulator(0, 0.0, mt.grf_window_steps(h), h)
+    cuff_acc = mt.new_accumulator(0, 0.0, 0, h, 0, n_cuffs=2)
+    grf, cuff = [], []
+    for ti, fi in zip(t, pulse):
+        grf.append(ac.accumulate_ground_force(grf_acc, ti, W + fi))
+        cuff.append(ac.accumulate_cuff_force(cuff_acc, ti, np.array([[0.0, W + fi], [100.0, 0.0]])))
+    grf, cuff = np.array(grf), np.array(cuff)
+    assert np.array_equal(np.isfinite(grf), np.isfinite(cuff))
+    done = np.isfinite(grf)
+    n = mt.grf_window_steps(h)
+    assert cuff[done][n - 1:] == pytest.approx(grf[done][n - 1:], rel=1e-12)
+    assert cuff[done].max() > 1.2 * W                     # the pulse is in it
+    off = mt.new_accumulator(0, 0.0, 0, h)                # no attachments: nothing measured
+    assert math.isnan(ac.push_cuff_impulse(off, np.zeros((0, 2)), h))
+    assert math.isnan(ac.accumulate_cuff_force(off, 0.5, np.zeros((0, 2))))
 
 
 @pytest.mark.slow

@@ -63,6 +63,12 @@ def synthetic_gait(t):
                 pitch=pitch)
 
 
+def cuff_magnitude(cuff):
+    """The largest attachment force of one sample (N; cuff float[k, 2]): what the cuff
+    window (accumulators.push_cuff_bin) hands accumulate_gait."""
+    return float(np.hypot(cuff[:, 0], cuff[:, 1]).max())
+
+
 def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
     acc = mt.new_accumulator(force.shape[1], 5.0)
     td = list(touchdowns)
@@ -74,7 +80,7 @@ def compiled(t, x, vx, assist, cr, cl, tau, rate, force, touchdowns, **kw):
             ac.accumulate_touchdown(acc, tk, foot, xf)
         ac.accumulate_ground_peak_start(acc, t[i], gait["grf"][i])
         ac.accumulate_gait(acc, t[i], gait["loaded"][i], gait["sliding"][i], gait["grf"][i],
-                           gait["angles"][i], gait_q, gait["cuff"][i], gait["feet"][i],
+                           gait["angles"][i], gait_q, cuff_magnitude(gait["cuff"][i]), gait["feet"][i],
                            gait["pitch"][i])
         ac.accumulate_sample(acc, t[i], x[i], vx[i], assist[i], cr[i], cl[i], tau[i], rate[i],
                              force[i])
