@@ -274,10 +274,11 @@ def accumulate_ground_force(acc, t, force):
 
 # --------------------------------------------------------------------------- issue 46
 @njit(cache=True, _nrt=False)
-def cuff_window_open(acc, t):
-    """Whether a sample at time t (s) feeds the cuff forces' window: from GRF_WINDOW before
-    the metrics' window, so that its first sample already averages a full window."""
-    return acc[CUFF_STEPS] > 0 and t >= acc[T_START] - GRF_WINDOW
+def forces_window_open(acc, t):
+    """Whether a sample at time t (s) measures the interaction forces: from GRF_WINDOW
+    before the metrics' window, so that the cuff window's first sample in the metrics'
+    window already averages a full window."""
+    return t >= acc[T_START] - GRF_WINDOW
 
 
 @njit(cache=True, _nrt=False)

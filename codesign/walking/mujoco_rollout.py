@@ -232,7 +232,7 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
         feet_loaded = sliding = 0.0
         pitch = math.nan
         cuff = math.nan
-        if wm.site_body.shape[0] > 0 and t >= wd.acc[mt.T_START] - mt.GRF_WINDOW:
+        if wm.site_body.shape[0] > 0 and ac.forces_window_open(wd.acc, t):
             site_forces(m, w, contacts.loop_force, contacts.normal, contacts.tangent, loaded, 0.0,
                         qdd, wm, wd)
             cuff_forces(w, contacts.loop_force, wm, wd)

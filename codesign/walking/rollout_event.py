@@ -347,7 +347,7 @@ def walk_observe(t, x, mode, p):
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
     cuff = np.nan
-    if wm.site_body.shape[0] > 0 and ac.cuff_window_open(wd.acc, t):
+    if wm.site_body.shape[0] > 0 and ac.forces_window_open(wd.acc, t):
         cuff = ac.accumulate_cuff_force(wd.acc, t, wd.cuff_force)
     loaded = sliding = 0.0
     pitch = np.nan

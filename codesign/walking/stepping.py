@@ -165,7 +165,7 @@ def observe(t, x, p, assist_active):
     # --- gait physics (issue 15): the step's vertical ground impulse into the GRF window
     grf = ac.push_ground_impulse(wd.acc, vertical_impulse(sw, c, ss[ts.H], cs[ct.SLOPE]))
     cuff = math.nan
-    if wm.site_body.shape[0] > 0 and ac.cuff_window_open(wd.acc, t):
+    if wm.site_body.shape[0] > 0 and ac.forces_window_open(wd.acc, t):
         # the step's mean forces and accelerations (an impact's impulse / h): the cuffs take
         # them into their 30-ms window, impacts included (issue 46); the human joint sites
         # hold the last continuous value through an impact step

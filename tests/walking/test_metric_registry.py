@@ -24,11 +24,13 @@ def test_slots_are_numbered_by_their_order_of_declaration():
     for i, name in enumerate(mt.SITE_SLOT_NAMES):
         assert getattr(mt, name) == i, name
     assert mt.SITE_SLOTS == 3 and mt.LIFTOFF_T + 1 == mt.LIFTOFF_L
-    assert mt.GAIT_ROWS == mt.HEADER - 1
-    # the accumulator's length: header, 3 slots per site, the GRF ring
-    acc = mt.new_accumulator(4, 5.0, 30, 1e-3, 7)
-    assert acc.shape == (mt.HEADER + 3 * 4 + 30 + 8 * 7,) and acc[mt.GRF_RING] == mt.HEADER + 12
+    assert mt.CUFF_ROWS == mt.HEADER - 1
+    # the accumulator's length: header, 3 slots per site, the GRF ring, the gait samples,
+    # the cuff window (2 attachments: 4 channels, each a bin, a last force and 30 ring slots)
+    acc = mt.new_accumulator(4, 5.0, 30, 1e-3, 7, n_cuffs=2)
+    assert acc.shape == (mt.HEADER + 3 * 4 + 30 + 8 * 7 + 4 * (2 + 30),) and acc[mt.GRF_RING] == mt.HEADER + 12
     assert acc[mt.GAIT_ROWS] == mt.HEADER + 12 + 30 and acc[mt.GAIT_CAP] == 7
+    assert acc[mt.CUFF_ROWS] == mt.HEADER + 12 + 30 + 8 * 7 and acc[mt.CUFF_STEPS] == 30
     assert acc[mt.T_START] == 5.0 and acc[mt.LIFTOFF_R] == acc[mt.LIFTOFF_L] == -1e9
 
 
