@@ -24,12 +24,13 @@ from codesign.walking.settings import WalkSettings
 
 ROOT = Path(__file__).resolve().parents[1] / "codesign"
 TABLE_NAME = re.compile(r"(^|_)settings$|^evaluation$|^settings_doc$")
-# less the keys that are also ordinary words of other records (a design file's "actuators" ...)
+# less the keys that are also ordinary words of other records (a design file's "actuators",
+# the load screening's rows' "loads" ...)
 SETTING_KEYS = ({f.name for f in dataclasses.fields(RolloutSettings)}
                 | {f.name for f in dataclasses.fields(WalkSettings)}
                 | {f.name for f in dataclasses.fields(SphereSettings)}
                 | {f.name for f in dataclasses.fields(ReplaySettings)}
-                | set(BASELINE_KEYS) | {"actuator_model"}) - {"rollout", "h", "mu", "actuators"}
+                | set(BASELINE_KEYS) | {"actuator_model"}) - {"rollout", "h", "mu", "actuators", "loads"}
 
 
 def is_parser(name: str) -> bool:

@@ -132,6 +132,9 @@ def parse_baseline_settings(table: Mapping[str, Any]) -> BaselineSettings:
     walk_table = {k: v for k, v in table.items() if k not in KEYS}
     settings = BaselineSettings(parse_walk_settings(walk_table, step_only=True), of,
                                 _text(table.get("baseline_eval"), "baseline_eval"), mass_at)
+    if settings.walk.wearer_mass_scale != 1.0:    # it would scale the lumps in the segments too
+        raise UserError(f"evaluation.wearer_mass_scale: got {settings.walk.wearer_mass_scale:g} with the "
+                        "anthropomorphic baseline, whose segments hold the device's lumped mass; expected 1")
     resolve_baseline(settings)
     return settings
 

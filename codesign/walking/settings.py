@@ -14,6 +14,7 @@ from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
 from codesign.model.drivetrain import Drivetrain, catalog_motor, drivetrain_actuator
 from codesign.model.structure import THESIS, StructureLaw, structure_law
+from codesign.model.wearer_body import Load, parse_loads, parse_mass_scale
 from codesign.topology.catalog import catalog_path
 from codesign.walking import rollout as ro
 from codesign.walking.initial_state import START_KINDS
@@ -59,6 +60,12 @@ class WalkSettings:
     (:mod:`codesign.model.structure`): ``structure = "thesis"`` (default: 0.7 kg/m, 0.5 kg)
     or ``"parts"`` with the catalog names ``link_section``, ``passive_joint``, ``cuff``
     (each optional: the catalog's default).
+    loads: point masses the person carries (:mod:`codesign.model.wearer_body`: a list of
+    ``{segment = "torso" | "thigh" | "shank" | "foot", mass_kg = m, position = s}``, a
+    leg segment's on both legs, s the fraction along the segment from its proximal joint,
+    absent: its CoM; default none). wearer_mass_scale: a factor > 0 on every segment mass
+    and inertia of the wearer, not the device's (default 1); the scaled mass is the
+    person's, the loads are carried mass.
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -70,6 +77,8 @@ class WalkSettings:
     initial_state: str = "lowest_point"
     wearer: str = "passive"
     structure: StructureLaw = THESIS
+    loads: tuple[Load, ...] = ()
+    wearer_mass_scale: float = 1.0
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -81,7 +90,8 @@ class WalkSettings:
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
-                               "wearer", "structure", "link_section", "passive_joint", "cuff"}
+                               "wearer", "structure", "link_section", "passive_joint", "cuff",
+                               "loads", "wearer_mass_scale"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -141,7 +151,8 @@ class WalkSettings:
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
                             tuple(human_actuated), initial_state, wearer,
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
-                                          d.get("passive_joint"), d.get("cuff")))
+                                          d.get("passive_joint"), d.get("cuff")),
+                            parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")))
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -27,6 +27,7 @@ from codesign.model.drivetrain import design_drivetrain, drive_parameter_bounds,
 from codesign.model.gait import nominal_gait
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
+from codesign.model.wearer_body import with_wearer_body
 from codesign.screening.screen import screen
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
@@ -238,7 +239,11 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
 
     ``human_model``: for the unaugmented human (``design.topology is None``), an engine
     Model used instead of ``build_human()`` -- the same bodies, joints and contacts with
-    other masses (the anthropomorphic baseline, :mod:`codesign.problems.baseline`)."""
+    other masses (the anthropomorphic baseline, :mod:`codesign.problems.baseline`).
+
+    The wearer's body follows ``settings.wearer_mass_scale`` and ``settings.loads``
+    (:func:`codesign.model.wearer_body.with_wearer_body`, on ``human_model`` too);
+    ``Setup.wearer_mass`` is the scaled wearer's mass, the loads not included."""
 
     human = human_geometry()
     gait = nominal_gait()
@@ -248,6 +253,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     if design.topology is None:
         motors = joint_actuators(design, settings)
         model = build_human() if human_model is None else human_model
+        model = with_wearer_body(model, human, settings.loads, settings.wearer_mass_scale)
         model = with_reflected_inertia(model, [(False, model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}"), a)
                                                for name, a in motors for side in ("r", "l")])
         layout = human_control_layout(settings, has_hip_torso_feedback(design.params))
@@ -278,8 +284,9 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
                 return None, mt.measured_record(metrics, f"singular: {verdict.reason}"), screen_s
         aug = assemble(morph)
         by_name = dict(motors)
-        model = with_reflected_inertia(aug.model, [(j.loop, j.index, by_name[wr_joint_name(j.catalog_id)])
-                                                   for j in aug.actuated])
+        model = with_wearer_body(aug.model, human, settings.loads, settings.wearer_mass_scale)
+        model = with_reflected_inertia(model, [(j.loop, j.index, by_name[wr_joint_name(j.catalog_id)])
+                                               for j in aug.actuated])
         layout = design_control_layout(design, topology, settings)
         if active:
             if not (has_wearer_control(design) and has_assist(design.params)):
@@ -323,7 +330,9 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     device = (tuple(wr_joint_name(a) for a in design.actuators) if design.topology is not None
               else IDEAL_DEVICE_JOINTS)
     names = effort_names(p.model.walk.effort_source, controller, device)
-    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors, human.mass_kg), None, screen_s
+    # the person's mass (per-kg metrics): the scaled wearer's; the loads are carried mass
+    wearer_mass = human.mass_kg * settings.wearer_mass_scale
+    return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors, wearer_mass), None, screen_s
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,
