@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
+from codesign.control.wearer import ASSIST_TIMINGS
 from codesign.errors import UserError, nearest, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
@@ -59,6 +60,11 @@ class WalkSettings:
     (:mod:`codesign.model.structure`): ``structure = "thesis"`` (default: 0.7 kg/m, 0.5 kg)
     or ``"parts"`` with the catalog names ``link_section``, ``passive_joint``, ``cuff``
     (each optional: the catalog's default).
+    assist_timing: what times an active wearer's assistance profile (issue 46 item 2;
+    ASSIST_TIMINGS): ``"clock"`` (default: the gait law's clock, as before), or the
+    device's own gait-phase estimate per leg from its foot's ``"contact"`` (heel strikes)
+    or its hip's ``"hip_peak"`` (maximum flexion) (:mod:`codesign.control.phase`; no
+    assistance before a leg's first event). Without an assisting device it changes nothing.
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -70,6 +76,7 @@ class WalkSettings:
     initial_state: str = "lowest_point"
     wearer: str = "passive"
     structure: StructureLaw = THESIS
+    assist_timing: str = "clock"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -81,7 +88,8 @@ class WalkSettings:
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
-                               "wearer", "structure", "link_section", "passive_joint", "cuff"}
+                               "wearer", "structure", "link_section", "passive_joint", "cuff",
+                               "assist_timing"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -135,13 +143,19 @@ class WalkSettings:
         wearer = d.get("wearer", "passive")
         if wearer not in WEARER_MODES:
             raise UserError(f"evaluation.wearer: got {shown(wearer)}; expected one of {', '.join(WEARER_MODES)}")
+        assist_timing = d.get("assist_timing", "clock")
+        if assist_timing not in ASSIST_TIMINGS:
+            raise UserError(f"evaluation.assist_timing: got {shown(assist_timing)}"
+                            f"{nearest(assist_timing, ASSIST_TIMINGS) if isinstance(assist_timing, str) else ''}; "
+                            f"expected one of {', '.join(ASSIST_TIMINGS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
                             tuple(human_actuated), initial_state, wearer,
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
-                                          d.get("passive_joint"), d.get("cuff")))
+                                          d.get("passive_joint"), d.get("cuff")),
+                            assist_timing)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)
