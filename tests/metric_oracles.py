@@ -126,3 +126,28 @@ def actuator_metrics_reference(t, joint_tau, joint_rate, kind, limit, motor, *,
     return {"power_electrical": float(np.trapezoid(p_el.sum(axis=1), tw) / (tw[-1] - tw[0])),
             "actuator_torque_ratio_peak": float(torque_ratio.max()),
             "actuator_speed_ratio_peak": float(speed_ratio.max())}
+
+
+def assist_phase_error_reference(t, feet, estimate, t_end, t_start, tol) -> float:
+    """Plain-NumPy reference of accumulators.accumulate_phase + metrics.finalize_phase
+    (issue 46 item 2) from the samples a rollout observed: t float64[k] (s, increasing),
+    feet [k, 2] (right, left on the ground), estimate [k, 2] (the device's phase after
+    each sample). Each leg's heel strikes (gait_agreement.heel_strikes at every sample);
+    on the grid j GAIT_SAMPLE_S <= t_end the estimate of the first sample with
+    j GAIT_SAMPLE_S <= t + tol, its wrapped error against true_phase there; the RMS over
+    grid times >= t_start where both are known, both legs pooled (NaN: none)."""
+    from codesign.control.phase import phase_error, true_phase
+    from codesign.walking.gait_agreement import heel_strikes
+    from codesign.walking.metrics import GAIT_SAMPLE_S, gait_sample_count
+
+    t = np.asarray(t, float)
+    grid = np.arange(gait_sample_count(t_end)) * GAIT_SAMPLE_S
+    first = np.searchsorted(t + tol, grid, side="left")
+    grid, first = grid[first < t.size], first[first < t.size]
+    errors = []
+    for leg in range(2):
+        truth = true_phase(grid, heel_strikes(t, np.asarray(feet)[:, leg] > 0.0))
+        e = phase_error(np.asarray(estimate, float)[first, leg], truth)
+        errors.append(e[(grid >= t_start) & np.isfinite(e)])
+    pooled = np.concatenate(errors)
+    return math.sqrt(float(np.mean(pooled ** 2))) if pooled.size else math.nan

@@ -1,7 +1,10 @@
 """The gait phase a device can know (issue 46 item 2): from its own signals, a gait event per
-stride and a running stride-time estimate. Library code: the assistance profile
-(:mod:`codesign.control.assist`) still runs on the law's clock in the rollout; wiring it to
-this estimate is a rollout change (docs/structure.md, "Gait phase from the device's signals").
+stride and a running stride-time estimate. The rollout times the assistance profile
+(:mod:`codesign.control.assist`) by it under ``evaluation.assist_timing = "contact"`` or
+``"hip_peak"`` (:mod:`codesign.control.wearer`: each leg's estimator sees every sample the
+rollout observes, :func:`phase_step`, and the drive evaluates the profile at
+:func:`phase_at`); ``"clock"`` (the default) keeps the law's clock (docs/structure.md, "Gait
+phase from the device's signals").
 
 What it is. Per leg, a gait event once a stride, and between events
 
@@ -11,7 +14,12 @@ where t_e is the time of the last event, phi_e the event's phase in the gait cyc
 heel strike) and T_hat the mean of the last ``n_mean`` stride times (the times between
 consecutive events), ``stride0`` before one stride is measured. Two event sources:
 
-* ``"contact"``: the foot's contact signal's rising edge, a heel strike (phi_e = 0);
+* ``"contact"``: the foot's contact signal's rising edge after at least ``min_swing`` s
+  off the ground, a heel strike (phi_e = 0) -- a shorter lift is a bounce or a scuff
+  within a stance (the rule of the walking metrics' heel strikes,
+  ``codesign.walking.metrics.MIN_SWING_S``); without it a bounce of the foot that starts
+  a walk in pre-swing was taken for its first heel strike, half a stride early, and the
+  refractory period then hid the real one;
 * ``"hip_peak"``: the hip's maximum flexion, its rate crossing to <= 0 after it rose above
   ``rate_band`` (> 0: the detector is armed by the swing's flexion, fires once, and waits
   for the next swing, so noise around a zero rate fires nothing; the device's own joint
@@ -41,7 +49,8 @@ construction (tests/control/test_phase.py measures it).
 
 Units: t in s; angles in rad and rates in rad/s (engine convention, hip flexion +); phase a
 fraction of the stride in [0, 1). Compiled (numba) like the rest of control/: the state is
-two arrays in a :class:`PhaseState` record, changed in place by :func:`phase_step`.
+two arrays in a :class:`PhaseState` record, changed in place by :func:`phase_step`; a state
+of zeros is a fresh one (no sample, no event), so the rollout's data reset clears it.
 """
 
 from __future__ import annotations
@@ -59,8 +68,8 @@ SOURCE_CONTACT, SOURCE_HIP_PEAK = 0, 1
 PHASE_MAX = 1.0 - 1e-9            # the fraction of a stride is clipped to [0, PHASE_MAX]
 
 # PhaseState.scalars slots
-T_EVENT, PREV_CONTACT, ARMED, N_STRIDES, HEAD, STARTED = range(6)
-N_SCALARS = 6
+T_EVENT, PREV_CONTACT, ARMED, N_STRIDES, HEAD, STARTED, HAS_EVENT, T_OFF, HAS_OFF = range(9)
+N_SCALARS = 9
 
 
 class PhaseConfig(NamedTuple):
@@ -68,7 +77,8 @@ class PhaseConfig(NamedTuple):
     the event's phase in the cycle (fraction); n_mean: strides averaged (>= 1); stride0 s:
     the stride time assumed before one is measured; min_stride, max_stride s: the strides
     averaged; refractory: the fraction of T_hat within which a second event is ignored;
-    rate_band rad/s: the hip rate that arms the hip-peak detector."""
+    rate_band rad/s: the hip rate that arms the hip-peak detector; min_swing s: the time
+    off the ground before a contact's rising edge is a heel strike."""
 
     source: int
     event_phase: float
@@ -78,13 +88,16 @@ class PhaseConfig(NamedTuple):
     max_stride: float
     refractory: float
     rate_band: float
+    min_swing: float
 
 
 class PhaseState(NamedTuple):
     """One leg's estimator state, changed in place. strides (n_mean,) s: the last strides
     (a ring, ``scalars[HEAD]`` the next slot); scalars (N_SCALARS,): the last event's time
-    (s, NaN before one), the previous contact (0/1), the hip-peak detector armed (0/1), how many strides
-    are in the ring, the ring's head, and whether a sample was seen (0/1)."""
+    (s; meaningful once ``HAS_EVENT``), the previous contact (0/1), the hip-peak detector
+    armed (0/1), how many strides are in the ring, the ring's head, whether a sample was
+    seen (0/1) and whether an event was (0/1), since when (s) the foot is off the ground
+    and whether it was seen off (0/1). All zeros: a fresh state."""
 
     strides: np.ndarray
     scalars: np.ndarray
@@ -100,7 +113,8 @@ def hip_peak_phase() -> float:
 
 def phase_config(source: str = "contact", n_mean: int = 3, stride0: float = 1.1,
                  min_stride: float = 0.4, max_stride: float = 2.5, refractory: float = 0.6,
-                 rate_band: float = 0.5, where: str = "phase_estimator") -> PhaseConfig:
+                 rate_band: float = 0.5, min_swing: float = 0.2,
+                 where: str = "phase_estimator") -> PhaseConfig:
     """The estimator's constants (module docstring). UserError, one line naming ``where``:
     a source that does not exist (expected one of :data:`SOURCES`), or numbers outside
     their range."""
@@ -116,17 +130,17 @@ def phase_config(source: str = "contact", n_mean: int = 3, stride0: float = 1.1,
         raise UserError(f"{where}.refractory: got {shown(refractory)}; expected a fraction in [0, 1)")
     if not (rate_band > 0 and math.isfinite(rate_band)):
         raise UserError(f"{where}.rate_band: got {shown(rate_band)}; expected a hip rate > 0 rad/s")
+    if not (0 <= min_swing < min_stride):
+        raise UserError(f"{where}.min_swing: got {shown(min_swing)}; expected a time in [0, min_stride) s")
     index = SOURCES.index(source)
     event_phase = 0.0 if index == SOURCE_CONTACT else hip_peak_phase()
     return PhaseConfig(index, event_phase, int(n_mean), float(stride0), float(min_stride),
-                       float(max_stride), float(refractory), float(rate_band))
+                       float(max_stride), float(refractory), float(rate_band), float(min_swing))
 
 
 def phase_state(config: PhaseConfig) -> PhaseState:
-    """A fresh state: no event, no stride measured."""
-    scalars = np.zeros(N_SCALARS)
-    scalars[T_EVENT] = np.nan
-    return PhaseState(np.zeros(config.n_mean), scalars)
+    """A fresh state (zeros): no sample, no event, no stride measured."""
+    return PhaseState(np.zeros(config.n_mean), np.zeros(N_SCALARS))
 
 
 @njit(cache=True, _nrt=False)
@@ -151,33 +165,42 @@ def phase_step(config: PhaseConfig, state: PhaseState, t: float, hip: float, hip
     event = False
     if sc[STARTED] > 0:
         if config.source == SOURCE_CONTACT:
-            event = contact and sc[PREV_CONTACT] == 0.0
+            event = (contact and sc[PREV_CONTACT] == 0.0 and sc[HAS_OFF] > 0.0
+                     and t - sc[T_OFF] >= config.min_swing)
         else:
             event = sc[ARMED] > 0.0 and hip_rate <= 0.0
     if hip_rate > config.rate_band:
         sc[ARMED] = 1.0
     elif event:
         sc[ARMED] = 0.0
+    if not contact and (sc[PREV_CONTACT] > 0.0 or sc[STARTED] == 0.0):
+        sc[T_OFF] = t             # the foot leaves the ground (or is off at the first sample)
+        sc[HAS_OFF] = 1.0
     sc[STARTED] = 1.0
     sc[PREV_CONTACT] = 1.0 if contact else 0.0
-    t_hat = stride_estimate(config, state)
     if event:
-        last = sc[T_EVENT]
-        if math.isnan(last):
+        if sc[HAS_EVENT] == 0.0:
             sc[T_EVENT] = t
-        elif t - last >= config.refractory * t_hat:
-            stride = t - last
+            sc[HAS_EVENT] = 1.0
+        elif t - sc[T_EVENT] >= config.refractory * stride_estimate(config, state):
+            stride = t - sc[T_EVENT]
             if config.min_stride <= stride <= config.max_stride:
                 head = int(sc[HEAD])
                 state.strides[head] = stride
                 sc[HEAD] = (head + 1) % config.n_mean
                 sc[N_STRIDES] = min(sc[N_STRIDES] + 1.0, float(config.n_mean))
             sc[T_EVENT] = t
-            t_hat = stride_estimate(config, state)
-    last = sc[T_EVENT]
-    if math.isnan(last):
+    return phase_at(config, state, t)
+
+
+@njit(cache=True, _nrt=False)
+def phase_at(config: PhaseConfig, state: PhaseState, t: float) -> float:
+    """The phase in [0, 1) at time t (s) from the events the state has seen (no new
+    sample: the rollout's controller reads it between samples); NaN before the first event."""
+    sc = state.scalars
+    if sc[HAS_EVENT] == 0.0:
         return np.nan
-    frac = (t - last) / t_hat
+    frac = (t - sc[T_EVENT]) / stride_estimate(config, state)
     frac = 0.0 if frac < 0.0 else (PHASE_MAX if frac > PHASE_MAX else frac)
     phase = config.event_phase + frac
     return phase - 1.0 if phase >= 1.0 else phase

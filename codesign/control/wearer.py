@@ -34,7 +34,10 @@ Assistance (issue 32, an active wearer): in the drive's ``ASSIST`` mode the wear
 hip and knee law acts on the wearer's joints (active joints of the controller, not
 DRIVEN), and the device adds an assistance torque tau_p(phi) per leg (hip, knee;
 :mod:`codesign.control.assist`, a signal of the controller's gait phase, the left leg half
-a period later) through its linkage: tau_a = G^T tau_p, clipped as above, applied at the
+a period later; or, under ``evaluation.assist_timing = "contact" | "hip_peak"`` (issue 46),
+of each leg's own phase as the device estimates it from its signals,
+:mod:`codesign.control.phase` and :func:`sense_phase`, no torque before the leg's first
+gait event) through its linkage: tau_a = G^T tau_p, clipped as above, applied at the
 actuated rows. The wearer's muscles supply what the device does not (the compensation
 model of Dembia, Silder, Uchida, Hicks and Delp, PLoS ONE 12(7):e0180320, 2017: simulated
 ideal devices with the wearer's motion kept): the human-joint equivalent of the delivered
@@ -59,6 +62,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
+from codesign.control import phase as ph
 from codesign.control import signals as sg
 from codesign.dynamics.contact_rows import loop_rows
 from codesign.dynamics.kinematics import forward_kinematics
@@ -68,6 +72,10 @@ from codesign.model import actuators as act
 MAX_TRANSMISSION = 50.0     # largest |G| entry before a posture counts as singular (-)
 PIVOT_TOL = 1e-12           # relative pivot of the added joints' solve below which it is singular
 DELIVER, ASSIST = 0, 1      # the drive's modes: deliver the wearer's law (issue 29), assist an active wearer (32)
+# what times the assistance (issue 46 item 2): the law's clock, or the device's own gait-phase
+# estimate from one of control.phase's sources (their indices, SOURCE_CONTACT ...)
+ASSIST_TIMINGS = ("clock",) + ph.SOURCES
+CLOCK = -1                  # DriveArrays.phase_source of the clock-timed profile
 
 
 class DriveArrays(NamedTuple):
@@ -92,6 +100,8 @@ class DriveArrays(NamedTuple):
     assist_x: np.ndarray
     assist_y: np.ndarray
     assist_m: np.ndarray
+    phase_source: np.ndarray  # int64[1]: CLOCK, or the phase estimator's source (ASSIST; issue 46)
+    phase_config: ph.PhaseConfig  # the estimator's constants (its source's; unused under CLOCK)
 
 
 class DriveData(NamedTuple):
@@ -107,6 +117,9 @@ class DriveData(NamedTuple):
     tau: np.ndarray          # float64[2 L]: delivered (clipped) actuator torques (N m)
     rate: np.ndarray         # float64[2 L]: actuated joint rates (rad/s)
     singular: np.ndarray     # int64[1]: 1 once a call met a singular transmission
+    phase: ph.PhaseState     # each leg's phase estimator (strides [L', n_mean], scalars [L', N_SCALARS],
+                             #   L' = 2 rows, right then left; zeros: fresh), changed by sense_phase
+    phase_now: np.ndarray    # float64[2]: each leg's estimated phase at the last sample (NaN: none)
 
 
 class DriveLeg(NamedTuple):
@@ -125,13 +138,16 @@ class DriveLeg(NamedTuple):
 def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actuator | None],
                   max_transmission: float = MAX_TRANSMISSION,
                   assist: tuple[sg.Signal, sg.Signal] | None = None,
-                  timing: tuple[float, float] = (0.0, 0.0)) -> DriveArrays:
+                  timing: tuple[float, float] = (0.0, 0.0),
+                  assist_timing: str = "clock") -> DriveArrays:
     """The drive's arrays for a model of n coordinates: its legs (none: the thesis's
     actuator-space law), the actuator of each of a leg's two actuated joints (in its
     ``rows`` order, the same on every leg; None: unbounded, not a motor) and the singular
     guard's bound on |G| entries. ``assist``: the (hip, knee) assistance signals of an
     active wearer (mode ASSIST, module docstring; None: DELIVER the law), on the
-    controller's clock ``timing`` (gait frequency Hz, right leg's phase at t = 0)."""
+    controller's clock ``timing`` (gait frequency Hz, right leg's phase at t = 0) or, with
+    ``assist_timing`` a source of :data:`codesign.control.phase.SOURCES`, at each leg's
+    phase estimated from the device's own signals (:func:`sense_phase`; ASSIST_TIMINGS)."""
     L = len(legs)
     W = max([1] + [len(leg.added) for leg in legs])
     P = max([1] + [len(leg.loops) for leg in legs])
@@ -163,7 +179,9 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
         mode=np.array([DELIVER if assist is None else ASSIST], dtype=np.int64),
         timing=np.array(timing, dtype=np.float64).reshape(2),
         assist_kind=table.kind, assist_npts=table.npts, assist_x=table.x, assist_y=table.y,
-        assist_m=table.m)
+        assist_m=table.m,
+        phase_source=np.array([ASSIST_TIMINGS.index(assist_timing) - 1], dtype=np.int64),
+        phase_config=ph.phase_config("contact" if assist_timing == "clock" else assist_timing))
 
 
 def no_drive(n: int) -> DriveArrays:
@@ -179,7 +197,9 @@ def make_drive_data(d: DriveArrays, model) -> DriveData:
     r = 2 * model.n_loops if L else 0
     return DriveData(work=make_workspace(model), K=np.zeros((r, n)), aux=np.zeros((3, r)), N=np.zeros((W, W)),
                      X=np.zeros((W, 2)), G=np.zeros((L, 2, 2)), cmd=np.zeros(2 * L),
-                     tau=np.zeros(2 * L), rate=np.zeros(2 * L), singular=np.zeros(1, dtype=np.int64))
+                     tau=np.zeros(2 * L), rate=np.zeros(2 * L), singular=np.zeros(1, dtype=np.int64),
+                     phase=ph.PhaseState(np.zeros((2, d.phase_config.n_mean)), np.zeros((2, ph.N_SCALARS))),
+                     phase_now=np.zeros(2))
 
 
 # --------------------------------------------------------------------------- compiled
@@ -295,7 +315,9 @@ def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
     """Add the device's torques to the generalized forces tau (float64[n]) at time t (s),
     for every leg of the drive d (module docstring). DELIVER: the wearer's hip and knee
     law, tau_h = joint_tau of the leg's law joints (DRIVEN rows of control_torques);
-    ASSIST: the assistance profile tau_h = d.assist(phase of the leg). Then
+    ASSIST: the assistance profile tau_h = d.assist(phase of the leg: the clock's, or the
+    leg's estimate at t, :func:`codesign.control.phase.phase_at`, nothing before its first
+    event). Then
     tau_a = G^T tau_h, each clipped to its envelope at its rate (kind SATURATE), applied
     at the actuated rows. Writes dd.G, dd.cmd, dd.tau, dd.rate. DELIVER zeroes
     joint_gain of a leg's law joints while one of its actuators saturates; ASSIST takes
@@ -316,10 +338,17 @@ def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
     for leg in range(L):
         G = dd.G[leg]
         if assist:
-            phase = d.timing[0] * t + d.timing[1] + 0.5 * leg
-            phase -= np.floor(phase)
-            th0 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 0, phase)
-            th1 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 1, phase)
+            if d.phase_source[0] == CLOCK:
+                phase = d.timing[0] * t + d.timing[1] + 0.5 * leg
+                phase -= np.floor(phase)
+            else:       # the leg's own estimate; none before its first event: no assistance
+                phase = ph.phase_at(d.phase_config, ph.PhaseState(dd.phase.strides[leg], dd.phase.scalars[leg]), t)
+            if math.isnan(phase):
+                th0 = 0.0
+                th1 = 0.0
+            else:
+                th0 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 0, phase)
+                th1 = sg.table_value(d.assist_kind, d.assist_npts, d.assist_x, d.assist_y, d.assist_m, 1, phase)
         else:
             th0 = joint_tau[d.leg_law[leg, 0]]
             th1 = joint_tau[d.leg_law[leg, 1]]
@@ -356,3 +385,25 @@ def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
                 joint_gain[d.leg_law[leg, k], 0] = 0.0
                 joint_gain[d.leg_law[leg, k], 1] = 0.0
     return True
+
+
+@njit(cache=True, _nrt=False)
+def sense_phase(t, x, feet, d, dd):
+    """The device senses one sample (issue 46 item 2): at time t (s), state x (float64[2n],
+    q first) and feet float64[2] (right, left foot on the ground, 0/1), each leg's phase
+    estimator (:func:`codesign.control.phase.phase_step`) takes the leg's hip angle and
+    rate (its ``leg_human`` hip coordinate) and its foot's contact; dd.phase_now gets the
+    estimates. Nothing to sense (a clock-timed profile, no assistance, no drive):
+    dd.phase_now NaN. The rollouts call it once per observed sample, in time order
+    (:func:`codesign.walking.accumulators.observe_sample`); the drive reads the state
+    between samples (:func:`drive_torques`)."""
+    L = d.leg_law.shape[0]
+    dd.phase_now[0] = np.nan
+    dd.phase_now[1] = np.nan
+    if L == 0 or d.mode[0] != ASSIST or d.phase_source[0] == CLOCK:
+        return
+    n = x.shape[0] // 2
+    for leg in range(min(L, 2)):
+        hip = d.leg_human[leg, 0]
+        state = ph.PhaseState(dd.phase.strides[leg], dd.phase.scalars[leg])
+        dd.phase_now[leg] = ph.phase_step(d.phase_config, state, t, x[hip], x[n + hip], feet[leg] > 0.0)

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from codesign.control.wearer import sense_phase
 from codesign.model import actuators as act
 from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
                                        A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, ANKLE_PF_PEAK,
@@ -31,7 +32,8 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        I_ENERGY, I_FEET, I_FLIGHT, I_KNEE_STANCE, I_LOADED,
                                        I_PITCH2, I_SLIDING, I_STANCE, I_TAU2, I_VX, I_VX2,
                                        JOINT_RANGE_DEG, JOINT_SIGN, KNEE_HYPER_PEAK, MAX_MOTORS,
-                                       LIFTOFF_T, MIN_SWING_S, N_SAMPLES, PREV_ASSIST,
+                                       LIFTOFF_T, MIN_SWING_S, N_SAMPLES, PH_N, PH_NEXT, PH_OFF,
+                                       PH_ROWS, PH_STRIKE_CAP, PH_STRIKES, PREV_ASSIST,
                                        PREV_FEET, PREV_FLIGHT, PREV_KNEE_STANCE, PREV_LOADED,
                                        PREV_PITCH2, PREV_POWER, PREV_SLIDING, PREV_STANCE,
                                        PREV_TAU2, PREV_VX, RANGE_PEAK, SITE_I_F2, SITE_PEAK,
@@ -442,6 +444,38 @@ def accumulate_gait_sample(acc, t, q, gait_q, feet, tol):
     acc[GAIT_NEXT] = k
 
 
+# --------------------------------------------------------------------------- issue 46 item 2
+@njit(cache=True, _nrt=False)
+def accumulate_phase(acc, t, feet, phase_now, tol):
+    """One sample of ``assist_phase_error``'s record, every sample (also before the
+    window: the true phase needs the strikes before it): each foot's heel strike -- the
+    sample where feet[leg] (0/1) is on the ground after at least MIN_SWING_S s off it,
+    as :func:`codesign.walking.gait_agreement.heel_strikes` finds them, here at every
+    sample of the rollout -- stored at its time t (s); and the device's estimated phase
+    phase_now float64[2] (right, left; NaN: none) stored as the phase row of every gait
+    sample time k GAIT_DT <= t + tol not stored yet (tol as
+    :func:`accumulate_gait_sample`'s)."""
+    cap = int(acc[PH_STRIKE_CAP])
+    for leg in range(2):
+        off = acc[PH_OFF + leg]
+        if feet[leg] <= 0.0:
+            if math.isnan(off):
+                acc[PH_OFF + leg] = t
+        elif not math.isnan(off):
+            n = int(acc[PH_N + leg])
+            if t - off >= MIN_SWING_S and n < cap:
+                acc[int(acc[PH_STRIKES]) + leg * cap + n] = t
+                acc[PH_N + leg] = n + 1
+            acc[PH_OFF + leg] = np.nan
+    k = int(acc[PH_NEXT])
+    while k < int(acc[GAIT_CAP]) and k * acc[GAIT_DT] <= t + tol:
+        row = int(acc[PH_ROWS]) + 2 * k
+        acc[row] = phase_now[0]
+        acc[row + 1] = phase_now[1]
+        k += 1
+    acc[PH_NEXT] = k
+
+
 # --------------------------------------------------------------------------- one observation step (issue 42)
 @njit(cache=True, _nrt=False)
 def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t_state, x_state,
@@ -470,7 +504,15 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
     gait sample; inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
     the forces are read only there) the gait physics, the sample, the actuators, the
     transmission and the active wearer, in this order (the gait physics integrates from
-    the previous sample's time, which :func:`accumulate_sample` then moves)."""
+    the previous sample's time, which :func:`accumulate_sample` then moves).
+
+    First of all (issue 46 item 2), the device senses the sample: its gait-phase
+    estimators see the state x_state at t_state and the feet
+    (:func:`codesign.control.wearer.sense_phase`; nothing for a clock-timed assistance),
+    so every rollout feeds them the same samples, in time order, once each; the estimate
+    and the heel strikes are recorded (:func:`accumulate_phase`)."""
+    sense_phase(t_state, x_state, feet, wm.drive, wd.drive)
+    accumulate_phase(acc, t_state, feet, wd.drive.phase_now, state_tol)
     accumulate_ground_peak_start(acc, t, grf)
     accumulate_gait_sample(acc, t_state, x_state, wm.gait_q, feet, state_tol)
     if t < acc[T_START]:

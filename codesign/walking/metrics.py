@@ -25,6 +25,7 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
+from codesign.control.phase import phase_error, true_phase
 from codesign.types import STATUS_OK, EvalRecord
 
 TARGET_SPEED = 1.3  # m/s (thesis 4.1.2, Winter's normal walking)
@@ -132,6 +133,11 @@ REGISTRY: tuple[Metric, ...] = (
            "the wearer and per metre walked (Margaria 1968's muscle efficiencies)"))),
     Metric("wearer_metabolic", "J/(kg m)", "the active wearer's metabolic proxy: the sum of "
            "wearer_<joint>_metabolic over hip, knee and ankle", "accumulate_wearer", "finalize_wearer"),
+    Metric("assist_phase_error", "-", "RMS over the window of the estimated gait phase's error, as a fraction "
+           "of a stride (wrapped into [-0.5, 0.5)), against the true phase linear between the foot's heel "
+           "strikes (a touchdown after MIN_SWING_S in the air, at the rollout's own samples); every "
+           "GAIT_SAMPLE_S, both legs pooled; NaN for a clock-timed assistance or none (evaluation.assist_timing)",
+           "accumulate_phase", "finalize_phase"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),
@@ -267,6 +273,14 @@ GAIT_DT, GAIT_CAP, GAIT_NEXT, GAIT_ROWS = _header.add("GAIT_DT", "GAIT_CAP", "GA
 # (CUFF_STEPS x CUFF_CHANNELS)
 CUFF_STEPS, CUFF_CHANNELS, CUFF_NEXT, CUFF_BIN_END, CUFF_PREV_T, CUFF_ROWS = _header.add(
     "CUFF_STEPS", "CUFF_CHANNELS", "CUFF_NEXT", "CUFF_BIN_END", "CUFF_PREV_T", "CUFF_ROWS")
+# --- issue 46 item 2: the device's estimated gait phase (accumulate_phase): the offset of its
+# rows (2 floats, right and left leg, per gait sample: the same times as the gait samples'),
+# the next row's index; each foot's heel strikes (a touchdown after MIN_SWING_S in the air):
+# the offset of their rows (PH_STRIKE_CAP times per leg, right then left), the counts, and
+# since when each foot is off the ground (NaN: on it, or not yet off)
+PH_ROWS, PH_NEXT, PH_STRIKES, PH_STRIKE_CAP, PH_N_R, PH_N_L, PH_OFF_R, PH_OFF_L = _header.add(
+    "PH_ROWS", "PH_NEXT", "PH_STRIKES", "PH_STRIKE_CAP", "PH_N_R", "PH_N_L", "PH_OFF_R", "PH_OFF_L")
+PH_N, PH_OFF = PH_N_R, PH_OFF_R     # leg l's slot: PH_N + l, PH_OFF + l
 HEADER_SLOTS: tuple[str, ...] = tuple(_header.names)
 HEADER = len(HEADER_SLOTS)
 # per interaction site, after the header (accumulate_sample)
@@ -317,13 +331,16 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     last grf_steps steps of h seconds
     (:func:`codesign.walking.accumulators.push_ground_impulse`); ``gait_samples``: rows
     for that many gait samples, one every GAIT_SAMPLE_S from t = 0
-    (:func:`codesign.walking.accumulators.accumulate_gait_sample`, :func:`gait_sample_count`);
-    ``n_cuffs``: the attachments whose forces are averaged over GRF_WINDOW
-    (:func:`codesign.walking.accumulators.push_cuff_bin`)."""
+    (:func:`codesign.walking.accumulators.accumulate_gait_sample`, :func:`gait_sample_count`),
+    and as many rows of the estimated gait phase (2 each) with room for every heel strike
+    of a walk of gait_samples GAIT_SAMPLE_S (one per MIN_SWING_S at most, per leg;
+    :func:`codesign.walking.accumulators.accumulate_phase`); ``n_cuffs``: the attachments
+    whose forces are averaged over GRF_WINDOW (:func:`codesign.walking.accumulators.push_cuff_bin`)."""
+    strike_cap = int(gait_samples * GAIT_SAMPLE_S / MIN_SWING_S) + 2
     channels = 2 * n_cuffs
     cuff_steps = grf_window_steps(h) if h > 0.0 else 0
     acc = np.zeros(HEADER + SITE_SLOTS * n_sites + grf_steps + GAIT_COLUMNS * gait_samples
-                   + channels * (2 + cuff_steps))
+                   + 2 * gait_samples + 2 * strike_cap + channels * (2 + cuff_steps))
     acc[T_START] = t_start
     acc[TD_FOOT] = -1.0
     acc[LIFTOFF_R] = acc[LIFTOFF_L] = -1e9        # in the air "forever": the first touchdown counts
@@ -339,10 +356,14 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[GAIT_DT] = GAIT_SAMPLE_S
     acc[GAIT_CAP] = gait_samples
     acc[GAIT_ROWS] = acc[GRF_RING] + grf_steps
-    # --- issue 46
+    # --- issue 46 item 2
+    acc[PH_ROWS] = acc[GAIT_ROWS] + GAIT_COLUMNS * gait_samples
+    acc[PH_STRIKES] = acc[PH_ROWS] + 2 * gait_samples
+    acc[PH_STRIKE_CAP] = strike_cap
+    acc[PH_OFF_R] = acc[PH_OFF_L] = math.nan
     acc[CUFF_STEPS] = cuff_steps if channels else 0
     acc[CUFF_CHANNELS] = channels
-    acc[CUFF_ROWS] = acc[GAIT_ROWS] + GAIT_COLUMNS * gait_samples
+    acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     return acc
 
 
@@ -377,7 +398,42 @@ def gait_samples(acc: np.ndarray) -> GaitSamples:
     return GaitSamples(np.arange(k) * acc[GAIT_DT], rows[:, :6].copy(), rows[:, 6:].copy())
 
 
+class PhaseSamples(NamedTuple):
+    """The device's estimated gait phase an accumulator holds (:func:`phase_samples`):
+    t float64[k] (s, the gait samples' times), estimate float64[k, 2] (right, left; a
+    fraction of the stride, NaN: none), strikes (right, left) float64[m] s each."""
+
+    t: np.ndarray
+    estimate: np.ndarray
+    strikes: tuple[np.ndarray, np.ndarray]
+
+
+def phase_samples(acc: np.ndarray) -> PhaseSamples:
+    """The estimated phases and heel strikes stored so far in ``acc`` (copies)."""
+    k = int(acc[PH_NEXT])
+    base = int(acc[PH_ROWS])
+    cap = int(acc[PH_STRIKE_CAP])
+    first = int(acc[PH_STRIKES])
+    strikes = tuple(acc[first + leg * cap:first + leg * cap + int(acc[PH_N + leg])].copy() for leg in range(2))
+    return PhaseSamples(np.arange(k) * acc[GAIT_DT], acc[base:base + 2 * k].reshape(k, 2).copy(), strikes)
+
+
 # --------------------------------------------------------------------------- finalizers
+def finalize_phase(acc: np.ndarray) -> dict[str, float]:
+    """``assist_phase_error`` (:data:`REGISTRY`): over the gait samples in the window
+    (t >= T_START) where both are known, the RMS of
+    :func:`codesign.control.phase.phase_error` between each leg's estimate and its true
+    phase (:func:`codesign.control.phase.true_phase` between the leg's heel strikes), both
+    legs pooled; NaN without an estimate there (a clock-timed assistance, or none)."""
+    samples = phase_samples(acc)
+    errors = []
+    for leg in range(2):
+        e = phase_error(samples.estimate[:, leg], true_phase(samples.t, samples.strikes[leg]))
+        errors.append(e[(samples.t >= acc[T_START]) & np.isfinite(e)])
+    pooled = np.concatenate(errors)
+    return {"assist_phase_error": math.sqrt(float(np.mean(pooled ** 2))) if pooled.size else math.nan}
+
+
 def finalize_gait(acc: np.ndarray, body_weight: float, site_peaks: list[float]) -> dict[str, float]:
     """The gait-physics metrics (:data:`REGISTRY`) of an accumulator; NaN where not
     measured. body_weight: N (the person's own weight); site_peaks: the sites' peak forces (N)."""
@@ -497,6 +553,7 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
     if acc[TRANSMISSION_PEAK] >= 0.0:
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     out.update(finalize_wearer(acc, wearer_mass, stride_frequency))
+    out.update(finalize_phase(acc))     # --- issue 46 item 2
     return {k: float(v) for k, v in out.items()}
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
+from codesign.control.wearer import ASSIST_TIMINGS
 from codesign.errors import UserError, nearest, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
@@ -66,6 +67,11 @@ class WalkSettings:
     absent: its CoM; default none). wearer_mass_scale: a factor > 0 on every segment mass
     and inertia of the wearer, not the device's (default 1); the scaled mass is the
     person's, the loads are carried mass.
+    assist_timing: what times an active wearer's assistance profile (issue 46 item 2;
+    ASSIST_TIMINGS): ``"clock"`` (default: the gait law's clock, as before), or the
+    device's own gait-phase estimate per leg from its foot's ``"contact"`` (heel strikes)
+    or its hip's ``"hip_peak"`` (maximum flexion) (:mod:`codesign.control.phase`; no
+    assistance before a leg's first event). Without an assisting device it changes nothing.
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -79,6 +85,7 @@ class WalkSettings:
     structure: StructureLaw = THESIS
     loads: tuple[Load, ...] = ()
     wearer_mass_scale: float = 1.0
+    assist_timing: str = "clock"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -91,7 +98,7 @@ class WalkSettings:
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
-                               "loads", "wearer_mass_scale"}
+                               "loads", "wearer_mass_scale", "assist_timing"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -145,6 +152,11 @@ class WalkSettings:
         wearer = d.get("wearer", "passive")
         if wearer not in WEARER_MODES:
             raise UserError(f"evaluation.wearer: got {shown(wearer)}; expected one of {', '.join(WEARER_MODES)}")
+        assist_timing = d.get("assist_timing", "clock")
+        if assist_timing not in ASSIST_TIMINGS:
+            raise UserError(f"evaluation.assist_timing: got {shown(assist_timing)}"
+                            f"{nearest(assist_timing, ASSIST_TIMINGS) if isinstance(assist_timing, str) else ''}; "
+                            f"expected one of {', '.join(ASSIST_TIMINGS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -152,7 +164,8 @@ class WalkSettings:
                             tuple(human_actuated), initial_state, wearer,
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
-                            parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")))
+                            parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
+                            assist_timing)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -131,11 +131,12 @@ def design_control_layout(design: Design, topology, settings: WalkSettings) -> C
 
 
 def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, Actuator],
-                 assist=None, timing: tuple[float, float] = (0.0, 0.0)) -> DriveArrays:
+                 assist=None, timing: tuple[float, float] = (0.0, 0.0),
+                 assist_timing: str = "clock") -> DriveArrays:
     """The wearer-space drive of an augmented model under :func:`wearer_control_layout`
     (the controller's rows: hip r, l, knee r, l, ankle r, l): per leg its hip and knee,
     its added tree coordinates and loops, its actuated pair's rows and their actuators
-    ``pair``; ``assist``, ``timing``: an active wearer's assistance
+    ``pair``; ``assist``, ``timing``, ``assist_timing``: an active wearer's assistance
     (:func:`codesign.control.wearer.compile_drive`)."""
     actuated = _wr_rows(model, aug.actuated)
     legs = []
@@ -146,30 +147,34 @@ def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, A
             added=tuple(j.index for j in aug.wr_joints if j.side == side and not j.loop),
             loops=tuple(j.index for j in aug.wr_joints if j.side == side and j.loop),
             rows=tuple(actuated[wr_joint_name(a)][s] for a in actuators)))
-    return compile_drive(model.n, legs, pair, assist=assist, timing=timing)
+    return compile_drive(model.n, legs, pair, assist=assist, timing=timing, assist_timing=assist_timing)
 
 
-def ideal_drive(model, assist, timing: tuple[float, float]) -> DriveArrays:
+def ideal_drive(model, assist, timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays:
     """An ideal assistive device on the unaugmented human (Dembia et al. 2017's ideal
     devices): no linkage and no mass, its "actuated joints" the wearer's hip and knee
-    themselves (G = I), unbounded; ``assist``, ``timing`` as :func:`wearer_drive`'s."""
+    themselves (G = I), unbounded; ``assist``, ``timing``, ``assist_timing`` as
+    :func:`wearer_drive`'s."""
     rows = _human_rows(model, ("hip", "knee"))
     legs = [DriveLeg(law=(s, 2 + s), human=(model.body_id(f"thigh_{side}"), model.body_id(f"shank_{side}")),
                      added=(), loops=(), rows=(rows["hip"][s], rows["knee"][s]))
             for s, side in enumerate(("r", "l"))]
-    return compile_drive(model.n, legs, (None, None), assist=assist, timing=timing)
+    return compile_drive(model.n, legs, (None, None), assist=assist, timing=timing,
+                         assist_timing=assist_timing)
 
 
 def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator], ...],
-                 timing: tuple[float, float]) -> DriveArrays | None:
+                 timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays | None:
     """An active wearer's device (issue 32) on the model of ``design``: a co-design's
     linkage (``aug`` its assembly, ``motors`` its pair's) assisting with the design's
     profile, an ideal device on the unaugmented human (:func:`ideal_drive`) where the
-    design has a profile, else none (the wearer alone)."""
+    design has a profile, else none (the wearer alone); the profile timed by the clock
+    ``timing`` or by the device's phase estimate (``assist_timing``, WalkSettings')."""
     assist = assist_signals(design.params) if has_assist(design.params) else None
     if design.topology is None:
-        return None if assist is None else ideal_drive(model, assist, timing)
-    return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing)
+        return None if assist is None else ideal_drive(model, assist, timing, assist_timing)
+    return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing,
+                        assist_timing)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
@@ -303,7 +308,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     controller = layout.decode(design.params)
     rs = settings.rollout
     if active:                 # the wearer's own law on its joints; the device assists (issue 32)
-        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0))
+        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0),
+                             settings.assist_timing)
     if drive is None:          # the thesis's law, or the human's human_actuated joints
         controller = with_actuators(controller, dict(motors))
     driven = drive is not None and not active

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from codesign.control.wearer import ASSIST, CLOCK, sense_phase
 from codesign.dynamics.model import REVOLUTE
 from codesign.model import actuators as act
 from codesign.model.gait import nominal_gait
 from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
-from codesign.walking.rollout_base import clone_arrays, control
+from codesign.walking.rollout_base import clone_arrays, control, zero_arrays
 
 
 # the contact residuals' columns, in contact_lcp.RES_* order (units in the names)
@@ -63,7 +64,11 @@ def actuator_table(rollout, setup):
     wearer joint ``tau_wearer_<j>_Nm`` (its own torque: the law's less the device's) and
     ``tau_device_<j>_Nm`` (the device's torque there, G^-T tau_a). Recomputed from the recorded states by
     the rollout's own compiled controller (``rollout_base.control``) on a copy of its
-    data record: what the rollout applied at the step that started there."""
+    data record: what the rollout applied at the step that started there. An assistance
+    timed by the device's phase estimate (``evaluation.assist_timing``, issue 46) has its
+    estimators run again along the records (:func:`recorded_feet`), from fresh: the
+    rollout's own to the bit where the records are every step, else with its events
+    detected at the records' resolution."""
     import pandas as pd
 
     model = setup.model
@@ -80,7 +85,13 @@ def actuator_table(rollout, setup):
     wearer = wm.wearer_source
     own, device = np.zeros((len(t), len(wearer))), np.zeros((len(t), len(wearer)))
     scratch = np.zeros(n)
+    sensed = wm.drive.mode[0] == ASSIST and wm.drive.phase_source[0] != CLOCK
+    if sensed:
+        zero_arrays(wd.drive.phase)
+        feet = recorded_feet(rollout, setup)[ok]
     for k in range(len(t)):
+        if sensed:
+            sense_phase(float(t[k]), X[k], feet[k], wm.drive, wd.drive)
         control(float(t[k]), X[k, :n], X[k, n:], setup.p.model.arrays, wm, wd, scratch)
         cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
         G[k] = wd.drive.G
@@ -104,6 +115,18 @@ def actuator_table(rollout, setup):
             for h, joint in enumerate(("hip", "knee")):
                 cols[f"G_{side}_{joint}_{actuator.rsplit('_', 1)[0]}"] = G[:, leg, h, a]
     return pd.DataFrame(cols)
+
+
+def recorded_feet(rollout, setup) -> np.ndarray:
+    """float64[k, 2]: each record's right and left foot on the ground (0/1), as the
+    rollout observes them: a contact point of the foot active in the record's modes (the
+    time step's: the modes of the step that ended there) or, for the event-driven and soft
+    models (no contact residuals recorded), carrying a normal force."""
+    foot = setup.p.model.walk.contact_foot
+    on = rollout.record_modes != 0
+    if rollout.record_residuals is None:
+        on = on | (rollout.record_forces[:, :, 0] > 0.0)
+    return np.stack([on[:, foot == leg].any(axis=1) for leg in range(2)], axis=1).astype(float)
 
 
 def windowed_ground_reaction(table, window_s: float = GRF_WINDOW) -> dict[str, np.ndarray]:

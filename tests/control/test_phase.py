@@ -118,6 +118,22 @@ def test_noisy_rate_with_the_refractory_period():
     assert np.abs(phase_error(est[keep], truth[keep])).max() < JITTER_BOUND
 
 
+def test_a_bounce_is_no_heel_strike():
+    """A walk that starts in pre-swing (the left foot of the rollout's gait start): the
+    foot, on the ground at the first sample, bounces off for 10 ms at 20 ms, leaves at
+    0.1 s and strikes at 0.5 s and 1.6 s. Only a rising edge after min_swing = 0.2 s off
+    the ground is a heel strike: the phase is unknown until 0.5 s, 0 there, and the
+    stride 1.1 s (before the swing rule the bounce at 30 ms was the first event, and the
+    refractory period, 0.6 x 1.1 s, then hid the strike at 0.5 s)."""
+    t = np.arange(0.0, 2.0, H)
+    contact = ((t < 0.02) | ((t >= 0.03) & (t < 0.1)) | ((t >= 0.5) & (t < 1.16)) | (t >= 1.6))
+    zero = np.zeros_like(t)
+    est = estimate_phase(phase_config("contact"), t, zero, zero, contact)
+    strike = np.searchsorted(t, [0.5, 1.6])
+    assert np.isnan(est[:strike[0]]).all() and est[strike[0]] == 0.0 and est[strike[1]] == 0.0
+    assert est[strike[1] - 1] == pytest.approx((1.6 - H - 0.5) / 1.1)
+
+
 def test_hip_peak_phase_is_winter_s_late_swing():
     p = hip_peak_phase()
     assert 0.8 < p < 0.95
@@ -140,6 +156,7 @@ def test_true_phase_and_error_helpers_by_hand():
     ({"source": "contacts"}, r"phase_estimator: got \"contacts\" \(did you mean contact\?\); expected one of contact, hip_peak"),
     ({"n_mean": 0}, r"phase_estimator\.n_mean: got 0; expected a number of strides >= 1"),
     ({"refractory": 1.0}, r"phase_estimator\.refractory: got 1(\.0)?; expected a fraction in \[0, 1\)"),
+    ({"min_swing": 0.5}, r"phase_estimator\.min_swing: got 0\.5; expected a time in \[0, min_stride\) s"),
 ])
 def test_an_option_that_does_not_exist_is_one_line(kwargs, pattern):
     with pytest.raises(UserError) as info:

@@ -24,13 +24,17 @@ def test_slots_are_numbered_by_their_order_of_declaration():
     for i, name in enumerate(mt.SITE_SLOT_NAMES):
         assert getattr(mt, name) == i, name
     assert mt.SITE_SLOTS == 3 and mt.LIFTOFF_T + 1 == mt.LIFTOFF_L
-    assert mt.CUFF_ROWS == mt.HEADER - 1
+    assert mt.PH_OFF_L == mt.HEADER - 1 and mt.PH_OFF_R + 1 == mt.PH_OFF_L and mt.PH_N_R + 1 == mt.PH_N_L
     # the accumulator's length: header, 3 slots per site, the GRF ring, the gait samples,
+    # the phase rows (2 per gait sample) and each leg's heel strikes (0.07 s / 0.2 s + 2),
     # the cuff window (2 attachments: 4 channels, each a bin, a last force and 30 ring slots)
     acc = mt.new_accumulator(4, 5.0, 30, 1e-3, 7, n_cuffs=2)
-    assert acc.shape == (mt.HEADER + 3 * 4 + 30 + 8 * 7 + 4 * (2 + 30),) and acc[mt.GRF_RING] == mt.HEADER + 12
+    assert acc.shape == (mt.HEADER + 3 * 4 + 30 + 8 * 7 + 2 * 7 + 2 * 2 + 4 * (2 + 30),)
+    assert acc[mt.GRF_RING] == mt.HEADER + 12
     assert acc[mt.GAIT_ROWS] == mt.HEADER + 12 + 30 and acc[mt.GAIT_CAP] == 7
-    assert acc[mt.CUFF_ROWS] == mt.HEADER + 12 + 30 + 8 * 7 and acc[mt.CUFF_STEPS] == 30
+    assert acc[mt.PH_ROWS] == acc[mt.GAIT_ROWS] + 8 * 7 and acc[mt.PH_STRIKES] == acc[mt.PH_ROWS] + 2 * 7
+    assert acc[mt.PH_STRIKE_CAP] == 2 and np.isnan(acc[mt.PH_OFF_R]) and np.isnan(acc[mt.PH_OFF_L])
+    assert acc[mt.CUFF_ROWS] == acc[mt.PH_STRIKES] + 2 * 2 and acc[mt.CUFF_STEPS] == 30
     assert acc[mt.T_START] == 5.0 and acc[mt.LIFTOFF_R] == acc[mt.LIFTOFF_L] == -1e9
 
 
@@ -60,7 +64,7 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     for m in mt.REGISTRY:
         assert m.unit and m.definition and "\n" not in m.definition, m.name
         assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "finalize_wearer", "finalize_contact",
-                                             "build_setup", "stride_metrics"), m.name
+                                             "build_setup", "stride_metrics", "finalize_phase"), m.name
         source = m.accumulator.split(" ")[0]
         assert source in ("Rollout.time", "Rollout.contact", "setup.design_metrics") or hasattr(ac, source), m.name
     gait = mt.finalize_gait(acc, 700.0, [])

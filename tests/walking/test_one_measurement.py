@@ -72,7 +72,7 @@ def test_each_rollout_measures_what_it_can_and_leaves_the_rest_nan(walks):
     solver = {"contact_unsolved_fraction", "contact_energy_error_steps"}
     device = {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak",
               "actuator_demand_ratio", "actuator_thermal_ratio", "transmission_peak", "cuff_force_peak",
-              "actuator_mass"}
+              "actuator_mass", "assist_phase_error"}
     ground = {"grf_peak_bw", "grf_peak_bw_start"}
     short = {"stride_r_hip", "stride_r_knee", "stride_r_ankle", "step_length"}
     for rollout, metrics in out.items():

@@ -1,0 +1,113 @@
+"""The assistance timed by the device's own gait-phase estimate (issue 46 item 2,
+``evaluation.assist_timing``): the clock-timed default replays as before, bit for bit; under
+``"contact"`` the rollout's phase is the estimator's run offline on the rollout's own recorded
+signals, and ``assist_phase_error`` is the offline RMS error against the true phase from the
+recorded heel strikes; a timing that does not exist is one line, exit 2, nothing written."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codesign.control.phase import estimate_phase, phase_config
+from codesign.walking import WalkSettings, evaluate_detailed, load_design
+from codesign.walking.evaluation import metrics_of
+from codesign.walking.metrics import GAIT_SAMPLE_S, phase_samples
+from codesign.walking.trajectory import recorded_feet
+from metric_oracles import assist_phase_error_reference
+from runtools import codesign, listing, one_line
+
+ROOT = Path(__file__).resolve().parents[2]
+DESIGN = ROOT / "docs" / "designs" / "assist-t02.json"
+# assist-t02 walked 2 s on the law's clock by the code before the phase estimator was wired
+# in (commit 86a4bbb, /tmp script in the commit message): the final state, the states at
+# 0.1-s records and the metrics, as float.hex
+CLOCK_REFERENCE = Path(__file__).resolve().parent / "data" / "assist-t02-clock-2s.json"
+H = 1e-3            # s, the time step (the records of the contact walk: one per step)
+CONTACT_S = 3.0     # s: two or three heel strikes per leg, both sides of the window's start
+
+
+def settings(max_time, **more):
+    return WalkSettings.from_dict({"initial_state": "gait", "wearer": "active", "max_time": max_time, **more})
+
+
+def same_bits(a, b):
+    """Equal as float64 bits (NaN included)."""
+    return np.array_equal(np.asarray(a, float).view(np.int64), np.asarray(b, float).view(np.int64))
+
+
+def test_the_clock_timed_profile_replays_as_before_bit_for_bit():
+    ref = json.loads(CLOCK_REFERENCE.read_text())
+    times = np.arange(0.0, 2.0 + 0.05, 0.1)
+    record, _, rollout, setup = evaluate_detailed(load_design(DESIGN), settings(2.0, assist_timing="clock"), times)
+    assert rollout.status == ref["status"] and rollout.time == ref["time"]
+    assert same_bits(rollout.x, [float.fromhex(v) for v in ref["final_state"]])
+    assert same_bits(rollout.records, [[float.fromhex(v) for v in row] for row in ref["records"]])
+    assert record.metrics == {k: float.fromhex(v) for k, v in ref["metrics"].items()}
+    assert math.isnan(metrics_of(rollout, setup)["assist_phase_error"])    # a clock knows no phase error
+
+
+@pytest.fixture(scope="module")
+def contact_walk():
+    """assist-t02 walked CONTACT_S s timed by its feet's contact, recorded every step."""
+    times = np.arange(0.0, CONTACT_S + 0.5 * H, H)
+    _, _, rollout, setup = evaluate_detailed(load_design(DESIGN), settings(CONTACT_S, assist_timing="contact"), times)
+    assert rollout.status == "ok", rollout.message
+    return rollout, setup
+
+
+def offline(rollout, setup):
+    """The estimator run on the rollout's recorded signals as the rollout fed it: the
+    state at the start of step k (record k) with the contact modes of the step that ended
+    there, at time (k - 1) h + h. Returns (sample times, feet [k, 2], estimates [k, 2])."""
+    model = setup.model
+    n = model.n
+    k = np.arange(1, rollout.records.shape[0])
+    t = (k - 1) * H + H
+    X = rollout.records[k]
+    feet = recorded_feet(rollout, setup)[k]
+    est = np.empty((len(k), 2))
+    for leg, side in enumerate("rl"):
+        hip = model.body_id(f"thigh_{side}")
+        est[:, leg] = estimate_phase(phase_config("contact"), t, X[:, hip], X[:, n + hip], feet[:, leg] > 0.0)
+    return t, feet, est
+
+
+def on_gait_grid(t, values, count):
+    """The values at each gait sample time j GAIT_SAMPLE_S: the first sample with
+    j GAIT_SAMPLE_S <= t + h / 2 (the accumulator's rule)."""
+    j = np.arange(count)
+    first = np.searchsorted(t + 0.5 * H, j * GAIT_SAMPLE_S, side="left")
+    return values[first]
+
+
+def test_the_rollout_phase_is_the_estimator_on_its_recorded_signals(contact_walk):
+    rollout, setup = contact_walk
+    t, _, est = offline(rollout, setup)
+    stored = phase_samples(rollout.acc)
+    assert same_bits(stored.estimate, on_gait_grid(t, est, len(stored.t)))
+    # the estimate runs: every leg has its first heel strike within the first stride
+    for leg in range(2):
+        assert np.isnan(stored.estimate[0, leg]) and np.isfinite(stored.estimate[stored.t > 1.2, leg]).all()
+
+
+def test_the_phase_error_metric_is_the_offline_rms(contact_walk):
+    """assist_phase_error against metric_oracles' plain-NumPy definition on the samples
+    the rollout observed (the per-step records), and within reason: measured 0.048 of a
+    stride over 1.5-3 s, where the left leg's first measured stride, the start's 1.21 s,
+    times a stride of 1.10 s (up to 10 % off at its end); the bound 0.1."""
+    rollout, setup = contact_walk
+    t, feet, est = offline(rollout, setup)
+    expected = assist_phase_error_reference(t, feet, est, CONTACT_S, 0.5 * CONTACT_S, 0.5 * H)
+    assert metrics_of(rollout, setup)["assist_phase_error"] == pytest.approx(expected, rel=1e-12)
+    assert 0.0 < expected < 0.1
+
+
+def test_a_timing_that_does_not_exist_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    done = codesign("simulate", DESIGN, "--max-time", "0.05", "--no-animation", "--out", out,
+                    "--settings", '{"assist_timing": "heel"}')
+    one_line(done, 2, r'codesign simulate: error: evaluation\.assist_timing: got "heel"; expected one of clock, contact, hip_peak')
+    assert not out.exists() and listing(tmp_path) == {}
