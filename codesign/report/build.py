@@ -30,7 +30,7 @@ from codesign.objectives import describe_fitness, ranked, stage_label, stage_obj
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (RunData, load_run, load_run_catalog, searches_catalog,
                                      run_catalog_path)
-from codesign.report.robustness import with_robustness
+from codesign.report.robustness import DEFAULT_CHECKS, with_robustness
 from codesign.report.table import (PARTS, eval_id, flag_legend, format_table, page_tables, to_markdown,
                                    top_solutions)
 
@@ -127,7 +127,7 @@ class Best(NamedTuple):
 
 
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
-           gait: bool = True, robustness: int = 1) -> list[Section]:
+           gait: bool = True, robustness: int = 1, checks: tuple[str, ...] = DEFAULT_CHECKS) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
     of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`):
     first the best design (its verdict, design file, figures and loads), then the top
@@ -142,7 +142,7 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
                                one_per=one_per, walks=walks_column(data), objectives=_objectives(data),
                                unit=_unit(data))
-    best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
+    best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness, checks)
     by_topology = top_solutions(data.evaluations, data.metrics_of, n=len(data.evaluations),
                                 describe=layout.describe, per_topology=True,
                                 walks=walks_column(data), objectives=_objectives(data),
@@ -405,9 +405,10 @@ def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str
                   "takes; `stage` reads \"k of n: metric\", the objective a design is optimizing "
                   "(its k - 1 conditions before it met), and `stage value` is that metric's value. "
                   "The table comes in parts, each row by its rank. The h/2 and soft columns "
-                  "re-evaluate a design at half the time step and with soft contacts "
-                  "(`--robustness N`: the best N): a gait that only one contact model allows "
-                  "falls, slows or slides there. Effort reductions: in %, positive = less effort "
+                  "re-evaluate a design at half the time step and with soft contacts, the mass "
+                  "x0.9 and x1.1 columns on a wearer 10 % lighter and heavier "
+                  "(`--robustness N`: the best N; `--robustness-checks`): a gait that only one "
+                  "contact model or one body allows falls, slows or slides there. Effort reductions: in %, positive = less effort "
                   "with the device than without."]
     formatted = format_table(best_table)
     legend = flag_legend(best_table)
@@ -469,16 +470,19 @@ def _check_replaceable(out: Path) -> None:
 
 
 def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-                 catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> Path:
+                 catalog_path: Path | None = None, gait: bool = True, robustness: int = 1,
+                 checks: tuple[str, ...] = DEFAULT_CHECKS) -> Path:
     """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
     re-simulate the best co-design solution for gait snapshots and an animation;
-    ``robustness``: re-evaluate the best N designs at half the step and with soft contacts
-    (:mod:`codesign.report.robustness`). Returns the report folder."""
-    return build(run, out, top=top, catalog_path=catalog_path, gait=gait, robustness=robustness)[0]
+    ``robustness``: re-evaluate the best N designs under ``checks`` (default at half the
+    step and with soft contacts; :mod:`codesign.report.robustness`). Returns the report folder."""
+    return build(run, out, top=top, catalog_path=catalog_path, gait=gait, robustness=robustness,
+                 checks=checks)[0]
 
 
 def build(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-          catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> tuple[Path, Best]:
+          catalog_path: Path | None = None, gait: bool = True, robustness: int = 1,
+          checks: tuple[str, ...] = DEFAULT_CHECKS) -> tuple[Path, Best]:
     """:func:`build_report`, and what it says of the run's best (:class:`Best`, its design
     file's path in the final folder)."""
     data = load_run(run)
@@ -490,7 +494,7 @@ def build(run: str | Path, out: str | Path | None = None, *, top: int = 5,
     staging.mkdir()
     try:
         sections = render(data, staging, top=top, catalog_path=catalog_path, gait=gait,
-                          robustness=robustness)
+                          robustness=robustness, checks=checks)
         (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
                                             encoding="utf-8")
         (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")

@@ -80,3 +80,19 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     assert "<th>stage</th>" in html and "<caption>Gait (second half of the walk)</caption>" in html
     # a run of one subspace lists the best of each particle, not one design
     assert sorted(table["eval"]) == ["0:0", "0:1"]
+
+
+def test_the_report_takes_the_checks_it_names_and_refuses_an_unknown_one_in_one_line(tmp_path):
+    from codesign.errors import UserError
+    from tests.runtools import codesign, one_line
+
+    assert rb.parse_checks("wearer_heavy, half_step") == ("wearer_heavy", "half_step")
+    assert rb.parse_checks("") == ()
+    with pytest.raises(UserError, match="a check twice"):
+        rb.parse_checks("soft,soft")
+    # every check has its column prefix; the wearer checks scale the run's own scale
+    assert set(rb.PREFIX) == set(rb.CHECKS) and rb.WEARER_CHECKS == {"wearer_light": 0.9, "wearer_heavy": 1.1}
+    done = codesign("report", tmp_path / "no-run", "--robustness-checks", "half_step,wearer_lite")
+    one_line(done, 2, r".*--robustness-checks: unknown check 'wearer_lite'; expected a comma-separated list of "
+                      r"half_step, soft, wearer_light, wearer_heavy")
+    assert not any(tmp_path.iterdir())
