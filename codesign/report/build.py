@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from codesign.errors import UserError
 from codesign.io import writable_folder
-from codesign.report import designs
+from codesign.report import designs, mass_buys
 from codesign.report.flow import flow_figure, particle_flow
 from codesign.report.grid import SubspaceGrid, grid_from_catalog, grid_from_groups
 from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_counts,
@@ -154,8 +154,61 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
                            key=lambda f: LEAD_FIGURES.index(f[0]) if f[0] in LEAD_FIGURES else len(LEAD_FIGURES))
     lead.notes += notes
     lead.tables += _best_loads(best_table)
-    return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), _progress(data, folder),
-            _visits(data, layout, best_subspace, folder), _flow(data, layout, folder), _migration(data, folder)]
+    mass = _mass_buys(data, folder)
+    return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), *([mass] if mass else []),
+            _progress(data, folder), _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
+            _migration(data, folder)]
+
+
+def _reports(data: RunData, *metrics: str) -> bool:
+    """Whether the run's problem reports every one of ``metrics``."""
+    from codesign.problems import get_problem
+
+    try:
+        reported = get_problem(data.spec.problem).metrics
+    except (UserError, KeyError):
+        return False
+    return all(metric in reported for metric in metrics)
+
+
+def _mass_buys(data: RunData, folder: Path, reduction: str = mass_buys.REDUCTION) -> Section | None:
+    """What mass buys (:mod:`codesign.report.mass_buys`): ``reduction`` against the device
+    mass over the run's evaluations that walk, the front and the break-even mass;
+    ``mass_buys.png`` and ``mass_buys.csv``. None where the run's problem does not report
+    ``reduction`` and ``added_mass``."""
+    verdict = _run_verdict(data)
+    if verdict is None or not _reports(data, reduction, mass_buys.MASS):
+        return None
+    section = Section("mass", "What mass buys: effort reduction against device mass")
+    ok = data.evaluations[data.evaluations["status"] == "ok"]
+    metrics = data.metrics_of(list(zip(ok["iteration"], ok["particle"])))
+    walks = [verdict(row.dropna().to_dict(), _message(ev)).walks
+             for (_, row), (_, ev) in zip(metrics.iterrows(), ok.iterrows())]
+    metrics = metrics.assign(eval=[eval_id(i, p) for i, p in metrics.index])
+    points = mass_buys.mass_points(metrics, walks, reduction)
+    fit = mass_buys.front_break_even(points)
+    section.paragraphs.append(
+        f"Each design that walks (the walking verdict of its stored metrics; {len(points)} of "
+        f"{len(data.evaluations)} evaluations), its `{reduction}` (in %, positive = less effort) against "
+        f"its device mass `{mass_buys.MASS}` (kg); the front: the designs no lighter design beats on the "
+        f"reduction ({int(points['front'].sum())}). {fit.text(reduction)[0].upper()}{fit.text(reduction)[1:]}. "
+        "The front is this search's, only as good as what it explored; the line assumes the reduction "
+        "varies linearly with mass along it (docs/reports.md).")
+    if len(points) == 0:
+        section.notes.append("No evaluated design walks with both metrics: nothing to draw.")
+        return section
+    points.to_csv(folder / "mass_buys.csv", index=False)
+    section.figures.append((_save(mass_buys.mass_figure(points, fit, reduction), folder, "mass_buys.png"),
+                            "Reduction against device mass: every design that walks (grey), the "
+                            "non-dominated front (black), its linear fit (dashed) and the break-even "
+                            "mass where the fit reaches zero (red, +- one standard error shaded)."))
+    front = points[points["front"]]
+    section.tables.append(pd.DataFrame({"eval": front["eval"], "device mass [kg]": front["mass [kg]"].map("{:.2f}".format),
+                                        f"{reduction} [%]": front["reduction [%]"].map("{:+.1f}".format)}
+                                       ).astype(str).reset_index(drop=True))
+    section.tables[-1].attrs["caption"] = "The front: less mass, more reduction"
+    section.links.append(("mass_buys.csv", "every design that walks: mass, reduction, on the front (CSV)"))
+    return section
 
 
 # figures of the best designs shown with the top table (the others are of the best design itself)
@@ -441,7 +494,7 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
             for t in s.tables:
                 caption = t.attrs.get("caption")
                 lines += ([f"**{caption}**", ""] if caption else []) + [to_markdown(t), ""]
-        if s.anchor in ("progress", "solutions"):
+        if s.anchor in ("progress", "solutions", "mass"):
             lines += [f"## {s.title}", ""] + s.paragraphs + ([""] if s.paragraphs else [])
             for t in s.tables:
                 caption = t.attrs.get("caption")
