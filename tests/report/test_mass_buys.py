@@ -72,3 +72,64 @@ def test_mass_points_takes_the_designs_that_walk_and_marks_the_front():
     assert other["front"].tolist() == [True, True, True, True]
     assert front_break_even(other).mass_kg == pytest.approx(3.0)    # r = 0.1 (m - 3)
     assert mass_points(metrics, [True] * 4, reduction="nothing").empty
+
+
+TINY_ASSIST = """name = "tiny-assist"
+seed = 3219
+[problem]
+name = "exo_assist"
+[optimizer]
+algorithm = "mmpso"
+particles = 4
+iterations = 1
+[freeze.pools]
+subspace = "t02_a2-3"
+[space]
+start_designs = "{root}/studies/active-wearer/assist-light-start.json"
+start_spread = 0.02
+[evaluation]
+max_time = 0.6
+wearer_design = "{root}/studies/human-like-gait/human-balance-3-best.json"
+initial_state = "gait"
+[execution]
+mode = "serial"
+"""
+
+
+def test_the_report_of_an_assisting_run_draws_what_mass_buys(tmp_path):
+    """A small exo_assist run: the report writes mass_buys.png and mass_buys.csv, whose rows
+    are the stored evaluations that walk (the walking verdict of their stored metrics), with
+    their stored mass and reduction, the front marked by the definition checked pairwise."""
+    from pathlib import Path
+
+    from codesign.problems import get_problem
+    from codesign.problems.verdict import run_verdict
+    from codesign.report.build import build_report
+    from codesign.run.driver import start_run
+    from codesign.run.spec import parse_spec
+    from codesign.run.store import open_run
+
+    root = Path(__file__).resolve().parents[2]
+    spec = parse_spec(TINY_ASSIST.format(root=root))
+    run = start_run(spec, results=tmp_path, progress=False)
+    out = build_report(run.parent, tmp_path / "report", gait=False, robustness=0)
+    with open_run(run, readonly=True) as store:
+        metrics = store.metrics(wide=True)
+        evaluations = store.evaluations()
+    verdict = run_verdict(get_problem("exo_assist"), spec.evaluation)
+    rows = []
+    for row in metrics.itertuples(index=False):
+        message = evaluations[(evaluations["iteration"] == row.iteration)
+                              & (evaluations["particle"] == row.particle)]["message"].iloc[0] or ""
+        if verdict(pd.Series(row._asdict()).dropna().to_dict(), message).walks:
+            rows.append((f"{row.iteration}:{row.particle}", row.added_mass, 100 * row.effort_reduction))
+    assert rows, "no design of the tiny run walks: nothing to draw"
+    assert (out / "mass_buys.png").stat().st_size > 10_000
+    table = pd.read_csv(out / "mass_buys.csv", dtype={"eval": str})
+    assert sorted(table["eval"]) == sorted(r[0] for r in rows)
+    for e, m, r in rows:
+        line = table[table["eval"] == e].iloc[0]
+        assert line["mass [kg]"] == pytest.approx(m, rel=1e-12) and line["reduction [%]"] == pytest.approx(r, rel=1e-12)
+        dominated = any(m2 <= m and r2 >= r and (m2 < m or r2 > r) for _, m2, r2 in rows)
+        assert bool(line["front"]) == (not dominated)
+    assert "What mass buys" in (out / "summary.md").read_text()
