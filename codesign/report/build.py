@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from codesign.errors import UserError
 from codesign.io import writable_folder
-from codesign.report import designs
+from codesign.report import designs, mass_buys
 from codesign.report.flow import flow_figure, particle_flow
 from codesign.report.grid import SubspaceGrid, grid_from_catalog, grid_from_groups
 from codesign.report.heatmap import (pass_rate_heatmap, phase_heatmaps, visit_counts,
@@ -30,7 +30,7 @@ from codesign.objectives import describe_fitness, ranked, stage_label, stage_obj
 from codesign.report.progress import first_satisfied, progress_figure, progress_table
 from codesign.report.rundata import (RunData, load_run, load_run_catalog, searches_catalog,
                                      run_catalog_path)
-from codesign.report.robustness import with_robustness
+from codesign.report.robustness import DEFAULT_CHECKS, with_robustness
 from codesign.report.table import (PARTS, eval_id, flag_legend, format_table, page_tables, to_markdown,
                                    top_solutions)
 
@@ -127,7 +127,7 @@ class Best(NamedTuple):
 
 
 def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | None = None,
-           gait: bool = True, robustness: int = 1) -> list[Section]:
+           gait: bool = True, robustness: int = 1, checks: tuple[str, ...] = DEFAULT_CHECKS) -> list[Section]:
     """Write every figure and table of the report into ``folder``; returns the sections
     of the page (``index.html`` and ``summary.md`` are written by :func:`build_report`):
     first the best design (its verdict, design file, figures and loads), then the top
@@ -142,7 +142,7 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
     best_table = top_solutions(data.evaluations, data.metrics_of, n=top, describe=layout.describe,
                                one_per=one_per, walks=walks_column(data), objectives=_objectives(data),
                                unit=_unit(data))
-    best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness)
+    best_table = with_robustness(best_table, str(data.database), data.spec.problem, robustness, checks)
     by_topology = top_solutions(data.evaluations, data.metrics_of, n=len(data.evaluations),
                                 describe=layout.describe, per_topology=True,
                                 walks=walks_column(data), objectives=_objectives(data),
@@ -154,8 +154,61 @@ def render(data: RunData, folder: Path, *, top: int = 5, catalog_path: Path | No
                            key=lambda f: LEAD_FIGURES.index(f[0]) if f[0] in LEAD_FIGURES else len(LEAD_FIGURES))
     lead.notes += notes
     lead.tables += _best_loads(best_table)
-    return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), _progress(data, folder),
-            _visits(data, layout, best_subspace, folder), _flow(data, layout, folder), _migration(data, folder)]
+    mass = _mass_buys(data, folder)
+    return [lead, _solutions(best_table, by_topology, one_per, folder, ranking), *([mass] if mass else []),
+            _progress(data, folder), _visits(data, layout, best_subspace, folder), _flow(data, layout, folder),
+            _migration(data, folder)]
+
+
+def _reports(data: RunData, *metrics: str) -> bool:
+    """Whether the run's problem reports every one of ``metrics``."""
+    from codesign.problems import get_problem
+
+    try:
+        reported = get_problem(data.spec.problem).metrics
+    except (UserError, KeyError):
+        return False
+    return all(metric in reported for metric in metrics)
+
+
+def _mass_buys(data: RunData, folder: Path, reduction: str = mass_buys.REDUCTION) -> Section | None:
+    """What mass buys (:mod:`codesign.report.mass_buys`): ``reduction`` against the device
+    mass over the run's evaluations that walk, the front and the break-even mass;
+    ``mass_buys.png`` and ``mass_buys.csv``. None where the run's problem does not report
+    ``reduction`` and ``added_mass``."""
+    verdict = _run_verdict(data)
+    if verdict is None or not _reports(data, reduction, mass_buys.MASS):
+        return None
+    section = Section("mass", "What mass buys: effort reduction against device mass")
+    ok = data.evaluations[data.evaluations["status"] == "ok"]
+    metrics = data.metrics_of(list(zip(ok["iteration"], ok["particle"])))
+    walks = [verdict(row.dropna().to_dict(), _message(ev)).walks
+             for (_, row), (_, ev) in zip(metrics.iterrows(), ok.iterrows())]
+    metrics = metrics.assign(eval=[eval_id(i, p) for i, p in metrics.index])
+    points = mass_buys.mass_points(metrics, walks, reduction)
+    fit = mass_buys.front_break_even(points)
+    section.paragraphs.append(
+        f"Each design that walks (the walking verdict of its stored metrics; {len(points)} of "
+        f"{len(data.evaluations)} evaluations), its `{reduction}` (in %, positive = less effort) against "
+        f"its device mass `{mass_buys.MASS}` (kg); the front: the designs no lighter design beats on the "
+        f"reduction ({int(points['front'].sum())}). {fit.text(reduction)[0].upper()}{fit.text(reduction)[1:]}. "
+        "The front is this search's, only as good as what it explored; the line assumes the reduction "
+        "varies linearly with mass along it (docs/reports.md).")
+    if len(points) == 0:
+        section.notes.append("No evaluated design walks with both metrics: nothing to draw.")
+        return section
+    points.to_csv(folder / "mass_buys.csv", index=False)
+    section.figures.append((_save(mass_buys.mass_figure(points, fit, reduction), folder, "mass_buys.png"),
+                            "Reduction against device mass: every design that walks (grey), the "
+                            "non-dominated front (black), its linear fit (dashed) and the break-even "
+                            "mass where the fit reaches zero (red, +- one standard error shaded)."))
+    front = points[points["front"]]
+    section.tables.append(pd.DataFrame({"eval": front["eval"], "device mass [kg]": front["mass [kg]"].map("{:.2f}".format),
+                                        f"{reduction} [%]": front["reduction [%]"].map("{:+.1f}".format)}
+                                       ).astype(str).reset_index(drop=True))
+    section.tables[-1].attrs["caption"] = "The front: less mass, more reduction"
+    section.links.append(("mass_buys.csv", "every design that walks: mass, reduction, on the front (CSV)"))
+    return section
 
 
 # figures of the best designs shown with the top table (the others are of the best design itself)
@@ -405,9 +458,10 @@ def _solutions(best_table: pd.DataFrame, by_topology: pd.DataFrame, one_per: str
                   "takes; `stage` reads \"k of n: metric\", the objective a design is optimizing "
                   "(its k - 1 conditions before it met), and `stage value` is that metric's value. "
                   "The table comes in parts, each row by its rank. The h/2 and soft columns "
-                  "re-evaluate a design at half the time step and with soft contacts "
-                  "(`--robustness N`: the best N): a gait that only one contact model allows "
-                  "falls, slows or slides there. Effort reductions: in %, positive = less effort "
+                  "re-evaluate a design at half the time step and with soft contacts, the mass "
+                  "x0.9 and x1.1 columns on a wearer 10 % lighter and heavier "
+                  "(`--robustness N`: the best N; `--robustness-checks`): a gait that only one "
+                  "contact model or one body allows falls, slows or slides there. Effort reductions: in %, positive = less effort "
                   "with the device than without."]
     formatted = format_table(best_table)
     legend = flag_legend(best_table)
@@ -440,7 +494,7 @@ def summary_markdown(data: RunData, sections: list[Section]) -> str:
             for t in s.tables:
                 caption = t.attrs.get("caption")
                 lines += ([f"**{caption}**", ""] if caption else []) + [to_markdown(t), ""]
-        if s.anchor in ("progress", "solutions"):
+        if s.anchor in ("progress", "solutions", "mass"):
             lines += [f"## {s.title}", ""] + s.paragraphs + ([""] if s.paragraphs else [])
             for t in s.tables:
                 caption = t.attrs.get("caption")
@@ -469,16 +523,19 @@ def _check_replaceable(out: Path) -> None:
 
 
 def build_report(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-                 catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> Path:
+                 catalog_path: Path | None = None, gait: bool = True, robustness: int = 1,
+                 checks: tuple[str, ...] = DEFAULT_CHECKS) -> Path:
     """Write the report of RUN into ``out`` (default ``results/<run>/report``); ``gait``:
     re-simulate the best co-design solution for gait snapshots and an animation;
-    ``robustness``: re-evaluate the best N designs at half the step and with soft contacts
-    (:mod:`codesign.report.robustness`). Returns the report folder."""
-    return build(run, out, top=top, catalog_path=catalog_path, gait=gait, robustness=robustness)[0]
+    ``robustness``: re-evaluate the best N designs under ``checks`` (default at half the
+    step and with soft contacts; :mod:`codesign.report.robustness`). Returns the report folder."""
+    return build(run, out, top=top, catalog_path=catalog_path, gait=gait, robustness=robustness,
+                 checks=checks)[0]
 
 
 def build(run: str | Path, out: str | Path | None = None, *, top: int = 5,
-          catalog_path: Path | None = None, gait: bool = True, robustness: int = 1) -> tuple[Path, Best]:
+          catalog_path: Path | None = None, gait: bool = True, robustness: int = 1,
+          checks: tuple[str, ...] = DEFAULT_CHECKS) -> tuple[Path, Best]:
     """:func:`build_report`, and what it says of the run's best (:class:`Best`, its design
     file's path in the final folder)."""
     data = load_run(run)
@@ -490,7 +547,7 @@ def build(run: str | Path, out: str | Path | None = None, *, top: int = 5,
     staging.mkdir()
     try:
         sections = render(data, staging, top=top, catalog_path=catalog_path, gait=gait,
-                          robustness=robustness)
+                          robustness=robustness, checks=checks)
         (staging / "index.html").write_text(render_page(f"Run report: {data.name}", sections),
                                             encoding="utf-8")
         (staging / "summary.md").write_text(summary_markdown(data, sections), encoding="utf-8")

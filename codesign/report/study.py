@@ -11,8 +11,8 @@
    writes (the spec is kept as ``focus-tNN.toml``; its run's store names ``global`` as its
    parent);
 3. **verification**: each round's best replayed under the run's settings, at half the
-   time step, with soft contacts and in MuJoCo (``[study] verify``), each with its
-   walking verdict (``verify/<round>.json``);
+   time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
+   (``[study] verify``), each with its walking verdict (``verify/<round>.json``);
 4. ``study.csv`` / ``study.md``: per topology the best design (``best-tNN.json``), the
    stage it reached, its verdict under each check, device mass, power, cuff force,
    thermal ratio and transmission peak.
@@ -47,7 +47,7 @@ VERIFY_FOLDER = "verify"
 STUDY_CSV = "study.csv"
 STUDY_MD = "study.md"
 CHECK_LABELS = {"searched": "as searched", "half_step": "half time step", "soft": "soft contacts",
-                "mujoco": "MuJoCo"}
+                "mujoco": "MuJoCo", "wearer_light": "wearer mass x0.9", "wearer_heavy": "wearer mass x1.1"}
 # the record metrics the study table shows, with their headings (units in the heading)
 TABLE_METRICS = (("device mass [kg]", "added_mass", 1.0), ("power [W]", "power", 1.0),
                  ("cuff force peak [N]", "cuff_force_peak", 1.0),
@@ -222,13 +222,15 @@ def _read_round_best(path: Path) -> RoundBest:
 
 def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path) -> tuple[Check, ...]:
     """Replay the run's evaluation under each check: ``searched`` (the run's settings),
-    ``half_step`` and ``soft`` (:data:`codesign.report.robustness.CONTACT_CHECKS`),
-    ``mujoco`` (the MuJoCo export under its own compiled law,
+    ``half_step``, ``soft``, ``wearer_light`` and ``wearer_heavy``
+    (:func:`codesign.report.robustness.check_settings`: the contact model, or every wearer
+    segment's mass and inertia x0.9 / x1.1; a problem that refuses the scale: a check not
+    made, with the reason), ``mujoco`` (the MuJoCo export under its own compiled law,
     :func:`codesign.walking.crosscheck.crosscheck`; a design the export cannot hold is a
     check not made, with the reason); writes the design file (the run's settings as its
     ``evaluation``) to ``design_path``."""
     from codesign.problems import get_problem
-    from codesign.report.robustness import CONTACT_CHECKS
+    from codesign.report.robustness import check_settings
     from codesign.run.stored import inline_run_reference, stored_candidate
 
     stored = stored_candidate(str(run), False, evaluation)
@@ -238,14 +240,18 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
     design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation},
                                  problem=problem_document(problem.name, problem.options, stored.table))
     write_text_atomic(design_path, json_text(design.to_json()) + "\n")
-    settings = problem.parse_settings(inline_run_reference(stored.table, problem.run_reference))
+    table = inline_run_reference(stored.table, problem.run_reference)
+    settings = problem.parse_settings(table)
     out = []
     for check in checks:
         if check == "mujoco":
             out.append(_mujoco_check(problem, stored.design, settings))
             continue
-        variant = settings if check == "searched" else dataclasses.replace(
-            settings, walk=CONTACT_CHECKS[check](settings.walk))
+        try:
+            variant = settings if check == "searched" else check_settings(problem, table, settings, check)
+        except UserError as exc:       # e.g. the anthropomorphic baseline refuses a wearer scale
+            out.append(Check(check, False, f"not checked: {exc}", {}))
+            continue
         record = problem.walking.replay(stored.design, variant).record
         out.append(_check(check, dict(record.metrics), record.message, settings.walk.rollout.max_time)
                    if record.ok else Check(check, False, f"not simulated: {record.message}", {}))

@@ -6,9 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codesign.errors import shown
 from codesign.run.spec_values import fail, read_int, check_table
 
-VERIFY_CHECKS = ("half_step", "soft", "mujoco")
+# the checks a study's verification knows (codesign.report.robustness.CHECKS and "mujoco";
+# tests/report/test_study.py keeps the two lists equal): each round's best is replayed under
+# every one by default
+VERIFY_CHECKS = ("half_step", "soft", "mujoco", "wearer_light", "wearer_heavy")
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,10 @@ def parse_study(data: Any) -> StudySpec:
         fail("study.focus", focus, "an integer >= 1 (the topologies that get a focused round), "
                                    "or study.topologies = [k, ...]")
     verify = data.get("verify", list(VERIFY_CHECKS))
-    if not isinstance(verify, list) or any(v not in VERIFY_CHECKS for v in verify) \
-            or len(set(verify)) != len(verify):
-        fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}")
+    unknown = [v for v in verify if v not in VERIFY_CHECKS] if isinstance(verify, list) else []
+    if not isinstance(verify, list) or unknown or len(set(verify)) != len(verify):
+        said = f" (unknown: {', '.join(map(shown, unknown))})" if unknown else ""
+        fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}{said}")
     return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
                      focus_particles=read_int(data, "focus_particles", path, StudySpec.focus_particles,
                                               low=1, high=100_000),

@@ -80,3 +80,42 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     assert "<th>stage</th>" in html and "<caption>Gait (second half of the walk)</caption>" in html
     # a run of one subspace lists the best of each particle, not one design
     assert sorted(table["eval"]) == ["0:0", "0:1"]
+
+
+def test_the_report_takes_the_checks_it_names_and_refuses_an_unknown_one_in_one_line(tmp_path):
+    from codesign.errors import UserError
+    from tests.runtools import codesign, one_line
+
+    assert rb.parse_checks("wearer_heavy, half_step") == ("wearer_heavy", "half_step")
+    assert rb.parse_checks("") == ()
+    with pytest.raises(UserError, match="a check twice"):
+        rb.parse_checks("soft,soft")
+    # every check has its column prefix; the wearer checks scale the run's own scale
+    assert set(rb.PREFIX) == set(rb.CHECKS) and rb.WEARER_CHECKS == {"wearer_light": 0.9, "wearer_heavy": 1.1}
+    done = codesign("report", tmp_path / "no-run", "--robustness-checks", "half_step,wearer_lite")
+    one_line(done, 2, r".*--robustness-checks: unknown check 'wearer_lite'; expected a comma-separated list of "
+                      r"half_step, soft, wearer_light, wearer_heavy")
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_problem_that_cannot_scale_its_wearer_refuses_the_wearer_checks():
+    """The anthropomorphic baseline's segments hold the device's lumps: a wearer check goes
+    through the problem's own parser and is refused in one line (a study records it as a
+    check not made), not applied to the lumps; its contact checks still are made."""
+    from pathlib import Path
+
+    from codesign.errors import UserError
+    from codesign.problems import get_problem
+
+    design = Path(__file__).resolve().parents[2] / "docs" / "designs" / "codesign-walking.json"
+    problem = get_problem("anthropomorphic_baseline")
+    table = {"baseline_of": str(design), "max_time": 0.2}
+    settings = problem.parse_settings(table)
+    with pytest.raises(UserError, match=r"^evaluation\.wearer_mass_scale: got 0\.9 with the anthropomorphic"):
+        rb.check_settings(problem, table, settings, "wearer_light")
+    assert rb.check_settings(problem, table, settings, "half_step").walk.rollout.h == 0.5 * settings.walk.rollout.h
+    # a problem that can: the run's own scale times the factor
+    human = get_problem("human_gait")
+    scaled = {"max_time": 0.2, "wearer_mass_scale": 1.2}
+    heavy = rb.check_settings(human, scaled, human.parse_settings(scaled), "wearer_heavy")
+    assert heavy.walk.wearer_mass_scale == pytest.approx(1.32, rel=1e-15)

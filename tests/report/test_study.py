@@ -4,6 +4,7 @@ refuses a study spec it cannot run in one line before writing anything."""
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 from pathlib import Path
@@ -45,7 +46,8 @@ verify = ["half_step"]
     ("topologies = []", r"study\.topologies: got \[\]; expected at least one topology number"),
     ("focus = 0", r"study\.focus: got 0; expected an integer >= 1"),
     ('verify = ["slow"]', r'study\.verify: got \["slow"\]; expected a list of distinct checks among '
-                          r"half_step, soft, mujoco"),
+                          r'half_step, soft, mujoco, wearer_light, wearer_heavy \(unknown: "slow"\)'),
+    ('verify = ["wearer_light", "wearer_light"]', r"study\.verify: got .*; expected a list of distinct checks"),
     ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
 ])
 def test_a_study_table_it_cannot_run_is_one_line(table, message):
@@ -105,3 +107,53 @@ def test_a_study_killed_in_each_round_resumes_to_the_same_result(tmp_path):
     for name in rounds:
         parent = query(study / name / "run.sqlite", "SELECT parent_run_id FROM runs")
         assert parent == (None if name == GLOBAL else GLOBAL)
+
+
+def test_the_study_knows_every_check_the_report_can_replay():
+    """The run layer's list of check names (it may not import the report) is the report's
+    checks and MuJoCo's."""
+    from codesign.report.robustness import CHECKS
+    from codesign.report.study import CHECK_LABELS
+    from codesign.run.study_spec import VERIFY_CHECKS
+
+    assert set(VERIFY_CHECKS) == {*CHECKS, "mujoco"}
+    assert set(CHECK_LABELS) == {*VERIFY_CHECKS, "searched"}
+
+
+def test_an_unknown_study_check_stops_the_command_in_one_line(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(STUDY.replace('verify = ["half_step"]', 'verify = ["half_step", "wearer_lite"]'))
+    done = codesign("study", spec, "--results", tmp_path / "results", "--quiet")
+    one_line(done, 2, r'.*bad\.toml: study\.verify: got .*; expected a list of distinct checks among half_step, '
+                      r'soft, mujoco, wearer_light, wearer_heavy \(unknown: "wearer_lite"\)')
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_wearer_check_replays_the_stored_design_on_the_scaled_wearer(tmp_path):
+    """``wearer_light`` / ``wearer_heavy`` replay a stored evaluation on a wearer whose every
+    segment mass is x0.9 / x1.1: exactly the walk of that design with
+    ``evaluation.wearer_mass_scale`` spelled out, whose body weighs k x the subject's (the
+    human alone: the model's total mass), and not the walk as searched."""
+    from codesign.model.anthropometry import human_geometry
+    from codesign.problems.walking import walk
+    from codesign.report.study import replay_checks
+    from codesign.run.driver import start_run
+    from codesign.run.stored import stored_candidate
+    from codesign.walking import WalkSettings
+    from codesign.walking.setup import build_setup
+
+    run = start_run(parse_spec(
+        'name = "scaled"\nseed = 3\n[problem]\nname = "human_gait"\n[optimizer]\nalgorithm = "pso"\n'
+        'particles = 1\niterations = 1\n[evaluation]\nmax_time = 0.3\n[execution]\nmode = "serial"\n'),
+        results=tmp_path, progress=False)
+    checks = replay_checks(run, "0:0", ("searched", "wearer_light", "wearer_heavy"), tmp_path / "best.json")
+    assert [c.name for c in checks] == ["searched", "wearer_light", "wearer_heavy"]
+    design = stored_candidate(str(run), False, "0:0").design
+    subject = human_geometry().mass_kg
+    for check, scale in zip(checks[1:], (0.9, 1.1)):
+        settings = WalkSettings.from_dict({"max_time": 0.3, "wearer_mass_scale": scale})
+        setup, _, _ = build_setup(design, settings)
+        assert setup.model.total_mass() == pytest.approx(scale * subject, rel=1e-12)
+        direct = walk(design, settings).metrics
+        assert check.metrics == {k: float(v) for k, v in direct.items() if math.isfinite(v)}
+        assert check.metrics != checks[0].metrics
