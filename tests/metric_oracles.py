@@ -125,3 +125,22 @@ def actuator_metrics_reference(t, joint_tau, joint_rate, kind, limit, motor, *,
     return {"power_electrical": float(np.trapezoid(p_el.sum(axis=1), tw) / (tw[-1] - tw[0])),
             "actuator_torque_ratio_peak": float(torque_ratio.max()),
             "actuator_speed_ratio_peak": float(speed_ratio.max())}
+
+
+def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_mass, speed) -> dict[str, float]:
+    """Plain-NumPy reference of accumulators.accumulate_muscles / accumulate_knee_stance_peak
+    + metrics.finalize_muscles (issue 45): per sample t (s), angles (engine, float[s, 6]:
+    hip, knee, ankle right then left), feet (float[s, 2], 0/1), edot (W, float[s]; None:
+    the impedance wearer); standing_w (W), body_mass (kg), speed (m/s)."""
+    t = np.asarray(t, float)
+    w = t >= t_start
+    knee = -np.degrees(np.asarray(angles, float)[w][:, [1, 4]])
+    on = np.asarray(feet, float)[w] > 0
+    out = {"knee_flexion_stance_peak_deg": float(knee[on].max()) if on.any() else math.nan,
+           "metabolic_power": math.nan, "metabolic_cost": math.nan}
+    if edot is not None:
+        tw = t[w]
+        power = np.trapezoid(np.asarray(edot, float)[w], tw) / (tw[-1] - tw[0]) - standing_w
+        out["metabolic_power"] = power
+        out["metabolic_cost"] = power / (body_mass * speed)
+    return out

@@ -20,6 +20,7 @@ from codesign.walking.initial_state import START_KINDS
 
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
+WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issue 45)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
@@ -59,6 +60,10 @@ class WalkSettings:
     (:mod:`codesign.model.structure`): ``structure = "thesis"`` (default: 0.7 kg/m, 0.5 kg)
     or ``"parts"`` with the catalog names ``link_section``, ``passive_joint``, ``cuff``
     (each optional: the catalog's default).
+    wearer_model: what drives the human's hip, knee and ankle (issue 45; WEARER_MODELS):
+    ``impedance`` (default: the step impedance law) or ``muscles`` (Geyer & Herr 2010's
+    reflex-controlled Hill muscles, :mod:`codesign.walking.muscle_wearer`; the human alone
+    or an active wearer, time stepping only).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -70,6 +75,7 @@ class WalkSettings:
     initial_state: str = "lowest_point"
     wearer: str = "passive"
     structure: StructureLaw = THESIS
+    wearer_model: str = "impedance"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -81,7 +87,8 @@ class WalkSettings:
         fields = {f.name: f for f in dataclasses.fields(ro.RolloutSettings)}
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
-                               "wearer", "structure", "link_section", "passive_joint", "cuff"}
+                               "wearer", "structure", "link_section", "passive_joint", "cuff",
+                               "wearer_model"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -135,13 +142,21 @@ class WalkSettings:
         wearer = d.get("wearer", "passive")
         if wearer not in WEARER_MODES:
             raise UserError(f"evaluation.wearer: got {shown(wearer)}; expected one of {', '.join(WEARER_MODES)}")
+        wearer_model = d.get("wearer_model", "impedance")
+        if wearer_model not in WEARER_MODELS:
+            raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}; expected one of "
+                            f"{', '.join(WEARER_MODELS)}")
+        if wearer_model == "muscles" and rollout.contact_model != "hard":
+            raise UserError(f"evaluation.wearer_model: \"muscles\" with contact_model = {shown(rollout.contact_model)}; "
+                            "expected contact_model = \"hard\" (the muscles' reflex delays need the fixed time step)")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
                             actuators_from_dict(d.get("actuator_model", "bounded"), d.get("actuators")),
                             tuple(human_actuated), initial_state, wearer,
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
-                                          d.get("passive_joint"), d.get("cuff")))
+                                          d.get("passive_joint"), d.get("cuff")),
+                            wearer_model)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -63,7 +63,9 @@ def actuator_table(rollout, setup):
     wearer joint ``tau_wearer_<j>_Nm`` (its own torque: the law's less the device's) and
     ``tau_device_<j>_Nm`` (the device's torque there, G^-T tau_a). Recomputed from the recorded states by
     the rollout's own compiled controller (``rollout_base.control``) on a copy of its
-    data record: what the rollout applied at the step that started there."""
+    data record: what the rollout applied at the step that started there. The muscle
+    wearer's joints (issue 45) are NaN: their torques come from the muscles' state, which
+    the records do not hold."""
     import pandas as pd
 
     model = setup.model
@@ -85,6 +87,10 @@ def actuator_table(rollout, setup):
         cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
         G[k] = wd.drive.G
         own[k], device[k] = wd.wearer_tau, wd.relief[wearer]
+    if wm.muscle.on[0] != 0:            # the muscles' torques are not a function of the state
+        for j, s in enumerate(int(v) for v in wm.effort_source):
+            if s >= 0 and s in wm.muscle.rows:
+                cmd[:, j] = tau[:, j] = np.nan
     cols = {}
     for j, name in enumerate(names):
         cols[f"tau_{name}_Nm"] = tau[:, j]
