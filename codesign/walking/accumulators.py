@@ -416,7 +416,8 @@ def observe_sample(acc, t, x, feet, grf, loaded, sliding, pitch, assist, t_state
     gait sample; inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
     the forces are read only there) the gait physics, the sample, the actuators, the
     transmission and the active wearer, in this order (the gait physics integrates from
-    the previous sample's time, which :func:`accumulate_sample` then moves)."""
+    the previous sample's time, which :func:`accumulate_sample` then moves), then the
+    stance knee's peak and the muscle wearer's metabolic rate wd.muscle.edot (issue 45)."""
     accumulate_ground_peak_start(acc, t, grf)
     accumulate_gait_sample(acc, t_state, x_state, wm.gait_q, feet, state_tol)
     if t < acc[T_START]:

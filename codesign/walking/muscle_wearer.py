@@ -61,6 +61,11 @@ PAPER_JOINTS = ("ankle", "knee", "hip")
 PAPER_OFFSET = np.array([0.5 * math.pi, math.pi, math.pi])
 PAPER_SIGN = np.array([-1.0, 1.0, -1.0])
 STANDING_SETTLE_S = 1.0   # s: the standing reference's muscles held still this long
+# s: the reflexes run this long at the start posture held still before a walk starts (as if
+# the person had stood there: the stance leg's force feedback has built its force); without
+# it the muscles start from the pre-stimulation and the stance knee gives way in the first
+# 0.1 s (docs/muscles.md, "In the rollout")
+REFLEX_SETTLE_S = 0.3
 
 
 class MuscleData(NamedTuple):
@@ -121,15 +126,18 @@ def paper_state(q: np.ndarray, v: np.ndarray, coord: np.ndarray) -> tuple[np.nda
 def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                       coord: np.ndarray | None = None, pitch: int = 0, upright: float = 0.0,
                       h: float = 1e-3, body_mass: float = 75.0, x0: np.ndarray | None = None,
-                      load0: np.ndarray | None = None, **reflex_changes: float) -> MuscleModel:
+                      load0: np.ndarray | None = None, reflex_settle_s: float = REFLEX_SETTLE_S,
+                      **reflex_changes: float) -> MuscleModel:
     """The muscle wearer's model: ``on`` False, a placeholder (the impedance wearer); else
     for the controller rows ``rows`` and engine coordinates ``coord`` (int[2, 3], per leg
     ankle, knee, hip), the torso's pitch coordinate and upright angle, control step ``h``
     (s; a delay that is not a whole number of steps is a UserError line), a person of
     ``body_mass`` kg, and the start state at x0 (float64[2n]) with the legs' loads load0
     (N): the muscles settled under the pre-stimulation, the reflexes' history filled
-    (:func:`codesign.control.reflex.reflex_start`). ``reflex_changes``: reflex parameters
-    by name (:func:`codesign.control.reflex.reflex_params`)."""
+    (:func:`codesign.control.reflex.reflex_start`), then the reflexes and muscles run
+    ``reflex_settle_s`` at that posture held still with those loads (the start's torques
+    are the last step's). ``reflex_changes``: reflex parameters by name
+    (:func:`codesign.control.reflex.reflex_params`)."""
     table = muscle_table()
     p = reflex_params(body_mass, **reflex_changes)
     steps = delay_steps(GEYER_HERR_2010_DELAYS, h) if on else DelaySteps(0, 0, 0, 0)
@@ -141,6 +149,11 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                                       np.asarray(load0, dtype=np.float64), trunk, -x0[n + pitch])
         start = _data(hist, mem, mus)
         start.load[:] = load0
+        still = np.zeros((2, 3))
+        for _ in range(int(round(reflex_settle_s / h))):
+            reflex_muscle_step(table, GEYER_HERR_2010, p, steps, hist, mem, mus, h, phi, still, start.load, trunk,
+                               0.0, start.torque)
+        start.stim_held[:] = mus.stim
     else:
         rows = np.zeros((2, 3), dtype=np.int64)
         coord = np.zeros((2, 3), dtype=np.int64)
