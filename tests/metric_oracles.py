@@ -97,6 +97,10 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
     if gait is not None:        # --- gait physics (issue 15)
         out.update(gait_reference(t, t_start, body_weight=total_mass * gravity,
                                   site_peaks=[out[f"{n}_force_peak"] for n in site_names], **gait))
+    # --- issue 45: the impedance wearer's (no metabolic rate); the stance knee from the gait
+    out.update(muscle_metrics_reference(t, t_start, gait["angles"], gait["feet"], None, 0.0, math.nan, math.nan)
+               if gait is not None else {"metabolic_power": math.nan, "metabolic_cost": math.nan,
+                                         "knee_flexion_stance_peak_deg": math.nan})
     return {k: float(v) for k, v in out.items()}
 
 
