@@ -112,6 +112,12 @@ def muscle_masses(table: MuscleTable, met: MetabolicConstants = UMBERGER_2010) -
                      for i in range(table.f_max.shape[0])])
 
 
+def no_muscles() -> LegMuscles:
+    """Both legs' muscle state, all zeros."""
+    return LegMuscles(stim=np.zeros((2, N_MUSCLES)), act=np.zeros((2, N_MUSCLES)), l_ce=np.zeros((2, N_MUSCLES)),
+                      v_ce=np.zeros((2, N_MUSCLES)), l_mtu=np.zeros((2, N_MUSCLES)), f_se=np.zeros((2, N_MUSCLES)))
+
+
 def _data(hist: SignalHistory, mem: ReflexMemory, mus: LegMuscles) -> MuscleData:
     return MuscleData(hist, mem, mus, stim_held=mus.stim.copy(), phi=np.zeros((2, 3)), phi_rate=np.zeros((2, 3)),
                       load=np.zeros(2), torque=np.zeros((2, 3)), rate=np.zeros((2, N_MUSCLES)), edot=np.zeros(1))
@@ -157,7 +163,7 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
     else:
         rows = np.zeros((2, 3), dtype=np.int64)
         coord = np.zeros((2, 3), dtype=np.int64)
-        mus = LegMuscles(*(np.zeros((2, N_MUSCLES)) for _ in LegMuscles._fields))
+        mus = no_muscles()
         start = _data(signal_history(steps), reflex_memory(), mus)
     return MuscleModel(on=np.array([1 if on else 0], dtype=np.int64), table=table, cst=GEYER_HERR_2010, p=p,
                        steps=steps, h=np.array([h]), rows=np.asarray(rows, dtype=np.int64).reshape(2, 3),
@@ -260,7 +266,7 @@ def standing_rate(mm: MuscleModel, settle_s: float = STANDING_SETTLE_S) -> float
     from codesign.control.reflex import settle_muscles
     table, cst, p = mm.table, mm.cst, mm.p
     h = float(mm.h[0])
-    mus = LegMuscles(*(np.zeros((2, N_MUSCLES)) for _ in LegMuscles._fields))
+    mus = no_muscles()
     stim = np.full((2, N_MUSCLES), p.s0)
     mus.act[:] = p.s0
     mus.l_ce[:] = table.l_opt
