@@ -25,7 +25,9 @@ before) or ``"muscles"``. Under ``muscles``:
   engine coordinate, tau_q = sign tau_phi (virtual work: tau_phi dphi = tau_phi sign dq),
   held over the step, and reports zero stiffness and damping for them (the muscle torques
   are explicit); the torso's pitch assist, passive elements (the knee ligament) and the
-  device stay as they are;
+  device stay as they are -- but an active wearer's device no longer has its torque
+  taken off the wearer's joints (:func:`keep_muscle_torques`: that compensation models an
+  impedance wearer keeping its motion; muscles respond through their reflexes);
 * the muscles' metabolic rate at t (:func:`muscle_energy_rate`, Umberger 2010 per muscle:
   the excitation held over the last step, the activation, CE length and velocity after
   it) is in ``MuscleData.edot`` for the accumulator (metric ``metabolic_power``).
@@ -236,6 +238,20 @@ def apply_muscle_torques(mm, md, c, tau, joint_tau, joint_gain, joint_cmd) -> No
             joint_cmd[r] = torque
             joint_gain[r, 0] = 0.0
             joint_gain[r, 1] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def keep_muscle_torques(mm, tau, relief) -> None:
+    """Undo the assistance drive's compensation on the muscle joints: an active wearer's
+    device (:func:`codesign.control.wearer.drive_torques`) takes its human-joint equivalent
+    off the wearer's hip and knee (the compensation model of an impedance wearer, its
+    motion kept); muscles deliver their own torque and the device's adds to it, so the
+    relief is given back to tau and zeroed (the wearer's own torque = the muscles')."""
+    for leg in range(2):
+        for j in range(3):
+            r = mm.rows[leg, j]
+            tau[mm.coord[leg, j]] += relief[r]
+            relief[r] = 0.0
 
 
 @njit(cache=True, _nrt=False)

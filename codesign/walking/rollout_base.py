@@ -25,7 +25,8 @@ from codesign.dynamics.kinematics import body_point_world, forward_kinematics, p
 from codesign.dynamics.model import Model, make_workspace
 from codesign.model import actuators as act
 from codesign.walking import metrics as mt
-from codesign.walking.muscle_wearer import MuscleModel, apply_muscle_torques, clone_muscle_data, make_muscle_model
+from codesign.walking.muscle_wearer import (MuscleModel, apply_muscle_torques, clone_muscle_data, keep_muscle_torques,
+                                            make_muscle_model)
 
 # termination codes of the checks (both rollouts)
 OK = 0
@@ -198,6 +199,8 @@ def control(t, q, v, m, wm, wd, tau):
         apply_muscle_torques(wm.muscle, wd.muscle, wm.ctrl, tau, wd.joint_tau, wd.joint_gain, wd.joint_cmd)
     dd = wd.drive
     drive_torques(t, m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain, wd.relief)
+    if wm.muscle.on[0] != 0:      # muscles do not compensate the device (their reflexes respond)
+        keep_muscle_torques(wm.muscle, tau, wd.relief)
     for e in range(wm.wearer_source.shape[0]):
         s = wm.wearer_source[e]
         wd.wearer_tau[e] = wd.joint_tau[s] - wd.relief[s]

@@ -286,3 +286,34 @@ def test_with_zero_stimulation_the_skeletons_energy_changes_by_the_joint_torques
     assert np.all(p.data.step_work.mode == 0)                             # in the air throughout
     assert np.all(p.data.walk.muscle.mus.act == 0.0)
     assert abs(energy[-1] - energy[0] - work) < 5e-3 * released
+
+
+def test_an_active_wearers_device_adds_to_the_muscles_torques():
+    """An ideal assisting device (issue 32's profile on the unaugmented human, G = I) on the
+    muscle wearer: no compensation (relief 0), the hip's and knee's generalized force is the
+    muscles' torque plus the device's, and the wearer's own torque is the muscles'."""
+    import json
+    from pathlib import Path
+    from codesign.walking import Design
+    start = json.loads((Path(__file__).resolve().parents[2] / "studies/active-wearer/assist-b-start.json").read_text())
+    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "phase0": 0.1, "max_time": 0.2,
+                                       "wearer_model": "muscles", "wearer": "active"})
+    law = {k: v for k, v in start[0]["params"].items() if k.split(".")[0] in ("hip", "knee", "ankle", "assist")}
+    setup, record, _ = build_setup(Design(law), settings)     # the co-design's law and profile, no linkage
+    assert setup is not None, record
+    stepping.reset_data(setup.p)
+    x = setup.x0.copy()
+    walk_to(setup, x, 0.0, 0.15)
+    wd, mm = setup.p.data.walk, setup.p.model.walk.muscle
+    md, dd = wd.muscle, wd.drive
+    assert np.abs(dd.tau).max() > 1.0                     # the device assists here
+    for leg in range(2):
+        for j, k in ((2, 0), (1, 1)):                     # paper hip -> actuator 0, knee -> 1
+            muscle = mm.sign[j] * md.torque[leg, j]
+            assert wd.relief[mm.rows[leg, j]] == 0.0
+            assert wd.tau[mm.coord[leg, j]] == pytest.approx(muscle + dd.tau[2 * leg + k], rel=1e-12, abs=1e-9)
+    np.testing.assert_allclose(wd.wearer_tau, wd.joint_tau[p_rows(setup)], rtol=0, atol=0)
+
+
+def p_rows(setup):
+    return setup.p.model.walk.wearer_source
