@@ -98,6 +98,10 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
     if gait is not None:        # --- gait physics (issue 15)
         out.update(gait_reference(t, t_start, body_weight=total_mass * gravity,
                                   site_peaks=[out[f"{n}_force_peak"] for n in site_names], **gait))
+    # --- issue 45: the impedance wearer's (no metabolic rate); the stance knee from the gait
+    out.update(muscle_metrics_reference(t, t_start, gait["angles"], gait["feet"], None, 0.0, math.nan, math.nan)
+               if gait is not None else {"metabolic_power": math.nan, "metabolic_cost": math.nan,
+                                         "knee_flexion_stance_peak_deg": math.nan})
     return {k: float(v) for k, v in out.items()}
 
 
@@ -151,3 +155,22 @@ def assist_phase_error_reference(t, feet, estimate, t_end, t_start, tol) -> floa
         errors.append(e[(grid >= t_start) & np.isfinite(e)])
     pooled = np.concatenate(errors)
     return math.sqrt(float(np.mean(pooled ** 2))) if pooled.size else math.nan
+
+
+def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_mass, speed) -> dict[str, float]:
+    """Plain-NumPy reference of accumulators.accumulate_muscles / accumulate_knee_stance_peak
+    + metrics.finalize_muscles (issue 45): per sample t (s), angles (engine, float[s, 6]:
+    hip, knee, ankle right then left), feet (float[s, 2], 0/1), edot (W, float[s]; None:
+    the impedance wearer); standing_w (W), body_mass (kg), speed (m/s)."""
+    t = np.asarray(t, float)
+    w = t >= t_start
+    knee = -np.degrees(np.asarray(angles, float)[w][:, [1, 4]])
+    on = np.asarray(feet, float)[w] > 0
+    out = {"knee_flexion_stance_peak_deg": float(knee[on].max()) if on.any() else math.nan,
+           "metabolic_power": math.nan, "metabolic_cost": math.nan}
+    if edot is not None:
+        tw = t[w]
+        power = np.trapezoid(np.asarray(edot, float)[w], tw) / (tw[-1] - tw[0]) - standing_w
+        out["metabolic_power"] = power
+        out["metabolic_cost"] = power / (body_mass * speed)
+    return out

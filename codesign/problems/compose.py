@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 
+from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_assist as ea
 from codesign.problems import exo_codesign as ex
@@ -114,6 +115,8 @@ def walking_problem(options: ProblemOptions) -> Problem:
         parse, run, check = wa.parse_adapt_settings, run_adapted, wa.check_design
         decode, replay, warmup, encode = wa.decode, wa.replay_adapted, wa.warmup, wa.encode
         metrics += tuple(EFFORT_UNITS) + tuple(OWN_UNITS)
+    if options.wearer_model != "impedance":
+        parse = functools.partial(parse_wearer_model, parse=parse, wearer_model=options.wearer_model)
     decoder = functools.partial(decode, options=options)
     evaluate = functools.partial(ex.evaluate_decoded, parse=parse, decoder=decoder, run=run)
     hooks = WalkingHooks(decode=decoder, check_design=check, replay=replay, encode=encode)
@@ -121,6 +124,18 @@ def walking_problem(options: ProblemOptions) -> Problem:
                    parameters=parameters, pools=pools, objectives=stages, parse_settings=parse,
                    warmup=warmup, notes=cost_notes, metrics=metrics, walking=hooks, metric_unit=unit_of,
                    options=options)
+
+
+def parse_wearer_model(table, parse, wearer_model: str):
+    """``parse_settings`` of a problem whose option ``wearer_model`` is not the default: the
+    ``[evaluation]`` table's ``wearer_model`` set to it (UserError, one line, where the
+    table names another), then the family's ``parse``."""
+    table = dict(table)
+    given = table.setdefault("wearer_model", wearer_model)
+    if given != wearer_model:
+        raise UserError(f"evaluation.wearer_model: {given!r} under the problem's wearer_model = {wearer_model!r}; "
+                        "expected it once (in [problem])")
+    return parse(table)
 
 
 def encode_codesign(design, options: ProblemOptions):

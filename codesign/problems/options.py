@@ -27,6 +27,11 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
     device_design  = "PATH"                    the frozen device (search = "wearer")
     wearer_design  = "PATH"                    the frozen wearer's law (wearer = "active",
                                                search = "device")
+    wearer_model   = "impedance" | "muscles"   what drives the human's hip, knee and ankle:
+                                               the impedance law, or Geyer & Herr 2010's
+                                               reflex-controlled muscles (issue 45; the
+                                               human alone or an active wearer; it sets
+                                               the evaluation's ``wearer_model``)
 
 ``device_design`` and ``wearer_design`` name files, not the space: they travel to the
 problem's settings as the ``[evaluation]`` keys of the same name (where specs written
@@ -61,6 +66,7 @@ CHOICES: dict[str, tuple | None] = {
     "search": ("device", "wearer"),
     "device_design": None,
     "wearer_design": None,
+    "wearer_model": ("impedance", "muscles"),
 }
 FILE_OPTIONS = ("device_design", "wearer_design")   # frozen designs: settings, not the space
 COMPOSED = "walking"     # the name of a problem whose options no preset spells
@@ -78,14 +84,18 @@ class ProblemOptions:
     search: str = "device"
     device_design: str | None = None
     wearer_design: str | None = None
+    wearer_model: str = "impedance"
 
     def space(self) -> "ProblemOptions":
         """The options without the frozen designs' files: what the space is built from."""
         return dataclasses.replace(self, device_design=None, wearer_design=None)
 
     def to_json(self) -> dict:
-        """Every option (files only when given), as a design file's ``"problem"`` holds them."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        """Every option (files only when given; ``wearer_model`` only when not the default
+        impedance, so files written before it read the same), as a design file's
+        ``"problem"`` holds them."""
+        return {k: v for k, v in dataclasses.asdict(self).items()
+                if v is not None and not (k == "wearer_model" and v == "impedance")}
 
 
 # every registered walking name: a set of options (the anthropomorphic baseline is not one:
@@ -139,6 +149,9 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
     the options counts (:func:`parse_options` moved it into ``options``); ``files``
     False: a problem's key, whose frozen designs are its settings' (not checked)."""
     o = options
+    if o.wearer_model == "muscles" and o.device != "none" and o.wearer != "active":
+        raise UserError(f"{where}.wearer_model: \"muscles\" with a passive wearer; expected device = \"none\" "
+                        "or wearer = \"active\" (a passive wearer's joints are moved by the device)")
     if o.device == "none":
         for key, default in (("drivetrains", "rating"), ("wearer", "passive"), ("search", "wearer"),
                              ("control", "wearer")):

@@ -42,6 +42,41 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
                                        W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
                                        W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
+from codesign.walking.metrics import (KNEE_STANCE_PEAK, M_I_E, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
+                                       M_T_PREV)
+
+
+# --------------------------------------------------------------------------- muscles (issue 45)
+@njit(cache=True, _nrt=False)
+def accumulate_muscles(acc: np.ndarray, t: float, edot: float) -> None:
+    """Add one sample of the muscle wearer's metabolic rate ``edot`` (W) at time t (s) in
+    the window: the trapezoid integral between its consecutive samples. Nothing under the
+    impedance wearer (acc[M_ON] = 0)."""
+    if acc[M_ON] == 0.0 or t < acc[T_START]:
+        return
+    if acc[M_SAMPLES] == 0:
+        acc[M_T_FIRST] = t
+    else:
+        acc[M_I_E] += 0.5 * (edot + acc[M_PREV_E]) * (t - acc[M_T_PREV])
+    acc[M_PREV_E] = edot
+    acc[M_T_PREV] = t
+    acc[M_SAMPLES] += 1
+
+
+@njit(cache=True, _nrt=False)
+def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q: np.ndarray,
+                                feet: np.ndarray) -> None:
+    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg whose foot
+    is on the ground (feet[2] 0/1) at a sample in the window; gait_q int64[6] the hip,
+    knee, ankle coordinates of the right then the left leg."""
+    if t < acc[T_START]:
+        return
+    for leg in range(2):
+        k = gait_q[3 * leg + 1]
+        if feet[leg] > 0.0 and k >= 0:
+            flexion = -math.degrees(q[k])
+            if flexion > acc[KNEE_STANCE_PEAK]:
+                acc[KNEE_STANCE_PEAK] = flexion
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)
@@ -504,7 +539,8 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
     gait sample; inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
     the forces are read only there) the gait physics, the sample, the actuators, the
     transmission and the active wearer, in this order (the gait physics integrates from
-    the previous sample's time, which :func:`accumulate_sample` then moves).
+    the previous sample's time, which :func:`accumulate_sample` then moves), then the
+    stance knee's peak and the muscle wearer's metabolic rate wd.muscle.edot (issue 45).
 
     First of all (issue 46 item 2), the device senses the sample: its gait-phase
     estimators see the state x_state at t_state and the feet
@@ -524,3 +560,5 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
                          wm.effort_limit, wm.effort_motor)
     accumulate_transmission(acc, t, wd.drive.G)
     accumulate_wearer(acc, t, wd.wearer_tau, wd.wearer_rate)
+    accumulate_knee_stance_peak(acc, t, x, wm.gait_q, feet)
+    accumulate_muscles(acc, t, wd.muscle.edot[0])

@@ -138,6 +138,16 @@ REGISTRY: tuple[Metric, ...] = (
            "strikes (a touchdown after MIN_SWING_S in the air, at the rollout's own samples); every "
            "GAIT_SAMPLE_S, both legs pooled; NaN for a clock-timed assistance or none (evaluation.assist_timing)",
            "accumulate_phase", "finalize_phase"),
+    # --- the wearer with muscles (issue 45; walking/muscle_wearer.py, docs/muscles.md)
+    Metric("metabolic_power", "W", "the muscles' net metabolic power: mean over the window of Umberger 2010's "
+           "rate summed over both legs' 14 muscles, less their rate standing (upright, every muscle under the "
+           "pre-stimulation; the basal rate cancels); NaN under the impedance wearer", "accumulate_muscles",
+           "finalize_muscles"),
+    Metric("metabolic_cost", "J/(kg m)", "metabolic_power / (the person's body mass x speed): net J per kg per "
+           "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
+           "finalize_muscles"),
+    Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion while its foot is on the "
+           "ground, both legs (any wearer)", "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),
@@ -259,6 +269,11 @@ W_BASE = W_HIP_PREV_TAU2     # joint k's slot: W_BASE + W_SLOTS k + W_PREV_TAU2 
 # after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
 LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
 LIFTOFF_T = LIFTOFF_R
+# --- issue 45: the muscle wearer's metabolic rate (accumulate_muscles): on (0/1), its
+# standing rate (W), own samples and clock, the previous sample's rate and its trapezoid
+# integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
+M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_STANCE_PEAK = _header.add(
+    "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_STANCE_PEAK")
 # --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
 # nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
 # the gait samples (accumulate_gait_sample): their spacing (s), capacity, the next one's
@@ -364,6 +379,17 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_STEPS] = cuff_steps if channels else 0
     acc[CUFF_CHANNELS] = channels
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
+    # --- issue 45
+    acc[KNEE_STANCE_PEAK] = -math.inf
+    return acc
+
+
+def with_muscles(acc0: np.ndarray, standing_w: float) -> np.ndarray:
+    """A copy of the accumulator's start ``acc0`` for the muscle wearer: its metabolic rate
+    accumulated (M_ON) and measured net of ``standing_w`` (W)."""
+    acc = acc0.copy()
+    acc[M_ON] = 1.0
+    acc[M_STANDING] = standing_w
     return acc
 
 
@@ -488,6 +514,23 @@ def finalize_wearer(acc: np.ndarray, wearer_mass: float, stride_frequency: float
     return out
 
 
+def finalize_muscles(acc: np.ndarray, body_mass: float, speed: float) -> dict[str, float]:
+    """The muscle wearer's metrics (:data:`REGISTRY`, issue 45): ``metabolic_power`` (W,
+    net of standing), ``metabolic_cost`` (J/(kg m): per kg of the person's ``body_mass``
+    and per metre at the window's ``speed``, m/s), NaN under the impedance wearer; and
+    ``knee_flexion_stance_peak_deg`` (any wearer; NaN: no stance sample)."""
+    nan = math.nan
+    knee = acc[KNEE_STANCE_PEAK]
+    out = {"metabolic_power": nan, "metabolic_cost": nan,
+           "knee_flexion_stance_peak_deg": knee if math.isfinite(knee) else nan}
+    duration = acc[M_T_PREV] - acc[M_T_FIRST]
+    if acc[M_ON] > 0 and acc[M_SAMPLES] > 1 and duration > 0:
+        power = acc[M_I_E] / duration - acc[M_STANDING]
+        out["metabolic_power"] = power
+        out["metabolic_cost"] = power / (body_mass * speed) if speed > 0 else nan
+    return out
+
+
 def finalize_contact(steps: int, above_tolerance: int, energy_above_bound: int) -> dict[str, float]:
     """The contact solver's health metrics of a stepping rollout
     (:class:`~codesign.walking.rollout_base.ContactHealth`'s counts)."""
@@ -554,6 +597,8 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     out.update(finalize_wearer(acc, wearer_mass, stride_frequency))
     out.update(finalize_phase(acc))     # --- issue 46 item 2
+    # --- issue 45
+    out.update(finalize_muscles(acc, wearer_mass, speed))
     return {k: float(v) for k, v in out.items()}
 
 

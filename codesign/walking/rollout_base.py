@@ -25,6 +25,8 @@ from codesign.dynamics.kinematics import body_point_world, forward_kinematics, p
 from codesign.dynamics.model import Model, make_workspace
 from codesign.model import actuators as act
 from codesign.walking import metrics as mt
+from codesign.walking.muscle_wearer import (MuscleModel, apply_muscle_torques, clone_muscle_data, keep_muscle_torques,
+                                            make_muscle_model)
 
 # termination codes of the checks (both rollouts)
 OK = 0
@@ -185,13 +187,20 @@ def control(t, q, v, m, wm, wd, tau):
     """The controller's generalized forces at (t, q, v) into tau (float64[n]): the
     impedance laws (:func:`codesign.control.impedance.control_torques`), the wearer-space
     drive where there is one (:func:`codesign.control.wearer.drive_torques`, with
-    kinematics of its own), and the effort joints' torques, rates and
+    kinematics of its own), the muscle wearer's held torques on the human's hip, knee and
+    ankle where it is on (:mod:`codesign.walking.muscle_wearer`, stepped by the rollout
+    once per step: :func:`codesign.walking.muscle_wearer.muscle_step`), and the effort
+    joints' torques, rates and
     commanded torques for the metrics (wd.effort_*, :func:`effort_joints`). Returns
     (assist torque N m, assist active?)."""
     ta, active = control_torques(t, q, v, wm.ctrl, tau, wd.joint_tau, wd.joint_rate,
                                  wd.joint_gain, wd.joint_cmd)
+    if wm.muscle.on[0] != 0:      # the muscle wearer: its held torques replace the impedance laws'
+        apply_muscle_torques(wm.muscle, wd.muscle, wm.ctrl, tau, wd.joint_tau, wd.joint_gain, wd.joint_cmd)
     dd = wd.drive
     drive_torques(t, m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain, wd.relief)
+    if wm.muscle.on[0] != 0:      # muscles do not compensate the device (their reflexes respond)
+        keep_muscle_torques(wm.muscle, tau, wd.relief)
     for e in range(wm.wearer_source.shape[0]):
         s = wm.wearer_source[e]
         wd.wearer_tau[e] = wd.joint_tau[s] - wd.relief[s]
@@ -301,6 +310,7 @@ class WalkModel(NamedTuple):
     effort_motor: np.ndarray   # float64[e, 4]: their motor constants
     wearer_source: np.ndarray  # int64[w]: an active wearer's joints (controller rows: hip, knee,
                                #   ankle, each right then left; none for a passive wearer)
+    muscle: Any                # walking.muscle_wearer.MuscleModel: the muscle wearer (on[0] = 0: impedance)
 
 
 class WalkData(NamedTuple):
@@ -334,6 +344,8 @@ class WalkData(NamedTuple):
     counts: np.ndarray         # int64[1]: contact-mode changes (stepping)
     cuff_force: np.ndarray     # float64[a, 2]: force on the device at each attachment (N, world x, z)
     site_hold: np.ndarray      # float64[k] scratch: the sites' forces held through an impact step
+    muscle: Any                # walking.muscle_wearer.MuscleData: muscles and reflexes (reset from
+                               #   WalkModel.muscle.start)
 
 
 # --- gait physics (issue 15)
@@ -434,7 +446,14 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         effort_kind=effort(ctrl.act_kind, drive.kind).astype(np.int64).reshape(len(source)),
         effort_limit=effort(ctrl.act_limit, drive.limit).reshape(len(source), act.LIMIT_COLUMNS),
         effort_motor=effort(ctrl.act_motor, drive.motor).reshape(len(source), 4),
-        wearer_source=wearer_joints(ctrl, active_wearer))
+        wearer_source=wearer_joints(ctrl, active_wearer), muscle=make_muscle_model(False))
+
+
+def with_muscle_wearer(wm: WalkModel, muscle: MuscleModel, standing_w: float) -> WalkModel:
+    """``wm`` with the muscle wearer ``muscle`` (:mod:`codesign.walking.muscle_wearer`) and
+    its accumulator's start marking the muscles on with their standing rate ``standing_w``
+    (W, the reference of "net": :func:`codesign.walking.metrics.with_muscles`)."""
+    return wm._replace(muscle=muscle, acc0=mt.with_muscles(wm.acc0, standing_w))
 
 
 def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
@@ -454,7 +473,8 @@ def make_walk_data(wm: WalkModel, model: Model) -> WalkData:
         acc=wm.acc0.copy(), fext=np.zeros((n, 3)), prev_mode=np.zeros(n_contacts, dtype=np.int64),
         tau_check=np.zeros(n), site_force=np.zeros(k), com=np.zeros(4), point=np.zeros(2),
         feet=np.zeros(2), last_contact=np.zeros(1), counts=np.zeros(1, dtype=np.int64),
-        cuff_force=np.zeros((wm.cuff.shape[0], 2)), site_hold=np.zeros(k))
+        cuff_force=np.zeros((wm.cuff.shape[0], 2)), site_hold=np.zeros(k),
+        muscle=clone_muscle_data(wm.muscle.start))
 
 
 def zero_arrays(record: tuple, keep: tuple[str, ...] = ()) -> None:
@@ -486,9 +506,10 @@ def clone_arrays(record: tuple) -> tuple:
 
 def reset_walk_data(wm: WalkModel, wd: WalkData) -> None:
     """Put ``wd`` back as :func:`make_walk_data` made it: scratch, clocks and counts 0, the
-    accumulator at ``wm.acc0``."""
+    accumulator at ``wm.acc0``, the muscles and reflexes at ``wm.muscle.start``."""
     zero_arrays(wd)
     wd.acc[:] = wm.acc0
+    copy_arrays(wm.muscle.start, wd.muscle)
 
 
 def contact_heights(model: Model, q: np.ndarray) -> np.ndarray:

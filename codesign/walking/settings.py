@@ -22,6 +22,7 @@ from codesign.walking.initial_state import START_KINDS
 
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
+WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issue 45)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
@@ -72,6 +73,10 @@ class WalkSettings:
     device's own gait-phase estimate per leg from its foot's ``"contact"`` (heel strikes)
     or its hip's ``"hip_peak"`` (maximum flexion) (:mod:`codesign.control.phase`; no
     assistance before a leg's first event). Without an assisting device it changes nothing.
+    wearer_model: what drives the human's hip, knee and ankle (issue 45; WEARER_MODELS):
+    ``impedance`` (default: the step impedance law) or ``muscles`` (Geyer & Herr 2010's
+    reflex-controlled Hill muscles, :mod:`codesign.walking.muscle_wearer`; the human alone
+    or an active wearer, time stepping only).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -86,6 +91,7 @@ class WalkSettings:
     loads: tuple[Load, ...] = ()
     wearer_mass_scale: float = 1.0
     assist_timing: str = "clock"
+    wearer_model: str = "impedance"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -98,7 +104,7 @@ class WalkSettings:
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
-                               "loads", "wearer_mass_scale", "assist_timing"}
+                               "loads", "wearer_mass_scale", "assist_timing", "wearer_model"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -157,6 +163,13 @@ class WalkSettings:
             raise UserError(f"evaluation.assist_timing: got {shown(assist_timing)}"
                             f"{nearest(assist_timing, ASSIST_TIMINGS) if isinstance(assist_timing, str) else ''}; "
                             f"expected one of {', '.join(ASSIST_TIMINGS)}")
+        wearer_model = d.get("wearer_model", "impedance")
+        if wearer_model not in WEARER_MODELS:
+            raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}; expected one of "
+                            f"{', '.join(WEARER_MODELS)}")
+        if wearer_model == "muscles" and rollout.contact_model != "hard":
+            raise UserError(f"evaluation.wearer_model: \"muscles\" with contact_model = {shown(rollout.contact_model)}; "
+                            "expected contact_model = \"hard\" (the muscles' reflex delays need the fixed time step)")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -165,7 +178,7 @@ class WalkSettings:
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
-                            assist_timing)
+                            assist_timing, wearer_model)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -32,7 +32,9 @@ from codesign.screening.screen import screen
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
-from codesign.walking.rollout_base import place_on_ground
+from codesign.walking import stepping
+from codesign.walking.muscle_wearer import make_muscle_model, muscle_rows, standing_rate, start_loads
+from codesign.walking.rollout_base import contact_heights, place_on_ground
 from codesign.walking.design import Design
 from codesign.walking.initial_state import (HUMAN_JOINT_BODY, close_wr_loops, gait_configuration, gait_start,
                                             on_reference)
@@ -333,12 +335,38 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     if code != 0:
         metrics = {"time": 0.0, **design_metrics}
         return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
+    if settings.wearer_model == "muscles":
+        p = with_muscle_wearer(p, model, controller, settings, x0, human.mass_kg,
+                               design.topology is None or active)
     device = (tuple(wr_joint_name(a) for a in design.actuators) if design.topology is not None
               else IDEAL_DEVICE_JOINTS)
     names = effort_names(p.model.walk.effort_source, controller, device)
     # the person's mass (per-kg metrics): the scaled wearer's; the loads are carried mass
     wearer_mass = human.mass_kg * settings.wearer_mass_scale
     return Setup(model, layout, ctrl, p, x0, mode0, design_metrics, names, motors, wearer_mass), None, screen_s
+
+
+def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSettings, x0: np.ndarray,
+                       body_mass: float, own_joints: bool):
+    """The rollout parameters ``p`` with the muscle wearer (issue 45,
+    :mod:`codesign.walking.muscle_wearer`) on the human's hip, knee and ankle rows of the
+    controller, started at x0 (the feet's loads: the body weight shared by the feet
+    touching the ground, within 1 mm), for a person of ``body_mass`` kg. UserError (one
+    line) unless the human's joints are its own (``own_joints``: the human alone or an
+    active wearer)."""
+    if not own_joints:
+        raise UserError("evaluation.wearer_model: \"muscles\" with a passive wearer; expected the human "
+                        "alone (topology null) or wearer = \"active\" (a passive wearer's joints are moved "
+                        "by the device)")
+    names = tuple(j.name for j in controller.active)
+    rows, coord = muscle_rows(names, lambda joint, side: model.body_id(f"{HUMAN_JOINT_BODY[joint]}_{side}"))
+    n = model.n
+    wm = p.model.walk
+    touching = (np.abs(contact_heights(model, x0[:n])) < 1e-3).astype(np.int64)
+    load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
+    mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
+                           x0, load0)
+    return stepping.with_muscles(p, model, mm, standing_rate(mm))
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,

@@ -64,7 +64,9 @@ from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_D
                                            check_body, check_drift, check_drive, clone_arrays,
                                            control, copy_arrays,
                                            cuff_forces, make_walk, make_walk_data,
-                                           reset_walk_data, site_forces, status_of, zero_arrays)
+                                           reset_walk_data, site_forces, status_of, with_muscle_wearer,
+                                           zero_arrays)
+from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step
 
 
 class StepModel(NamedTuple):
@@ -262,6 +264,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0)
         k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res,
                               t_rec)
         c0 = cy.cycles()
+        muscle_step(q, v, wm.muscle, wd.muscle)     # the muscle wearer (none under impedance)
         _, active = control(t, q, v, m, wm, wd, wd.tau)
         update_gains(wm.ctrl, wd.joint_gain, active, wd.Kimp, wd.Dimp)
         cy.add(sw.cycles, cy.CONTROL, c0)
@@ -274,6 +277,8 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0)
             if sw.mode[i] != prev_mode[i]:
                 wd.counts[0] += 1
                 prev_mode[i] = sw.mode[i]
+        if wm.muscle.on[0] != 0:                # the legs' loads over the step, for the next
+            leg_loads(sw.force, cs[ct.SLOPE], wm.contact_foot, wd.muscle.load)
         if k_rec < record_times.shape[0]:       # the step's impulses, for the next record
             for i in range(c):
                 rec_force[k_rec, i, 0] += sw.force[i, 0] * h
@@ -309,6 +314,14 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     data = StepData(make_workspace(model), ts.make_step_workspace(model, implicit_rows),
                     make_walk_data(wm, model))
     return StepParams(StepModel(model.arrays, cs, ss, wm), data)
+
+
+def with_muscles(p: StepParams, model: Model, muscle: MuscleModel, standing_w: float) -> StepParams:
+    """The parameters ``p`` with the muscle wearer ``muscle`` (its standing rate
+    ``standing_w``, W; :func:`codesign.walking.rollout_base.with_muscle_wearer`) and a fresh
+    walking data record for it."""
+    wm = with_muscle_wearer(p.model.walk, muscle, standing_w)
+    return StepParams(p.model._replace(walk=wm), p.data._replace(walk=make_walk_data(wm, model)))
 
 
 def reset_data(p: StepParams) -> None:

@@ -68,7 +68,9 @@ def actuator_table(rollout, setup):
     timed by the device's phase estimate (``evaluation.assist_timing``, issue 46) has its
     estimators run again along the records (:func:`recorded_feet`), from fresh: the
     rollout's own to the bit where the records are every step, else with its events
-    detected at the records' resolution."""
+    detected at the records' resolution. The muscle
+    wearer's joints (issue 45) are NaN: their torques come from the muscles' state, which
+    the records do not hold."""
     import pandas as pd
 
     model = setup.model
@@ -96,6 +98,10 @@ def actuator_table(rollout, setup):
         cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
         G[k] = wd.drive.G
         own[k], device[k] = wd.wearer_tau, wd.relief[wearer]
+    if wm.muscle.on[0] != 0:            # the muscles' torques are not a function of the state
+        for j, s in enumerate(int(v) for v in wm.effort_source):
+            if s >= 0 and s in wm.muscle.rows:
+                cmd[:, j] = tau[:, j] = np.nan
     cols = {}
     for j, name in enumerate(names):
         cols[f"tau_{name}_Nm"] = tau[:, j]

@@ -64,7 +64,8 @@ def test_reported_names_follow_the_registry_and_finalize_computes_each():
     for m in mt.REGISTRY:
         assert m.unit and m.definition and "\n" not in m.definition, m.name
         assert m.finalizer.split(" ")[0] in ("finalize", "finalize_gait", "finalize_wearer", "finalize_contact",
-                                             "build_setup", "stride_metrics", "finalize_phase"), m.name
+                                             "finalize_muscles", "build_setup", "stride_metrics",
+                                             "finalize_phase"), m.name
         source = m.accumulator.split(" ")[0]
         assert source in ("Rollout.time", "Rollout.contact", "setup.design_metrics") or hasattr(ac, source), m.name
     gait = mt.finalize_gait(acc, 700.0, [])

@@ -1,0 +1,319 @@
+"""The wearer with muscles in the time-stepping rollout (issue 45,
+codesign/walking/muscle_wearer.py), against independent truths: the library's muscle and
+reflex step computed by hand from the rollout's recorded state, replay bit for bit, and the
+metabolic metric as Umberger's model integrated over the recorded muscle states."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from codesign.control.reflex import (GEYER_HERR_2010_DELAYS, LegMuscles, ReflexMemory, SignalHistory, delay_steps,
+                                     reflex_muscle_step, reflex_params)
+from codesign.errors import UserError
+from codesign.model.metabolics import UMBERGER_2010, energy_rate, muscle_mass
+from codesign.model.muscle_table import muscle_table
+from codesign.model.muscles import GEYER_HERR_2010, force_length, mtu_forces, muscles_step, paper_angles
+from codesign.walking import WalkSettings
+from codesign.walking import metrics as mt
+from codesign.walking import stepping
+from codesign.walking.design import load_design
+from codesign.walking.setup import build_setup
+
+DESIGN = "docs/designs/human-walking.json"
+H = 1e-3
+
+
+def muscle_setup(max_time=0.4, **evaluation):
+    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "phase0": 0.1, "max_time": max_time,
+                                       "wearer_model": "muscles", **evaluation})
+    setup, record, _ = build_setup(load_design(DESIGN), settings)
+    assert setup is not None, record
+    return setup
+
+
+def walk_to(setup, x, t0, t1):
+    """The stepping rollout from x (updated) at t0 to t1 on the set-up's data as found."""
+    empty = np.zeros(0)
+    c = setup.model.n_contacts
+    code, t, _ = stepping.walk(x, t1, setup.p, empty, np.zeros((0, x.shape[0])), np.zeros((0, c), dtype=np.int64),
+                               np.zeros((0, c, 2)), np.zeros((0, 5)), t0)
+    assert code == 0, (code, t)
+
+
+def joint_coords(model, side):
+    return [model.body_id(f"{b}_{side}") for b in ("thigh", "shank", "foot")]   # hip, knee, ankle
+
+
+def test_the_rollouts_muscle_torques_are_the_librarys_step_by_hand():
+    """At t1 the rollout's recorded state (engine x, the last step's contact forces, the
+    muscles and reflexes) gives, through the library's reflex_muscle_step with the paper's
+    angles from paper_angles (anatomical = engine x (+1, -1, +1)), each leg's load summed
+    by hand from the contact forces, and the trunk's forward lean = -torso pitch, torques
+    whose engine image d(phi)/d(q) tau (by finite differences of paper_angles) is what the
+    next step's controller applies to each hip, knee and ankle."""
+    setup = muscle_setup()
+    model, p = setup.model, setup.p
+    stepping.reset_data(p)
+    x = setup.x0.copy()
+    wd = p.data.walk
+    md = wd.muscle
+    t1 = 0.1
+    walk_to(setup, x, 0.0, t1)
+    while not (md.load.sum() > 0.5 * setup.wearer_mass * 9.81 and md.mem.stance.any()):   # a loaded leg in stance
+        walk_to(setup, x, t1, t1 + H)
+        t1 += H
+        assert t1 < 0.3
+    n = model.n
+    q, v = x[:n], x[n:]
+    # by hand: the inputs
+    foot = p.model.walk.contact_foot
+    force = p.data.step_work.force
+    load = np.array([force[foot == leg, 0].sum() for leg in (0, 1)])   # level ground: the normal forces
+    np.testing.assert_allclose(md.load, load, rtol=1e-12, atol=1e-9)   # what the next step reads
+    phi, phi_rate = np.zeros((2, 3)), np.zeros((2, 3))
+    eps = 1e-6
+    dphi = np.zeros((2, 3))
+    for leg, side in enumerate(("r", "l")):
+        hip, knee, ankle = joint_coords(model, side)
+        anat = np.array([q[hip], -q[knee], q[ankle]])
+        rate = np.array([v[hip], -v[knee], v[ankle]])
+        phi[leg] = paper_angles(*anat)
+        phi_rate[leg] = (paper_angles(*(anat + eps * rate)) - paper_angles(*(anat - eps * rate))) / (2 * eps)
+        # d(paper angle)/d(engine angle) of (ankle, knee, hip)
+        for j, (k, s) in enumerate(((2, 1.0), (1, -1.0), (0, 1.0))):
+            step = np.zeros(3)
+            step[k] = s * eps
+            dphi[leg, j] = (paper_angles(*(anat + step))[j] - paper_angles(*(anat - step))[j]) / (2 * eps)
+    torso = model.body_id("torso")
+    hist = SignalHistory(*(a.copy() for a in md.hist))
+    mem = ReflexMemory(*(a.copy() for a in md.mem))
+    mus = LegMuscles(*(a.copy() for a in md.mus))
+    torque = np.zeros((2, 3))
+    table = muscle_table()
+    reflex_muscle_step(table, GEYER_HERR_2010, reflex_params(setup.wearer_mass),
+                       delay_steps(GEYER_HERR_2010_DELAYS, H), hist, mem, mus, H, phi, phi_rate, load,
+                       -q[torso], -v[torso], torque)
+    walk_to(setup, x, t1, t1 + H)
+    np.testing.assert_allclose(md.phi, phi, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(md.torque, torque, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(md.mus.stim, mus.stim, rtol=1e-9, atol=1e-12)
+    ctrl_names = [j.name for j in setup.layout.decode(load_design(DESIGN).params).active]
+    rows = p.model.walk.muscle.rows
+    for leg in range(2):
+        for j in range(3):
+            assert abs(dphi[leg, j]) == pytest.approx(1.0)
+            expected = dphi[leg, j] * torque[leg, j]
+            assert wd.joint_tau[rows[leg, j]] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+            assert np.all(wd.joint_gain[rows[leg, j]] == 0.0)
+    assert [ctrl_names[r // 2] for r in rows[0]] == ["ankle", "knee", "hip"]
+    assert mem.stance.tolist() == md.mem.stance.tolist() and md.mem.stance.any()
+    assert np.abs(torque).max() > 1.0     # the muscles do act
+
+
+def test_a_setup_replays_bit_for_bit():
+    setup = muscle_setup(max_time=0.25)
+    first = stepping.run(setup.x0, setup.p, WalkSettings().rollout.__class__(max_time=0.25))
+    second = stepping.run(setup.x0, setup.p, WalkSettings().rollout.__class__(max_time=0.25))
+    again = muscle_setup(max_time=0.25)
+    third = stepping.run(again.x0, again.p, WalkSettings().rollout.__class__(max_time=0.25))
+    assert first.status == "ok"
+    for other in (second, third):
+        assert np.array_equal(first.x, other.x)
+        assert np.array_equal(first.acc, other.acc, equal_nan=True)
+    assert first.acc[mt.M_SAMPLES] > 10
+
+
+def standing_by_hand(table, s0):
+    """Both legs upright (paper angles pi/2, pi, pi) under s0 for 1 s of 1-ms steps: the
+    muscles' summed Umberger 2010 rate (W)."""
+    total = 0.0
+    phi = np.array([0.5 * math.pi, math.pi, math.pi])
+    for _ in range(2):
+        act = np.full(7, s0)
+        l_ce = table.l_opt.copy()
+        v_ce, l_mtu, f_se = np.zeros(7), np.zeros(7), np.zeros(7)
+        for _ in range(1000):
+            muscles_step(table, GEYER_HERR_2010, phi, np.full(7, s0), H, l_ce, act, v_ce, l_mtu, f_se)
+        total += sum(rate_by_hand(table, i, s0, act[i], l_ce[i], v_ce[i], l_mtu[i]) for i in range(7))
+    return total
+
+
+def rate_by_hand(table, i, u, a, l_ce, v_ce, l_mtu):
+    cst = GEYER_HERR_2010
+    l_opt = table.l_opt[i]
+    _, f_ce, _, _ = mtu_forces(l_ce, v_ce, l_mtu, a, table.f_max[i], table.v_max[i], l_opt, table.l_slack[i], cst)
+    mass = muscle_mass(table.f_max[i], l_opt, UMBERGER_2010.specific_tension, UMBERGER_2010.density)
+    return energy_rate(u, a, l_ce / l_opt, v_ce / l_opt, force_length(l_ce / l_opt, cst.w, cst.c), f_ce, v_ce,
+                       mass, table.slow_twitch[i], table.v_max[i], UMBERGER_2010)[3]
+
+
+def test_metabolic_power_is_umbergers_model_over_the_recorded_muscle_states():
+    """metabolic_power = the trapezoid mean over the window's 1-ms samples of Umberger 2010
+    summed over the 14 muscles, each from the muscle state recorded after its step and the
+    stimulation held over it, less the standing rate computed here from the library's
+    muscle step (relative 1e-9: the same formulas, summed in another order)."""
+    max_time = 0.25
+    setup = muscle_setup(max_time=max_time)
+    p = setup.p
+    stepping.reset_data(p)
+    x = setup.x0.copy()
+    table = muscle_table()
+    md = p.data.walk.muscle
+    t_start = 0.5 * max_time
+    times, rates = [], []
+    steps = int(round(max_time / H))
+    for k in range(steps):
+        t = k * H
+        walk_to(setup, x, t, t + H)
+        if t >= t_start - 1e-12:
+            rates.append(sum(rate_by_hand(table, i, md.stim_held[leg, i], md.mus.act[leg, i], md.mus.l_ce[leg, i],
+                                          md.mus.v_ce[leg, i], md.mus.l_mtu[leg, i])
+                             for leg in range(2) for i in range(7)))
+            times.append(t)
+    times, rates = np.array(times), np.array(rates)
+    mean = np.sum(0.5 * (rates[1:] + rates[:-1]) * np.diff(times)) / (times[-1] - times[0])
+    standing = standing_by_hand(table, reflex_params(setup.wearer_mass).s0)
+    metrics = mt.finalize_muscles(p.data.walk.acc, setup.wearer_mass, 1.25)
+    assert metrics["metabolic_power"] == pytest.approx(mean - standing, rel=1e-9)
+    assert metrics["metabolic_cost"] == pytest.approx((mean - standing) / (setup.wearer_mass * 1.25), rel=1e-9)
+    assert standing > 0 and mean > standing
+
+
+def test_impedance_wearer_reports_no_metabolic_power_but_its_stance_knee():
+    settings = WalkSettings.from_dict({"initial_state": "gait", "max_time": 0.3})
+    setup, _, _ = build_setup(load_design(DESIGN), settings)
+    result = stepping.run(setup.x0, setup.p, settings.rollout)
+    m = mt.finalize_muscles(result.acc, setup.wearer_mass, 1.3)
+    assert math.isnan(m["metabolic_power"]) and math.isnan(m["metabolic_cost"])
+    assert math.isfinite(m["knee_flexion_stance_peak_deg"])
+
+
+def test_muscles_are_refused_where_they_cannot_run():
+    with pytest.raises(UserError, match="contact_model"):
+        WalkSettings.from_dict({"wearer_model": "muscles", "contact_model": "soft"})
+    with pytest.raises(UserError, match="wearer_model"):
+        WalkSettings.from_dict({"wearer_model": "tendons"})
+
+
+def test_the_compiled_muscle_metrics_match_their_oracle():
+    """accumulate_knee_stance_peak / accumulate_muscles + finalize_muscles on random samples
+    against the plain-NumPy oracle (tests/metric_oracles.py)."""
+    from codesign.walking import accumulators as ac
+    from metric_oracles import muscle_metrics_reference
+    rng = np.random.default_rng(4)
+    t = np.arange(200) * 0.005
+    angles = rng.normal(0.0, 0.4, (200, 6))
+    feet = (rng.random((200, 2)) > 0.4).astype(float)
+    edot = rng.uniform(100.0, 900.0, 200)
+    for muscles in (False, True):
+        acc = mt.new_accumulator(0, 0.5)
+        if muscles:
+            acc = mt.with_muscles(acc, 123.0)
+        gait_q = np.array([0, 1, 2, 3, 4, 5], dtype=np.int64)
+        for k in range(200):
+            ac.accumulate_knee_stance_peak(acc, t[k], angles[k], gait_q, feet[k])
+            ac.accumulate_muscles(acc, t[k], edot[k])
+        got = mt.finalize_muscles(acc, 70.0, 1.2)
+        want = muscle_metrics_reference(t, 0.5, angles, feet, edot if muscles else None, 123.0, 70.0, 1.2)
+        for name, value in want.items():
+            if math.isnan(value):
+                assert math.isnan(got[name]), name
+            else:
+                assert got[name] == pytest.approx(value, rel=1e-12), name
+
+
+def test_the_problem_option_sets_the_evaluations_wearer_model():
+    """wearer_model is a problem option (human alone or an active wearer) whose problem's
+    settings parser sets the evaluation's; a design file's "problem" names it only when it
+    is not the default; a passive wearer and a contradicting [evaluation] are refused."""
+    from codesign.problems.compose import walking_problem
+    from codesign.problems.options import ProblemOptions, options_of_key, parse_options, problem_key
+    _, options = parse_options({"name": "human_gait", "wearer_model": "muscles"})
+    key = problem_key(options)
+    assert 'wearer_model="muscles"' in key and options_of_key(key) == options
+    assert options.to_json()["wearer_model"] == "muscles" and "wearer_model" not in ProblemOptions().to_json()
+    problem = walking_problem(options)
+    assert problem.parse_settings({}).walk.wearer_model == "muscles"
+    assert walking_problem(parse_options({"name": "human_gait"})[1]).parse_settings({}).walk.wearer_model == "impedance"
+    with pytest.raises(UserError, match="wearer_model"):
+        problem.parse_settings({"wearer_model": "impedance"})
+    with pytest.raises(UserError, match="passive wearer"):
+        parse_options({"name": "exo_codesign", "wearer_model": "muscles"})
+
+
+SILENT = dict(s0=0.0, s0_vas=0.0, s0_bal=0.0, g_sol=0.0, g_ta=0.0, g_sol_ta=0.0, g_gas=0.0, g_vas=0.0, k_phi=0.0,
+              k_bw=0.0, delta_s=0.0, g_hfl=0.0, k_lean=0.0, g_ham_hfl=0.0, g_ham=0.0, g_glu=0.0, stim_min=0.0)
+
+
+def test_with_zero_stimulation_the_skeletons_energy_changes_by_the_joint_torques_work():
+    """Every stimulation 0 (pre-stimulations and gains 0, the clip's floor 0: zero
+    activation), the body released 0.5 m above the ground with the gait's joint rates:
+    over 0.25 s of flight its mechanical energy (kinetic + gravity + ligament,
+    dynamics.testing.flows) changes by the work of the controller's generalized forces
+    sum_k h tau_k . v_(k+1) (the muscles' passive forces; the pitch assist) within the
+    time step's O(h) band (0.5 % of the potential energy released), as for the engine's
+    own rollouts; and the silent muscles carry no active force."""
+    from codesign.dynamics.model import make_workspace
+    from codesign.dynamics.testing.flows import mechanical_energy
+    from codesign.walking import muscle_wearer as mw
+    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "max_time": 0.25, "wearer_model": "muscles",
+                                       "max_airborne_time": 1.0, "max_hip_rise": 1.0})
+    setup, record, _ = build_setup(load_design(DESIGN), settings)
+    model = setup.model
+    n = model.n
+    x0 = setup.x0.copy()
+    x0[model.body_id("torso_z")] += 0.5
+    old = setup.p.model.walk.muscle
+    mm = mw.make_muscle_model(True, old.rows, old.coord, int(old.pitch[0]), 0.0, H, setup.wearer_mass, x0,
+                              np.zeros(2), **SILENT)
+    p = stepping.with_muscles(setup.p, model, mm, mw.standing_rate(mm))
+    setup.p = p
+    stepping.reset_data(p)
+    w = make_workspace(model)
+    x = x0.copy()
+    energy = [sum(mechanical_energy(model.arrays, w, x[:n], x[n:]))]
+    work = 0.0
+    potential0 = mechanical_energy(model.arrays, w, x0[:n], np.zeros(n))[1]
+    for k in range(250):
+        walk_to(setup, x, k * H, (k + 1) * H)
+        work += H * float(p.data.walk.tau @ x[n:])
+        energy.append(sum(mechanical_energy(model.arrays, w, x[:n], x[n:])))
+    released = potential0 - mechanical_energy(model.arrays, w, x[:n], np.zeros(n))[1]
+    assert released > 0.5 * model.total_mass() * model.gravity * 0.2      # it fell
+    assert np.all(p.data.step_work.mode == 0)                             # in the air throughout
+    assert np.all(p.data.walk.muscle.mus.act == 0.0)
+    assert abs(energy[-1] - energy[0] - work) < 5e-3 * released
+
+
+def test_an_active_wearers_device_adds_to_the_muscles_torques():
+    """An ideal assisting device (issue 32's profile on the unaugmented human, G = I) on the
+    muscle wearer: no compensation (relief 0), the hip's and knee's generalized force is the
+    muscles' torque plus the device's, and the wearer's own torque is the muscles'."""
+    import json
+    from pathlib import Path
+    from codesign.walking import Design
+    start = json.loads((Path(__file__).resolve().parents[2] / "studies/active-wearer/assist-b-start.json").read_text())
+    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "phase0": 0.1, "max_time": 0.2,
+                                       "wearer_model": "muscles", "wearer": "active"})
+    law = {k: v for k, v in start[0]["params"].items() if k.split(".")[0] in ("hip", "knee", "ankle", "assist")}
+    setup, record, _ = build_setup(Design(law), settings)     # the co-design's law and profile, no linkage
+    assert setup is not None, record
+    stepping.reset_data(setup.p)
+    x = setup.x0.copy()
+    walk_to(setup, x, 0.0, 0.15)
+    wd, mm = setup.p.data.walk, setup.p.model.walk.muscle
+    md, dd = wd.muscle, wd.drive
+    assert np.abs(dd.tau).max() > 1.0                     # the device assists here
+    for leg in range(2):
+        for j, k in ((2, 0), (1, 1)):                     # paper hip -> actuator 0, knee -> 1
+            muscle = mm.sign[j] * md.torque[leg, j]
+            assert wd.relief[mm.rows[leg, j]] == 0.0
+            assert wd.tau[mm.coord[leg, j]] == pytest.approx(muscle + dd.tau[2 * leg + k], rel=1e-12, abs=1e-9)
+    np.testing.assert_allclose(wd.wearer_tau, wd.joint_tau[p_rows(setup)], rtol=0, atol=0)
+
+
+def p_rows(setup):
+    return setup.p.model.walk.wearer_source
