@@ -102,6 +102,7 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
     out.update(muscle_metrics_reference(t, t_start, gait["angles"], gait["feet"], None, 0.0, math.nan, math.nan)
                if gait is not None else {"metabolic_power": math.nan, "metabolic_cost": math.nan,
                                          "knee_flexion_stance_peak_deg": math.nan})
+    out["assist_phase_error"] = math.nan    # issue 46 item 2: no phase-timed assistance here
     return {k: float(v) for k, v in out.items()}
 
 
