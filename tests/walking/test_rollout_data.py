@@ -30,6 +30,20 @@ def same_bits(a, b):
     return np.array_equal(np.asarray(a, float).view(np.int64), np.asarray(b, float).view(np.int64))
 
 
+def deep_copy(record):
+    """A copy of a NamedTuple of arrays, numbers and nested NamedTuples."""
+    return type(record)(*(deep_copy(v) if isinstance(v, tuple) else np.copy(v) if isinstance(v, np.ndarray) else v
+                          for v in record))
+
+
+def same_tree(a, b):
+    """Two such records equal field by field (arrays bit for bit, numbers equal)."""
+    return all(same_tree(u, v) if isinstance(u, tuple) else
+               (u.dtype == v.dtype and same_bits(u, v) if isinstance(u, np.ndarray) and u.dtype.kind == "f"
+                else np.array_equal(u, v))
+               for u, v in zip(a, b))
+
+
 def assert_same_metrics(m1, m2):
     assert m1.keys() == m2.keys()
     for key in m1:
@@ -88,7 +102,8 @@ def test_copy_data_replays_a_run_from_a_saved_data_record():
     empty = (np.zeros(0), np.zeros((0, setup.x0.shape[0])),
              np.zeros((0, setup.model.n_contacts), dtype=np.int64),
              np.zeros((0, setup.model.n_contacts, 2)), np.zeros((0, N_RESIDUALS)))
-    model_before = stepping.clone_data(p.model.walk._replace(ctrl=()))
+    model_before = stepping.clone_data(p.model.walk._replace(ctrl=(), muscle=()))
+    muscle_before = deep_copy(p.model.walk.muscle)     # arrays and numbers (issue 45's muscle wearer)
     stepping.reset_data(p)
     x = setup.x0.copy()
     stepping.walk(x, 1.0, p, *empty, 0.0)
@@ -104,5 +119,7 @@ def test_copy_data_replays_a_run_from_a_saved_data_record():
     for name, u, v in zip(model_before._fields, model_before, p.model.walk):
         if name == "drive":
             assert all(np.array_equal(a, b) for a, b in zip(u, v)), name
+        elif name == "muscle":
+            assert same_tree(muscle_before, v), name
         elif name != "ctrl":
             assert np.array_equal(u, v), name
