@@ -16,9 +16,10 @@ whole rollout is one compiled loop of
    constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
    deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
    metric sample (:mod:`codesign.walking.accumulators`) at the step's start with the step's
-   mean forces (interaction forces at the human joints and the device's attachments:
-   those of the continuous phases, :func:`impact_step` holds the last value through a
-   touch-down impact), the feet's slip (sw.ut of the loaded points), the vertical ground
+   mean forces (interaction forces at the human joints: those of the continuous phases,
+   :func:`impact_step` holds the last value through a touch-down impact; at the device's
+   attachments every step's, impacts included, averaged over the ground reaction's 30-ms
+   window), the feet's slip (sw.ut of the loaded points), the vertical ground
    impulse into the ground reaction's moving window (impacts included: an impulse J
    counts J / window), and a foot touch-down (a foot with no loaded point before the step
    and one after) for the step length.
