@@ -280,12 +280,8 @@ M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_STANCE_P
 # index and the offset of their rows (GAIT_COLUMNS floats each) after the GRF ring
 GRF_PEAK_START, ANKLE_PF_PEAK = _header.add("GRF_PEAK_START", "ANKLE_PF_PEAK")
 GAIT_DT, GAIT_CAP, GAIT_NEXT, GAIT_ROWS = _header.add("GAIT_DT", "GAIT_CAP", "GAIT_NEXT", "GAIT_ROWS")
-# --- issue 46: the cuff forces' window (accumulators.push_cuff_bin, accumulate_cuff_force),
-# as the ground reaction's: CUFF_STEPS bins of GRF_H seconds, its channels (x and z of each
-# attachment), the next ring slot, the current bin's end time, the last sample's time, and
-# the offset of the per-channel rows after the gait samples: the current bin's impulses
-# (CUFF_CHANNELS floats), the last sample's forces (CUFF_CHANNELS), the ring
-# (CUFF_STEPS x CUFF_CHANNELS)
+# --- issue 46: the cuff window (accumulators.push_cuff_bin): bins of GRF_H s, channels (x, z per
+# attachment), next slot, bin end, last time; rows: bin impulses, last forces, ring [steps, channels]
 CUFF_STEPS, CUFF_CHANNELS, CUFF_NEXT, CUFF_BIN_END, CUFF_PREV_T, CUFF_ROWS = _header.add(
     "CUFF_STEPS", "CUFF_CHANNELS", "CUFF_NEXT", "CUFF_BIN_END", "CUFF_PREV_T", "CUFF_ROWS")
 # --- issue 46 item 2: the device's estimated gait phase (accumulate_phase): the offset of its
@@ -381,15 +377,6 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     # --- issue 45
     acc[KNEE_STANCE_PEAK] = -math.inf
-    return acc
-
-
-def with_muscles(acc0: np.ndarray, standing_w: float) -> np.ndarray:
-    """A copy of the accumulator's start ``acc0`` for the muscle wearer: its metabolic rate
-    accumulated (M_ON) and measured net of ``standing_w`` (W)."""
-    acc = acc0.copy()
-    acc[M_ON] = 1.0
-    acc[M_STANDING] = standing_w
     return acc
 
 

@@ -452,8 +452,11 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
 def with_muscle_wearer(wm: WalkModel, muscle: MuscleModel, standing_w: float) -> WalkModel:
     """``wm`` with the muscle wearer ``muscle`` (:mod:`codesign.walking.muscle_wearer`) and
     its accumulator's start marking the muscles on with their standing rate ``standing_w``
-    (W, the reference of "net": :func:`codesign.walking.metrics.with_muscles`)."""
-    return wm._replace(muscle=muscle, acc0=mt.with_muscles(wm.acc0, standing_w))
+    (W, the reference of "net"): the accumulator's start with its metabolic rate on."""
+    acc0 = wm.acc0.copy()
+    acc0[mt.M_ON] = 1.0
+    acc0[mt.M_STANDING] = standing_w
+    return wm._replace(muscle=muscle, acc0=acc0)
 
 
 def make_walk_data(wm: WalkModel, model: Model) -> WalkData:

@@ -40,6 +40,11 @@ def design_file(row: dict[str, str]) -> Path:
 
 
 ROWS = readme_rows()
+# Issue 46 read the body-weight figures on the person's own weight (before: person +
+# device, which the table's BW columns still show): these designs' loads then exceed a
+# stage (README's design table and docs/designs/index.toml say which); every other stage holds
+UNMET_SINCE_ISSUE_46 = {"drive-t05-walking.json": {"grf_peak_bw"}, "drive-t05-amplify.json": {"grf_peak_bw"},
+                        "drive-codesign-walking.json": {"interaction_force_peak_bw"}}
 
 
 def test_the_table_lists_an_amplifying_design_on_searched_drivetrains():
@@ -59,7 +64,8 @@ def test_every_readme_codesign_meets_every_default_stage_as_its_row_says(row):
     record = problem.walking.replay(load_design(design_file(row)), settings).record
     metrics = record.metrics
     assert metrics["time"] == pytest.approx(10.0)
-    assert unmet_conditions(metrics, problem.objectives) == ()
+    unmet = {condition.split(" ")[0] for condition in unmet_conditions(metrics, problem.objectives)}
+    assert unmet == UNMET_SINCE_ISSUE_46.get(design_file(row).name, set())
     assert metrics["actuator_thermal_ratio"] <= 1.0
     assert metrics["speed"] == pytest.approx(float(row["speed [m/s]"]), abs=0.005)
     assert metrics["actuator_thermal_ratio"] == pytest.approx(float(row["thermal ratio"]), abs=0.005)

@@ -210,8 +210,8 @@ def test_the_compiled_muscle_metrics_match_their_oracle():
     edot = rng.uniform(100.0, 900.0, 200)
     for muscles in (False, True):
         acc = mt.new_accumulator(0, 0.5)
-        if muscles:
-            acc = mt.with_muscles(acc, 123.0)
+        if muscles:                      # as rollout_base.with_muscle_wearer marks it
+            acc[mt.M_ON], acc[mt.M_STANDING] = 1.0, 123.0
         gait_q = np.array([0, 1, 2, 3, 4, 5], dtype=np.int64)
         for k in range(200):
             ac.accumulate_knee_stance_peak(acc, t[k], angles[k], gait_q, feet[k])
