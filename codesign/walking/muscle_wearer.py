@@ -109,8 +109,10 @@ class MuscleModel(NamedTuple):
 
 
 def muscle_masses(table: MuscleTable, met: MetabolicConstants = UMBERGER_2010) -> np.ndarray:
-    """float64[7] kg: (F_max / sigma) rho l_opt of each muscle (docs/muscles.md)."""
-    return np.array([muscle_mass(table.f_max[i], table.l_opt[i], met.specific_tension, met.density)
+    """float64[7] kg: (F_max / sigma) rho l_opt of each muscle (docs/muscles.md). The
+    set-up of every design calls it, so it runs the kernel's Python function: nothing to
+    compile in a fresh process (tests/walking/test_cold_start.py)."""
+    return np.array([muscle_mass.py_func(table.f_max[i], table.l_opt[i], met.specific_tension, met.density)
                      for i in range(table.f_max.shape[0])])
 
 
