@@ -1,6 +1,6 @@
 """Geyer & Herr 2010's reflex controller of the seven muscles of each leg, with neural delays
-exact to the control step (issue 45, item 1: reflex control). Library code: the walking
-rollout does not call it yet (docs/muscles.md, "Reflex control").
+exact to the control step (issue 45, item 1: reflex control). The stepping rollout calls it
+through :mod:`codesign.walking.muscle_wearer` (docs/muscles.md, "Reflex control").
 
 Source: H. Geyer and H. Herr, IEEE TNSRE 18(3):263-273, 2010, Sec. II and Appendix (open
 copy: MIT DSpace, http://hdl.handle.net/1721.1/70926). The paper's text could not be opened
@@ -207,6 +207,31 @@ DELAY_SOURCES = (
     ParameterSource("contact", 0.0, "s", f"{SCONE} line 9 (leg_load_sensor_delay = 0)"),
 )
 STANDARD_GRAVITY = 9.81
+# Each reflex parameter's physical range (issue 45, item 4: the ranges a search moves them
+# in; a value outside is a UserError line). Stimulations and pre-stimulations are fractions
+# of full activation; a gain's range is 0 (the loop off) to 4-5 times the published value
+# (a loop gain beyond that saturates the clip [0.01, 1] at a tenth of the signal's range);
+# length offsets stay where the muscle's force-length curve is above 5 % (l_opt (1 +- w),
+# w = 0.4-0.56: Table I); the knee offset spans 150-180 deg of the paper's knee angle; the
+# reference lean -0.2..0.4 rad (-11..23 deg) brackets people's 0-10 deg; the stance load
+# threshold 1-50 % of body weight.
+REFLEX_RANGES: dict[str, tuple[float, float]] = {
+    "s0": (0.0, 0.1), "s0_vas": (0.0, 0.5), "s0_bal": (0.0, 0.5),
+    "g_sol": (0.0, 5.0), "g_ta": (0.0, 5.0), "l_off_ta": (0.5, 1.4), "g_sol_ta": (0.0, 2.0),
+    "g_gas": (0.0, 5.0), "g_vas": (0.0, 5.0), "k_phi": (0.0, 10.0), "phi_k_off": (2.62, 3.14),
+    "k_bw": (0.0, 5.0), "k_p": (0.0, 10.0), "k_d": (0.0, 2.0), "glu_kp_scale": (0.0, 1.5),
+    "theta_ref": (-0.2, 0.4), "delta_s": (0.0, 1.0), "g_hfl": (0.0, 5.0), "l_off_hfl": (0.5, 1.4),
+    "k_lean": (0.0, 5.0), "g_ham_hfl": (0.0, 10.0), "l_off_ham": (0.5, 1.4), "g_ham": (0.0, 5.0),
+    "g_glu": (0.0, 5.0), "stance_load": (0.01, 0.5),
+}
+REFLEX_PREFIX = "reflex."   # a design's reflex parameter: params["reflex.g_sol"] ...
+
+
+def reflex_changes(params) -> dict[str, float]:
+    """The reflex parameters a design's ``params`` (name -> value) set: each
+    ``reflex.<name>`` by its name (:func:`reflex_params` checks them)."""
+    return {name.removeprefix(REFLEX_PREFIX): float(value) for name, value in params.items()
+            if name.startswith(REFLEX_PREFIX)}
 
 
 def reflex_params(body_mass: float, **changes: float) -> ReflexParams:
@@ -221,6 +246,10 @@ def reflex_params(body_mass: float, **changes: float) -> ReflexParams:
         if name not in values:
             raise UserError(f"reflex: unknown parameter {name!r}, expected one of {', '.join(ReflexParams._fields)}")
         values[name] = float(value)
+        low, high = REFLEX_RANGES.get(name, (-math.inf, math.inf))
+        if math.isfinite(values[name]) and not low <= values[name] <= high:
+            raise UserError(f"reflex: {name} = {value} is outside its physical range, expected {low} <= {name} "
+                            f"<= {high}")
     bad = [n for n, v in values.items() if not math.isfinite(v)]
     if bad:
         raise UserError(f"reflex: {bad[0]} = {values[bad[0]]} is not finite, expected a finite number")

@@ -6,7 +6,8 @@ and builds, from it alone, the problem's space, its default stages (joined by na
 hooks that decode, check and replay one design. The families' own code stays in their
 modules (what a candidate is and how it is evaluated):
 
-* ``device = "none"``: the unaugmented human (:mod:`codesign.problems.human_gait`);
+* ``device = "none"``: the unaugmented human (:mod:`codesign.problems.human_gait`); with
+  ``wearer_model = "muscles"``, its reflexes searched (:mod:`codesign.problems.muscle_gait`);
 * a passive wearer: the co-design (:mod:`codesign.problems.exo_codesign`);
 * an active wearer, ``search = "device"``: a device assisting it
   (:mod:`codesign.problems.exo_assist`);
@@ -23,6 +24,7 @@ from codesign.objectives import Objective
 from codesign.problems import exo_assist as ea
 from codesign.problems import exo_codesign as ex
 from codesign.problems import human_gait as hg
+from codesign.problems import muscle_gait as mg
 from codesign.problems import objectives as ob
 from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
@@ -93,7 +95,11 @@ def walking_problem(options: ProblemOptions) -> Problem:
     pools: tuple = ()
     metrics = METRICS
     codesign = ob.codesign_stages()
-    if kind == "human":
+    if kind == "human" and options.wearer_model == "muscles":   # the reflexes searched (issue 45)
+        parameters = mg.reflex_parameters()
+        stages, parse, run, check = mg.muscle_stages(), parse_human_settings, hg.run_human, hg.check_design
+        decode, replay, warmup, encode = mg.decode, replay_design, hg.warmup, None
+    elif kind == "human":
         parameters = law_parameters(options.torso_feedback)
         stages, parse, run, check = ob.human_stages(), parse_human_settings, hg.run_human, hg.check_design
         decode, replay, warmup, encode = hg.decode, replay_design, hg.warmup, None

@@ -18,6 +18,7 @@ from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
 from codesign.control.assist import assist_signals, has_assist
+from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes
 from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
 from codesign.model.anthropometry import human_geometry
@@ -337,7 +338,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         return None, mt.measured_record(metrics, f"initial_state: contact modes (code {code})"), screen_s
     if settings.wearer_model == "muscles":
         p = with_muscle_wearer(p, model, controller, settings, x0, human.mass_kg,
-                               design.topology is None or active)
+                               design.topology is None or active, reflex_changes(design.params))
     device = (tuple(wr_joint_name(a) for a in design.actuators) if design.topology is not None
               else IDEAL_DEVICE_JOINTS)
     names = effort_names(p.model.walk.effort_source, controller, device)
@@ -347,13 +348,14 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
 
 
 def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSettings, x0: np.ndarray,
-                       body_mass: float, own_joints: bool):
+                       body_mass: float, own_joints: bool, reflexes: Mapping[str, float]):
     """The rollout parameters ``p`` with the muscle wearer (issue 45,
     :mod:`codesign.walking.muscle_wearer`) on the human's hip, knee and ankle rows of the
     controller, started at x0 (the feet's loads: the body weight shared by the feet
     touching the ground, within 1 mm), for a person of ``body_mass`` kg. UserError (one
     line) unless the human's joints are its own (``own_joints``: the human alone or an
-    active wearer)."""
+    active wearer). ``reflexes``: the design's reflex parameters by name (the published
+    values for the others; :func:`codesign.control.reflex.reflex_params` checks them)."""
     if not own_joints:
         raise UserError("evaluation.wearer_model: \"muscles\" with a passive wearer; expected the human "
                         "alone (topology null) or wearer = \"active\" (a passive wearer's joints are moved "
@@ -365,7 +367,7 @@ def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSetti
     touching = (np.abs(contact_heights(model, x0[:n])) < 1e-3).astype(np.int64)
     load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
     mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
-                           x0, load0)
+                           x0, load0, **reflexes)
     return stepping.with_muscles(p, model, mm, standing_rate(mm))
 
 
@@ -397,6 +399,8 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
             expected |= drive
     if settings.wearer == "active" and (design.topology is not None or has_assist(design.params)):
         expected |= set(assist_parameter_bounds())    # an active wearer's device: its assistance
+    if settings.wearer_model == "muscles":              # any of the reflexes (the rest: published)
+        expected |= {REFLEX_PREFIX + name for name in REFLEX_RANGES} & set(design.params)
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:
         raise UserError(f"{where}: params: " + "; ".join(
