@@ -15,12 +15,13 @@ DEMO := results/demo
 SCREEN_SAMPLES ?= 50
 
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
-# into numba's disk cache once (~44 s of CPU; `codesign warmup` prints a line before).
+# into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before), the
+# event-driven and soft rollouts' each in a process of its own at the same time (--peers).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	$(CODESIGN) warmup
+	$(CODESIGN) warmup --peers
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -167,7 +167,8 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
     w = t >= t_start
     knee = -np.degrees(np.asarray(angles, float)[w][:, [1, 4]])
     on = np.asarray(feet, float)[w] > 0
-    out = {"knee_flexion_stance_peak_deg": float(knee[on].max()) if on.any() else math.nan,
+    alone = on & ~on[:, ::-1]           # a leg in single support: its foot on, the other's off
+    out = {"knee_flexion_stance_peak_deg": float(knee[alone].max()) if alone.any() else math.nan,
            "metabolic_power": math.nan, "metabolic_cost": math.nan}
     if edot is not None:
         tw = t[w]

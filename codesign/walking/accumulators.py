@@ -66,14 +66,16 @@ def accumulate_muscles(acc: np.ndarray, t: float, edot: float) -> None:
 @njit(cache=True, _nrt=False)
 def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q: np.ndarray,
                                 feet: np.ndarray) -> None:
-    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg whose foot
-    is on the ground (feet[2] 0/1) at a sample in the window; gait_q int64[6] the hip,
-    knee, ankle coordinates of the right then the left leg."""
+    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg alone on the
+    ground (its foot on it, the other's off: feet[2] 0/1) at a sample in the window;
+    gait_q int64[6] the hip, knee, ankle coordinates of the right then the left leg. Single
+    support holds the loading response's flexion (Winter: 16-18 deg at ~15 % of the cycle)
+    and leaves out pre-swing, where a loaded knee flexes to ~40 deg before toe-off."""
     if t < acc[T_START]:
         return
     for leg in range(2):
         k = gait_q[3 * leg + 1]
-        if feet[leg] > 0.0 and k >= 0:
+        if feet[leg] > 0.0 and feet[1 - leg] == 0.0 and k >= 0:
             flexion = -math.degrees(q[k])
             if flexion > acc[KNEE_STANCE_PEAK]:
                 acc[KNEE_STANCE_PEAK] = flexion

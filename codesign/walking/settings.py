@@ -94,8 +94,11 @@ class WalkSettings:
     wearer_model: str = "impedance"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
-        """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
-        return dataclasses.replace(self, rollout=dataclasses.replace(self.rollout, **changes))
+        """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``);
+        UserError (one line) for a contact model the wearer model cannot run under."""
+        rollout = dataclasses.replace(self.rollout, **changes)
+        check_wearer_contact(self.wearer_model, rollout.contact_model)
+        return dataclasses.replace(self, rollout=rollout)
 
     @staticmethod
     def from_dict(d: Mapping[str, Any] | None) -> "WalkSettings":
@@ -167,9 +170,7 @@ class WalkSettings:
         if wearer_model not in WEARER_MODELS:
             raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}; expected one of "
                             f"{', '.join(WEARER_MODELS)}")
-        if wearer_model == "muscles" and rollout.contact_model != "hard":
-            raise UserError(f"evaluation.wearer_model: \"muscles\" with contact_model = {shown(rollout.contact_model)}; "
-                            "expected contact_model = \"hard\" (the muscles' reflex delays need the fixed time step)")
+        check_wearer_contact(wearer_model, rollout.contact_model)
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -240,3 +241,12 @@ def _drivetrain_from_dict(model: str, table: Mapping) -> Actuator:
     if isinstance(regen, bool) or not isinstance(regen, (int, float)) or not 0.0 <= regen <= 1.0:
         raise UserError(f"evaluation.actuators.regeneration: got {shown(regen)}; expected a fraction in [0, 1]")
     return drivetrain_actuator(Drivetrain(motor, float(ratio)), float(regen), model)
+
+
+def check_wearer_contact(wearer_model: str, contact_model: str) -> None:
+    """UserError (one line) for the muscle wearer under a contact model other than "hard":
+    the event-driven and soft rollouts call the controller at their integrators' trial
+    times, and the reflexes' delays need the fixed control step."""
+    if wearer_model == "muscles" and contact_model != "hard":
+        raise UserError(f"evaluation.wearer_model: \"muscles\" with contact_model = {shown(contact_model)}; "
+                        "expected contact_model = \"hard\" (the muscles' reflex delays need the fixed time step)")

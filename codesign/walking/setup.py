@@ -18,7 +18,7 @@ from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
 from codesign.control.assist import assist_signals, has_assist
-from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes
+from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes, reflex_params
 from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
 from codesign.model.anthropometry import human_geometry
@@ -401,6 +401,10 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         expected |= set(assist_parameter_bounds())    # an active wearer's device: its assistance
     if settings.wearer_model == "muscles":              # any of the reflexes (the rest: published)
         expected |= {REFLEX_PREFIX + name for name in REFLEX_RANGES} & set(design.params)
+        try:                                            # each within its physical range
+            reflex_params(human_geometry().mass_kg, **reflex_changes(design.params))
+        except UserError as exc:
+            raise UserError(f"{where}: params: {exc}") from None
     unknown, missing = sorted(set(design.params) - expected), sorted(expected - set(design.params))
     if unknown or missing:
         raise UserError(f"{where}: params: " + "; ".join(

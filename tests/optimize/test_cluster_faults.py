@@ -39,6 +39,9 @@ iterations = {iterations}
 [evaluation]
 sleep_s = {sleep}
 """
+# the random-kills run's length: long enough for several kills mid-run (a kill every
+# 0.3-1 s, an iteration ~1 s on 3 workers), short enough for CI (150 took 270 s)
+FAULT_ITERATIONS = 40
 CODESIGN = """
 seed = 3
 [problem]
@@ -46,7 +49,7 @@ name = "exo_codesign"
 [optimizer]
 algorithm = "mmpso"
 particles = 12
-iterations = 150
+iterations = {iterations}
 [optimizer.migration]
 exploration = 0.3
 local = 0.1
@@ -114,7 +117,7 @@ def test_workers_killed_at_random_lose_nothing(tmp_path, cluster_of):
     # (3) would end it as KilledWorker, which this test is not about
     cluster = cluster_of(3, env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1000"})
     spec = tmp_path / "exo.toml"
-    spec.write_text(CODESIGN)
+    spec.write_text(CODESIGN.format(iterations=FAULT_ITERATIONS))
     started = time.monotonic()
     reference = codesign("optimize", spec, "--name", "serial", "--workers", 0, "--quiet", "--results", tmp_path)
     assert reference.returncode == 0, reference.stderr[-2000:]
@@ -133,7 +136,7 @@ def test_workers_killed_at_random_lose_nothing(tmp_path, cluster_of):
         while driver.poll() is None:
             time.sleep(rng.uniform(0.3, 1.0))
             done = iterations_done(db)
-            if driver.poll() is not None or done >= 150:
+            if driver.poll() is not None or done >= FAULT_ITERATIONS:
                 return
             cluster.kill_worker(rng.choice(cluster.workers))     # SIGKILL, no goodbye
             cluster.add_worker()
@@ -147,7 +150,7 @@ def test_workers_killed_at_random_lose_nothing(tmp_path, cluster_of):
     stderr = driver.stderr.read()
     assert status == 0, stderr[-3000:]
     assert stderr == "", stderr[-3000:]
-    assert len(kills) >= 3 and 0 < kills[0] and kills[-1] < 150, kills     # mid-run, several times
+    assert len(kills) >= 3 and 0 < kills[0] and kills[-1] < FAULT_ITERATIONS, kills   # mid-run, several times
     assert_same_run(tmp_path / "serial" / "run.sqlite", db)
     print(f"kills at iterations {kills}; reference {t_reference:.1f} s, under faults {t_faults:.1f} s")
 

@@ -119,3 +119,24 @@ def test_bench_coldstart_counts_the_warm_process_loads(tmp_path):
     assert (warm["status"], warm["compiled"], warm["loaded"]) == ("ok", "0", str(len(compiled.kernels())))
     assert float(warm["first_s"]) > 0 and float(warm["wall_s"]) > float(warm["import_s"]) + float(warm["first_s"])
     assert "target <= 10 s" in done.stdout
+
+
+def test_warmup_with_peers_also_leaves_the_event_driven_and_soft_rollouts_cached():
+    """``codesign warmup --peers`` (make's install): the second process compiled or loaded
+    the other contact models' rollouts, so a fresh process's soft walk loads them: numba's
+    cache log shows no compile of the soft rollout's kernel (NUMBA_DEBUG_CACHE)."""
+    done = subprocess.run(CLI + ["warmup", "--peers"], capture_output=True, text=True, env=_env(), cwd=ROOT,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[-2].startswith("walking kernels: 8 of 8 cached in")
+    assert lines[-1].startswith("event-driven and soft rollouts: compiled or loaded alongside (")
+    soft = ("from codesign.walking import evaluate, typical_human_design, WalkSettings\n"
+            "s = WalkSettings.from_dict({'max_time': 0.05, 'contact_model': 'soft'})\n"
+            "print('STATUS', evaluate(typical_human_design(s), s).status)\n")
+    fresh = subprocess.run([sys.executable, "-c", soft], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                           env=_env(NUMBA_DEBUG_CACHE="1"))
+    assert fresh.returncode == 0, fresh.stderr
+    assert "STATUS ok" in fresh.stdout
+    saved = [line for line in fresh.stdout.splitlines() if line.startswith("[cache]") and "saved" in line]
+    assert saved == [], saved[:3]

@@ -1,0 +1,114 @@
+"""The muscle-driven human's searched reflexes (issue 45, item 4;
+codesign/problems/muscle_gait.py): the space, the stages, bad input, and the stored walk."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codesign.control import reflex as R
+from codesign.errors import UserError
+from codesign.problems import muscle_gait as mg
+from codesign.problems.compose import walking_problem
+from codesign.problems.options import parse_options
+from codesign.walking import WalkSettings
+from codesign.walking.design import Design
+from codesign.walking.setup import check_design
+
+ROOT = Path(__file__).resolve().parents[2]
+DESIGN = ROOT / "docs" / "designs" / "human-muscles.json"
+
+
+def muscle_problem():
+    return walking_problem(parse_options({"name": "human_gait", "wearer_model": "muscles"})[1])
+
+
+def test_the_search_starts_around_the_published_reflexes_inside_their_ranges():
+    published = {row.name: row.value for row in R.PARAMETER_SOURCES}
+    parameters = mg.reflex_parameters()
+    assert [p.name for p in parameters] == [R.REFLEX_PREFIX + n for n in R.REFLEX_RANGES]
+    for p in parameters:
+        value = published[p.name.removeprefix(R.REFLEX_PREFIX)]
+        lo, hi = p.init_range
+        assert p.low <= lo <= value <= hi <= p.high, p.name
+        assert hi - lo <= 2 * mg.START_SPREAD * max(abs(value), 0.1 * (p.high - p.low)) + 1e-12, p.name
+
+
+def test_the_muscle_problem_searches_the_reflexes_and_prices_metabolic_cost():
+    problem = muscle_problem()
+    assert {p.name for p in problem.parameters} == {R.REFLEX_PREFIX + n for n in R.REFLEX_RANGES}
+    assert problem.objectives[-1].metric == "metabolic_cost" and problem.objectives[-1].sense == "minimize"
+    knee = [o for o in problem.objectives if o.metric == "knee_flexion_stance_peak_deg"]
+    assert len(knee) == 1 and knee[0].until == mg.KNEE_STANCE_PEAK_MAX_DEG
+    # the impedance human's problem is untouched: its law searched, its torque stage last
+    human = walking_problem(parse_options({"name": "human_gait"})[1])
+    assert human.objectives[-1].metric == "torque_rms" and not any(p.name.startswith("reflex.") for p in human.parameters)
+
+
+def test_a_decoded_candidate_is_a_complete_design_and_a_bad_one_names_its_parameter():
+    problem = muscle_problem()
+    middle = {p.name: 0.5 * sum(p.init_range) for p in problem.parameters}
+    settings = problem.parse_settings({})
+    design = problem.walking.decode((), middle, settings)
+    check_design(design, settings.walk)                      # the law's slots filled, the reflexes known
+    assert {k: v for k, v in design.params.items() if k.startswith("reflex.")} == middle
+    with pytest.raises(ValueError, match="reflex.g_sol"):
+        problem.walking.decode((), {**middle, "reflex.g_sol": -0.5}, settings)
+
+
+def test_reflexes_are_known_only_to_the_muscle_wearer():
+    design = Design(json.loads(DESIGN.read_text())["params"])
+    check_design(design, WalkSettings.from_dict({"wearer_model": "muscles"}))
+    with pytest.raises(UserError, match="unknown"):
+        check_design(design, WalkSettings.from_dict({}))
+
+
+@pytest.mark.parametrize("name, value", [("g_sol", -0.1), ("k_p", 10.5), ("phi_k_off", 3.3), ("stance_load", 0.0)])
+def test_a_reflex_outside_its_physical_range_is_one_line(name, value):
+    with pytest.raises(UserError) as err:
+        R.reflex_params(80.0, **{name: value})
+    message = str(err.value)
+    assert "\n" not in message and name in message and "physical range" in message
+
+
+def test_the_muscle_wearer_refuses_another_contact_model_when_a_check_asks_for_it():
+    """A report's or a study's soft-contact check changes a parsed setting (with_rollout):
+    for the muscle wearer that is the same one-line refusal as in a spec."""
+    walk = WalkSettings.from_dict({"wearer_model": "muscles"})
+    assert walk.with_rollout(h=5e-4).rollout.h == 5e-4
+    with pytest.raises(UserError, match="contact_model"):
+        walk.with_rollout(contact_model="soft")
+
+
+def test_simulate_refuses_a_reflex_out_of_range_with_exit_2_and_writes_nothing(tmp_path):
+    doc = json.loads(DESIGN.read_text())
+    doc["params"]["reflex.g_vas"] = 7.0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "codesign.cli", "simulate", str(path), "--out", str(out),
+                          "--no-animation", "--max-time", "0.05"], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "g_vas" in lines[0] and "physical range" in lines[0]
+    assert not out.exists()
+
+
+def test_the_stored_muscle_driven_human_walks():
+    """docs/designs/human-muscles.json (the device's 16-worker search, studies/muscle-wearer)
+    replays here: 10 s, 1.2-1.4 m/s, the pitch assist unused, per-stride r against Winter's
+    hip and knee >= 0.95 (issue 45's gait-lab bounds)."""
+    from codesign.walking.design import load_design
+    from codesign.walking.evaluation import evaluate
+    design = load_design(DESIGN)
+    settings = WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles"})
+    record = evaluate(design, settings)
+    m = record.metrics
+    assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
+    assert m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.95
+    assert m["ankle_plantarflexion_peak_deg"] >= 10.0
