@@ -56,17 +56,18 @@ def muscle_stages() -> tuple[Objective, ...]:
 
 def unused_law(options: ProblemOptions) -> dict[str, float]:
     """The impedance law a muscle-driven human carries unused: its bounds' midpoints."""
-    return {name: 0.5 * (low + high) for name, (low, high) in hg.human_gait_layout(options.torso_feedback).bounds().items()}
+    bounds = hg.human_gait_layout(options.torso_feedback).bounds()
+    return {name: 0.5 * (low + high) for name, (low, high) in bounds.items()}
 
 
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, options: ProblemOptions) -> Design:
     """The muscle-driven human of a candidate: its reflexes (ValueError naming one that is
     missing, not finite or outside its range) and the unused law."""
-    for parameter in reflex_parameters():
+    parameters = reflex_parameters()
+    for parameter in parameters:
         value = params.get(parameter.name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                 or not parameter.low <= value <= parameter.high:
             raise ValueError(f"parameter {parameter.name}: {value!r}; expected a number in "
                              f"[{parameter.low}, {parameter.high}]")
-    reflexes = {p.name: float(params[p.name]) for p in reflex_parameters()}
-    return Design({**unused_law(options), **reflexes})
+    return Design({**unused_law(options), **{p.name: float(params[p.name]) for p in parameters}})
