@@ -147,8 +147,7 @@ REGISTRY: tuple[Metric, ...] = (
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
     Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion of a leg in single support "
-           "(its foot alone on the ground: the loading response, not pre-swing), both legs (any wearer)",
-           "accumulate_knee_stance_peak", "finalize_muscles"),
+           "(the loading response, not pre-swing), both legs (any wearer)", "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),

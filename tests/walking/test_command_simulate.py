@@ -155,8 +155,10 @@ def test_every_bundled_design_passes_the_check():
     assert len(paths) >= 5
     for path in paths:
         design = load_design(path)       # a device assisting an active wearer (issue 32): its settings
-        check_design(design, WalkSettings.from_dict({"wearer": "active"} if has_assist(design.params) else {}),
-                     str(path))
+        table = {"wearer": "active"} if has_assist(design.params) else {}
+        if (design.problem or {}).get("wearer_model"):   # a problem option that sets the evaluation's (issue 45)
+            table["wearer_model"] = design.problem["wearer_model"]
+        check_design(design, WalkSettings.from_dict(table), str(path))
 
 
 def test_an_interrupted_simulate_leaves_its_folder_as_it_was(tmp_path, capsys, monkeypatch):
