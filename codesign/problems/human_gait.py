@@ -26,16 +26,24 @@ def human_gait_layout(hip_torso_feedback: bool = False) -> ControlLayout:
     return human_layout(sg.STEP, reference_points=4, hip_torso_feedback=hip_torso_feedback)
 
 
-def human_params_error(params: Mapping[str, float], hip_torso_feedback: bool = False) -> EvalRecord | None:
-    """A failed record naming the first parameter of :func:`human_gait_layout` (with the
-    hip's torso term under ``hip_torso_feedback``) that is missing, not a finite number or
-    outside its bounds; None when all are fine."""
-    for name, (low, high) in human_gait_layout(hip_torso_feedback).bounds().items():
+def parameter_error(params: Mapping[str, float], bounds: Mapping[str, tuple[float, float]]) -> str | None:
+    """"parameter NAME: VALUE; expected a number in [low, high]" for the first of ``bounds``
+    (name -> (low, high)) that ``params`` is missing, gives as no finite number or outside
+    its bounds; None when all are fine."""
+    for name, (low, high) in bounds.items():
         value = params.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or not low <= value <= high:
-            return EvalRecord.failed(f"decode: parameter {name}: {value!r}; expected a number in [{low}, {high}]")
+            return f"parameter {name}: {value!r}; expected a number in [{low}, {high}]"
     return None
+
+
+def human_params_error(params: Mapping[str, float], hip_torso_feedback: bool = False) -> EvalRecord | None:
+    """A failed record naming the first parameter of :func:`human_gait_layout` (with the
+    hip's torso term under ``hip_torso_feedback``) that is missing, not a finite number or
+    outside its bounds (:func:`parameter_error`); None when all are fine."""
+    bad = parameter_error(params, human_gait_layout(hip_torso_feedback).bounds())
+    return None if bad is None else EvalRecord.failed(f"decode: {bad}")
 
 
 def run_human(design: Design, settings: WalkingProblemSettings) -> EvalRecord:

@@ -16,7 +16,6 @@ file stays complete and replays as any other). The stages are the human gait's
 
 from __future__ import annotations
 
-import math
 from typing import Mapping
 
 from codesign.control.reflex import PARAMETER_SOURCES, REFLEX_PREFIX, REFLEX_RANGES
@@ -64,10 +63,7 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, optio
     """The muscle-driven human of a candidate: its reflexes (ValueError naming one that is
     missing, not finite or outside its range) and the unused law."""
     parameters = reflex_parameters()
-    for parameter in parameters:
-        value = params.get(parameter.name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not parameter.low <= value <= parameter.high:
-            raise ValueError(f"parameter {parameter.name}: {value!r}; expected a number in "
-                             f"[{parameter.low}, {parameter.high}]")
+    bad = hg.parameter_error(params, {p.name: (p.low, p.high) for p in parameters})
+    if bad is not None:
+        raise ValueError(bad)
     return Design({**unused_law(options), **{p.name: float(params[p.name]) for p in parameters}})
