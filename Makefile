@@ -13,6 +13,8 @@ SPEC ?= pipelines/demo.toml
 CATALOG := topologies/catalog.json
 DEMO := results/demo
 SCREEN_SAMPLES ?= 50
+# pytest-xdist processes for `make test` (CI's machine has 2 cores; 0 runs in this process)
+TEST_WORKERS ?= 2
 
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
 # into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before), the
@@ -60,7 +62,7 @@ walking: $(STAMP) $(CATALOG) cache
 
 ## test: the whole test suite
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## topologies: stage 1, regenerate the topology and actuator-pair catalog
 topologies: $(STAMP)

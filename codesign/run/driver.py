@@ -291,6 +291,9 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
         status = "finished"
     except (KeyboardInterrupt, ClusterLost):
         status = "stopped"
+        # what the database holds: the signal can land between an iteration's commit and
+        # the callback that counts it (the stopped line then named one iteration too few)
+        where["iteration"] = store.rows("SELECT count(*) FROM iterations WHERE run_id = ?", (run_id,))[0][0]
         raise
     finally:
         bar.close()
