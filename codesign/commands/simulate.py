@@ -219,23 +219,27 @@ def thesis_comparison(metrics) -> str:
 
 
 def effort_lines(metrics: dict[str, float]) -> list[str]:
-    """What an active wearer's device does to its effort (issue 32): per joint and in all
-    the metabolic proxy without and with the device and its reduction in words ("69.8 %
+    """What an active wearer's device does to its effort (issue 32): per joint the
+    metabolic proxy without and with the device, then the effort its wearer model prices
+    (the proxy, or the muscle-driven wearer's net metabolic cost,
+    :data:`codesign.problems.effort.EFFORT_METRIC`) and its reduction in words ("69.8 %
     less", :func:`codesign.problems.effort.reduction_text`, the convention of compare and
     the report), and the speed's change; for a wearer that adapted to the device
     (``exo_assist_wearer``) the reduction against its adapted law walking alone too;
     nothing for other designs."""
     if "effort_reduction" not in metrics:
         return []
+    muscles = "metabolic_cost_unassisted" in metrics
+    effort, what = ("metabolic_cost", "net metabolic cost") if muscles else ("wearer_metabolic", "metabolic proxy")
     joints = [f"{j} {metrics[f'wearer_{j}_metabolic_unassisted']:.3f} -> {metrics[f'wearer_{j}_metabolic']:.3f} "
               f"({reduction_text(metrics[f'effort_reduction_{j}'])})"
               for j in WEARER_JOINTS if f"effort_reduction_{j}" in metrics]
     return ["wearer's metabolic proxy without -> with the device (J/(kg m)): " + ", ".join(joints),
-            f"effort: {reduction_text(metrics['effort_reduction'])} with the device "
-            f"({metrics['wearer_metabolic_unassisted']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m), the device's "
+            f"effort: {reduction_text(metrics['effort_reduction'])} with the device ({what} "
+            f"{metrics[effort + '_unassisted']:.3f} -> {metrics[effort]:.3f} J/(kg m), the device's "
             f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"] + (
         [f"against its adapted law without the device: {reduction_text(metrics['effort_reduction_own'])} "
-         f"({metrics['wearer_metabolic_own']:.3f} -> {metrics['wearer_metabolic']:.3f} J/(kg m)); the law alone walks "
+         f"({metrics[effort + '_own']:.3f} -> {metrics[effort]:.3f} J/(kg m)); the law alone walks "
          f"{metrics.get('speed_own', math.nan):.2f} m/s"] if "effort_reduction_own" in metrics else [])
 
 

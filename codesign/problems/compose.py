@@ -12,7 +12,8 @@ modules (what a candidate is and how it is evaluated):
 * an active wearer, ``search = "device"``: a device assisting it
   (:mod:`codesign.problems.exo_assist`);
 * an active wearer, ``search = "wearer"``: the wearer adapting to a frozen device
-  (:mod:`codesign.problems.wearer_adapt`).
+  (:mod:`codesign.problems.wearer_adapt`); ``search = "wearer_assist"``: with the
+  device's assistance profile.
 """
 
 from __future__ import annotations
@@ -115,11 +116,15 @@ def walking_problem(options: ProblemOptions) -> Problem:
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
         metrics += tuple(EFFORT_UNITS)
     else:
-        parameters = law_parameters(options.torso_feedback)
+        muscles = options.wearer_model == "muscles"   # the reflexes adapt (issue 46)
+        parameters = mg.reflex_parameters() if muscles else law_parameters(options.torso_feedback)
+        if options.search == "wearer_assist":                    # the profile adapts with it
+            parameters += ea.assist_parameters()
         assist = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         stages = wa.adapt_stages(stages_before(assist, "effort_reduction"))
         parse, run, check = wa.parse_adapt_settings, run_adapted, wa.check_design
-        decode, replay, warmup, encode = wa.decode, wa.replay_adapted, wa.warmup, wa.encode
+        decode, replay, warmup = wa.decode, wa.replay_adapted, wa.warmup
+        encode = functools.partial(wa.encode, options=options)
         metrics += tuple(EFFORT_UNITS) + tuple(OWN_UNITS)
     if options.wearer_model != "impedance":
         parse = functools.partial(parse_wearer_model, parse=parse, wearer_model=options.wearer_model)

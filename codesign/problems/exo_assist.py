@@ -39,8 +39,9 @@ from codesign.control.assist import has_assist, parameter_bounds
 from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign as ex
+from codesign.problems import muscle_gait as mg
 from codesign.problems import objectives as ob
-from codesign.problems.effort import SPEED_CHANGE_MAX, effort_comparison
+from codesign.problems.effort import EFFORT_METRIC, SPEED_CHANGE_MAX, effort_comparison
 from codesign.problems.options import PRESETS, ProblemOptions
 from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
                                        parse_walk_settings, replay)
@@ -101,9 +102,16 @@ def assist_parameters() -> tuple[Parameter, ...]:
 
 
 def law_names() -> set[str]:
-    """The wearer's law's parameter names (chapter 4's hip, knee and ankle, and the hip's
-    torso term of a ``human_gait_balance`` law)."""
+    """The wearer's impedance law's parameter names (chapter 4's hip, knee and ankle, and
+    the hip's torso term of a ``human_gait_balance`` law)."""
     return set(human_control_layout(WalkSettings(), hip_torso_feedback=True).parameter_names())
+
+
+def wearer_names() -> set[str]:
+    """Every parameter of a design that is its wearer's: the impedance law
+    (:func:`law_names`) and a muscle-driven wearer's reflexes
+    (:func:`codesign.problems.muscle_gait.reflex_names`)."""
+    return law_names() | mg.reflex_names()
 
 
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings,
@@ -111,30 +119,32 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Assis
     """The design of a candidate: its subspace's linkage and drivetrains
     (:func:`codesign.problems.exo_codesign.decode_group` under the problem's ``options``,
     the torso term the frozen wearer's law's), the wearer's law of the settings (the
-    candidate's own where it has one) and the assistance profile (ValueError: missing,
-    not finite or out of bounds)."""
+    candidate's own where it has one; a muscle-driven wearer's reflexes too) and the
+    assistance profile (ValueError: missing, not finite or out of bounds)."""
     if len(groups) < 1:
         raise ValueError("no subspace group given; expected the subspace pool's group name")
     merged = {**dict(settings.wearer), **params}
     law = dataclasses.replace(options, torso_feedback=has_hip_torso_feedback(merged))
     design = ex.decode_group(groups[0], merged, cached_catalog(settings.walk.catalog), law)
     assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
-    return Design({**design.params, **assist}, design.topology, design.actuators)
+    reflexes = {k: v for k, v in merged.items() if k in mg.reflex_names()}
+    return Design({**design.params, **reflexes, **assist}, design.topology, design.actuators)
 
 
 def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
     """``WalkingHooks.encode``: the design's subspace group and its searched parameters
-    (the linkage's prefixed, the profile's as they are; the wearer's law left out)."""
+    (the linkage's prefixed, the profile's as they are; the wearer's law and reflexes left
+    out)."""
     prefix = ex.topology_prefix(design.topology)
-    law = law_names()
+    law = wearer_names()
     params = {(k if k.startswith("assist.") else prefix + k): v for k, v in design.params.items() if k not in law}
     return (ex.group_name(design.topology, design.actuators),), params
 
 
 # --------------------------------------------------------------------------- evaluation
 def wearer_alone(design: Design) -> Design:
-    """The unaugmented wearer of a design: its hip, knee and ankle law only."""
-    law = law_names()
+    """The unaugmented wearer of a design: its hip, knee and ankle law (and reflexes) only."""
+    law = wearer_names()
     return Design({k: v for k, v in design.params.items() if k in law})
 
 
@@ -153,12 +163,13 @@ def unassisted(law: tuple[tuple[str, float], ...], settings: WalkSettings) -> Ev
 
 def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSettings) -> EvalRecord:
     """The assisted record with :func:`~codesign.problems.effort.effort_comparison`
-    against the design's wearer alone (walked under ``settings.walk``); a failed record
-    as it is."""
+    against the design's wearer alone (walked under ``settings.walk``; the effort its
+    wearer model prices); a failed record as it is."""
     if not record.ok:
         return record
     alone = unassisted(tuple(sorted(wearer_alone(design).params.items())), settings.walk)
-    return dataclasses.replace(record, metrics={**record.metrics, **effort_comparison(record.metrics, alone.metrics)})
+    comparison = effort_comparison(record.metrics, alone.metrics, EFFORT_METRIC[settings.walk.wearer_model])
+    return dataclasses.replace(record, metrics={**record.metrics, **comparison})
 
 
 def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:

@@ -45,6 +45,18 @@ def reflex_parameters() -> tuple[Parameter, ...]:
     return tuple(parameters)
 
 
+def reflex_error(params: Mapping[str, float]) -> str | None:
+    """The first reflex parameter (:data:`REFLEX_RANGES`) that ``params`` is missing, gives
+    as no finite number or outside its range, in one line; None when all are fine."""
+    return hg.parameter_error(params, {REFLEX_PREFIX + name: bounds for name, bounds in REFLEX_RANGES.items()})
+
+
+def reflex_names() -> set[str]:
+    """The reflex parameters' names (``reflex.<name>``, :data:`REFLEX_RANGES`): a
+    muscle-driven human's (or wearer's) law; the impedance law it carries is unused."""
+    return {REFLEX_PREFIX + name for name in REFLEX_RANGES}
+
+
 def muscle_stages() -> tuple[Objective, ...]:
     """The human gait's stages, the stance knee's peak below KNEE_STANCE_PEAK_MAX_DEG, then
     the net metabolic cost (J/(kg m), minimized) in place of the torque RMS."""
@@ -62,8 +74,7 @@ def unused_law(options: ProblemOptions) -> dict[str, float]:
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, options: ProblemOptions) -> Design:
     """The muscle-driven human of a candidate: its reflexes (ValueError naming one that is
     missing, not finite or outside its range) and the unused law."""
-    parameters = reflex_parameters()
-    bad = hg.parameter_error(params, {p.name: (p.low, p.high) for p in parameters})
+    bad = reflex_error(params)
     if bad is not None:
         raise ValueError(bad)
-    return Design({**unused_law(options), **{p.name: float(params[p.name]) for p in parameters}})
+    return Design({**unused_law(options), **{name: float(params[name]) for name in sorted(reflex_names())}})

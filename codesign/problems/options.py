@@ -22,9 +22,14 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
     wearer         = "passive" | "active"      the wearer moved by the device, or walking
                                                with its own law (the device assists)
     search         = "device" | "wearer"       what the swarm moves: the device (and, for a
-                                               passive wearer, the control), or the active
-                                               wearer's law with the device frozen
-    device_design  = "PATH"                    the frozen device (search = "wearer")
+                   | "wearer_assist"           passive wearer, the control), the active
+                                               wearer's law with the device frozen, or the
+                                               wearer's law and the frozen device's
+                                               assistance profile together (the wearer
+                                               adapts as the profile is tuned: SCONE's
+                                               controller-and-device co-optimization)
+    device_design  = "PATH"                    the frozen device (search = "wearer" or
+                                               "wearer_assist")
     wearer_design  = "PATH"                    the frozen wearer's law (wearer = "active",
                                                search = "device")
     wearer_model   = "impedance" | "muscles"   what drives the human's hip, knee and ankle:
@@ -63,7 +68,7 @@ CHOICES: dict[str, tuple | None] = {
     "torso_feedback": (False, True),
     "drivetrains": ("rating", "searched"),
     "wearer": ("passive", "active"),
-    "search": ("device", "wearer"),
+    "search": ("device", "wearer", "wearer_assist"),
     "device_design": None,
     "wearer_design": None,
     "wearer_model": ("impedance", "muscles"),
@@ -179,13 +184,13 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
                             "search = \"wearer\" (the device is what is searched)")
         return
     if o.device_design is None and files:
-        raise UserError(f"{where}.device_design: missing with wearer = \"active\" and search = \"wearer\"; "
+        raise UserError(f"{where}.device_design: missing with wearer = \"active\" and search = {shown(o.search)}; "
                         "expected the path of the frozen device (an exo_assist design)")
     if o.wearer_design is not None:
-        raise UserError(f"{where}.wearer_design: given with search = \"wearer\"; expected none (the "
+        raise UserError(f"{where}.wearer_design: given with search = {shown(o.search)}; expected none (the "
                         "wearer's law is what is searched)")
     if o.drivetrains != "rating":
-        raise UserError(f"{where}.drivetrains: {shown(o.drivetrains)} with search = \"wearer\"; expected "
+        raise UserError(f"{where}.drivetrains: {shown(o.drivetrains)} with search = {shown(o.search)}; expected "
                         "\"rating\" (the frozen device keeps its own drivetrains)")
 
 

@@ -4,7 +4,13 @@ People adapt their gait to an exoskeleton; the ``exo_assist`` wearer does not (i
 fixed). Here the device is frozen -- an ``exo_assist`` design named by
 ``evaluation.device_design``: its linkage, drivetrains, passive joints, assistance profile
 and its wearer's law -- and the wearer's law is searched: the 51 parameters of
-``human_gait_balance`` (chapter 4's hip, knee and ankle with the hip's torso term).
+``human_gait_balance`` (chapter 4's hip, knee and ankle with the hip's torso term), or,
+under ``wearer_model = "muscles"``, the 25 reflexes of the muscle-driven wearer
+(:func:`codesign.problems.muscle_gait.reflex_parameters`; the device's unused impedance
+law kept as it is). Under ``search = "wearer_assist"`` the frozen device's assistance
+profile is searched with it (16 parameters, :mod:`codesign.control.assist`): the wearer
+and the profile adapt together, as a controller and a device are co-optimized in
+predictive simulation; the linkage and drivetrains stay frozen.
 
 Two comparisons per candidate (:mod:`codesign.problems.effort`):
 
@@ -36,8 +42,10 @@ from codesign.control.assist import has_assist
 from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import exo_assist as ea
+from codesign.problems import exo_codesign as ex
+from codesign.problems import muscle_gait as mg
 from codesign.problems import objectives as ob
-from codesign.problems.effort import own_comparison
+from codesign.problems.effort import EFFORT_METRIC, own_comparison
 from codesign.problems.human_gait import human_params_error
 from codesign.problems.options import PRESETS, ProblemOptions
 from codesign.problems.walking import Replay, WalkingProblemSettings, check_walking_design, replay
@@ -71,24 +79,39 @@ def parse_adapt_settings(table: Mapping[str, Any]) -> AdaptSettings:
 
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: AdaptSettings,
            options: ProblemOptions = ADAPT) -> Design:
-    """The frozen device with the candidate's law (under the problem's ``options``: its
-    torso term) in place of its wearer's (ValueError: a law parameter missing, not finite
-    or out of bounds; UserError: no device named)."""
+    """The frozen device with the candidate's law (:func:`searched_names` under the
+    problem's ``options``) in place of its wearer's (ValueError: a law parameter missing,
+    not finite or out of bounds; UserError: no device named)."""
     if settings.device is None:
         raise UserError("evaluation.device_design: none named; expected the path of an exo_assist design")
-    bad = human_params_error(params, options.torso_feedback)
+    if options.wearer_model == "muscles":
+        bad = mg.reflex_error(params)
+    else:
+        record = human_params_error(params, options.torso_feedback)
+        bad = None if record is None else record.message.removeprefix("decode: ")
     if bad is not None:
-        raise ValueError(bad.message.removeprefix("decode: "))
-    law = ea.law_names()
+        raise ValueError(bad)
+    if options.search == "wearer_assist":
+        for parameter in ea.assist_parameters():
+            ex.checked_value(parameter, params)
+    law = searched_names(options)
     device = {k: v for k, v in settings.device.params.items() if k not in law}
     return Design({**device, **{k: float(v) for k, v in params.items() if k in law}},
                   settings.device.topology, settings.device.actuators)
 
 
-def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
-    """``WalkingHooks.encode``: a design's wearer law (a human design's whole law, or an
-    assisting design's wearer)."""
-    law = ea.law_names()
+def searched_names(options: ProblemOptions) -> set[str]:
+    """What the wearer's adaptation searches: the muscle-driven wearer's reflexes, else the
+    impedance law (:func:`codesign.problems.exo_assist.law_names`); with the device's
+    assistance profile (``assist.*``) under ``search = "wearer_assist"``."""
+    law = mg.reflex_names() if options.wearer_model == "muscles" else ea.law_names()
+    return law | ({p.name for p in ea.assist_parameters()} if options.search == "wearer_assist" else set())
+
+
+def encode(design: Design, options: ProblemOptions = ADAPT) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode``: a design's wearer law under ``options``
+    (:func:`searched_names`: a human design's whole law, or an assisting design's wearer)."""
+    law = searched_names(options)
     return (), {k: v for k, v in design.params.items() if k in law}
 
 
@@ -100,7 +123,8 @@ def with_own(record: EvalRecord, design: Design, settings: AdaptSettings) -> Eva
         return record
     record = ea.with_effort(record, settings.device, settings)
     alone = ea.unassisted_replay(design, settings.walk).record.metrics
-    return dataclasses.replace(record, metrics={**record.metrics, **own_comparison(record.metrics, alone)})
+    own = own_comparison(record.metrics, alone, EFFORT_METRIC[settings.walk.wearer_model])
+    return dataclasses.replace(record, metrics={**record.metrics, **own})
 
 
 def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -> Replay:

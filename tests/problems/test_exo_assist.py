@@ -123,7 +123,7 @@ def test_simulate_states_the_effort_per_joint_and_in_all():
     joints, total = effort_lines(metrics)
     # one sign convention (issue 42): the reduction in words, never a bare signed number
     assert "hip 2.000 -> 1.000 (50.0 % less)" in joints and "knee" not in joints
-    assert total.startswith("effort: 20.0 % less with the device (5.000 -> 4.000") and "speed change -1.0 %" in total
+    assert total.startswith("effort: 20.0 % less with the device (metabolic proxy 5.000 -> 4.000") and "speed change -1.0 %" in total
     more = effort_lines({**metrics, "effort_reduction_hip": -0.125, "wearer_hip_metabolic": 2.25})[0]
     assert "hip 2.000 -> 2.250 (12.5 % more)" in more
     assert effort_lines({"speed": 1.0}) == []
@@ -218,3 +218,40 @@ def test_the_assisting_designs_mass_alone_raises_the_wearers_effort():
     assert m["time"] == 10.0
     assert m["effort_reduction"] == pytest.approx(-0.136, abs=0.0005)
     assert m["effort_reduction_ankle"] == pytest.approx(-0.223, abs=0.0005)
+
+
+def test_a_muscle_driven_wearers_reduction_is_on_its_net_metabolic_cost_by_hand():
+    from codesign.problems.effort import EFFORT_METRIC, own_comparison
+
+    assisted = {"wearer_metabolic": 9.0, "metabolic_cost": 2.4, "speed": 1.2}
+    alone = {"wearer_metabolic": 6.0, "metabolic_cost": 3.0, "speed": 1.2}
+    out = effort_comparison(assisted, alone, EFFORT_METRIC["muscles"])
+    assert out["effort_reduction"] == pytest.approx(0.2) and out["metabolic_cost_unassisted"] == 3.0
+    impedance = effort_comparison(assisted, alone)                   # the proxy, as before
+    assert impedance["effort_reduction"] == pytest.approx(-0.5) and "metabolic_cost_unassisted" not in impedance
+    assert own_comparison(assisted, alone, "metabolic_cost") == {
+        "wearer_metabolic_own": 6.0, "metabolic_cost_own": 3.0, "speed_own": 1.2,
+        "effort_reduction_own": pytest.approx(0.2)}
+
+
+def test_a_muscle_driven_wearer_travels_with_its_reflexes_through_decode_and_alone():
+    muscles = ROOT / "docs/designs/human-muscles.json"
+    s = ea.parse_assist_settings({"wearer_design": str(muscles), "wearer_model": "muscles"})
+    wearer = load_design(muscles).params
+    assert dict(s.wearer) == wearer and any(k.startswith("reflex.") for k in wearer)
+    light = load_design(ROOT / "studies/assist-muscles/device-light.json")
+    groups, params = ea.encode(light)
+    assert groups == ("t02_a2-3",) and not any(k.startswith(("reflex.", "hip.", "knee.", "ankle.")) for k in params)
+    design = ea.decode(groups, params, s)
+    assert {k: v for k, v in design.params.items() if k.startswith("reflex.")} == {
+        k: v for k, v in wearer.items() if k.startswith("reflex.")}
+    assert ea.wearer_alone(design).params == wearer
+
+
+def test_simulate_prices_a_muscle_driven_wearers_effort_in_its_metabolic_cost():
+    from codesign.commands.simulate import effort_lines
+
+    metrics = {"effort_reduction": 0.2, "metabolic_cost": 2.4, "metabolic_cost_unassisted": 3.0,
+               "wearer_metabolic": 9.0, "wearer_metabolic_unassisted": 6.0, "speed_change": -0.01}
+    assert effort_lines(metrics)[1] == ("effort: 20.0 % less with the device (net metabolic cost 3.000 -> 2.400 "
+                                        "J/(kg m), the device's mass included); speed change -1.0 %")

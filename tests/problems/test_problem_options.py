@@ -109,6 +109,10 @@ def test_stages_are_joined_by_name():
     ({"name": "human_gait", "drivetrains": "searched"}, r"problem\.drivetrains: \"searched\" with device = "
                                                         r"\"none\"; .*"),
     ({"name": "exo_codesign", "search": "wearer"}, r"problem\.search: \"wearer\" with wearer = \"passive\"; .*"),
+    ({"name": "exo_assist", "search": "wearer_assist"}, r"problem\.device_design: missing with wearer = \"active\" "
+                                                        r"and search = \"wearer_assist\"; .*"),
+    ({"name": "exo_assist", "search": "wearer_assist", "device_design": "d.json", "wearer_design": "w.json"},
+     r"problem\.wearer_design: given with search = \"wearer_assist\"; expected none .*"),
     ({"name": "exo_codesign_x"}, r"problem\.name: \"exo_codesign_x\"; expected a walking problem .*"),
 ])
 def test_bad_options_are_one_line_naming_them(table, message):

@@ -3,6 +3,7 @@ its settings, space, decode/encode, and its two comparisons -- with the wearer b
 adapted and with the adapted law alone. Truths: the comparison written out by hand, and
 the identity that a wearer which has not adapted is both references at once."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,57 @@ def test_the_second_round_device_for_the_adapted_wearer_replays_its_numbers():
     assert m["effort_reduction"] == pytest.approx(0.518, abs=0.0005)
     assert m["wearer_metabolic"] == pytest.approx(2.623, abs=0.0005)
     assert reduction(m["wearer_metabolic"], 3.802) == pytest.approx(0.310, abs=0.0005)
+
+
+# -- the muscle-driven wearer (issue 46, item 4) ------------------------------------------
+LIGHT = ROOT / "studies/assist-muscles/device-light.json"
+
+
+def muscle_adapt(search: str):
+    """The wearer adapting to the light device under muscles (``search`` "wearer" or
+    "wearer_assist") and its settings."""
+    from codesign.problems.compose import walking_problem
+    from codesign.problems.options import parse_options
+
+    _name, options = parse_options({"name": "walking", "control": "wearer", "wearer": "active", "search": search,
+                                    "wearer_model": "muscles", "device_design": str(LIGHT)})
+    problem = walking_problem(options)
+    return problem, problem.parse_settings({"device_design": str(LIGHT), **load_design(LIGHT).evaluation})
+
+
+@pytest.mark.parametrize("search, profile", [("wearer", False), ("wearer_assist", True)])
+def test_a_muscle_driven_wearer_adapts_its_reflexes_and_with_wearer_assist_the_profile(search, profile):
+    from codesign.control.assist import parameter_bounds
+    from codesign.problems import muscle_gait as mg
+
+    problem, s = muscle_adapt(search)
+    searched = mg.reflex_names() | (set(parameter_bounds()) if profile else set())
+    assert {p.name for p in problem.parameters} == searched and len(searched) == 25 + 16 * profile
+    device = load_design(LIGHT)
+    groups, values = problem.walking.encode(device)
+    assert groups == () and set(values) == searched
+    changed = {**values, "reflex.g_sol": values["reflex.g_sol"] * 1.1, "assist.hip.b1.peak": -7.0}
+    design = problem.walking.decode((), changed, s)
+    expected = {**device.params, "reflex.g_sol": values["reflex.g_sol"] * 1.1}
+    if profile:
+        expected["assist.hip.b1.peak"] = -7.0               # the profile adapts too
+    assert design.params == expected and (design.topology, design.actuators) == (device.topology, device.actuators)
+    with pytest.raises(ValueError, match="reflex.g_vas"):
+        problem.walking.decode((), {**values, "reflex.g_vas": -1.0}, s)
+    if profile:
+        with pytest.raises(ValueError, match="assist.hip.b1.rise"):
+            problem.walking.decode((), {**values, "assist.hip.b1.rise": 0.9}, s)
+
+
+def test_a_muscle_driven_wearer_that_has_not_adapted_is_both_references_on_its_metabolic_cost():
+    """The light device's own wearer as the candidate: the comparison is on the net
+    metabolic cost (not the joint-work proxy), and the wearer before it adapted and the
+    candidate's reflexes alone are one walk, so both reductions agree bit for bit."""
+    problem, s = muscle_adapt("wearer")
+    s = dataclasses.replace(s, walk=dataclasses.replace(s.walk, rollout=dataclasses.replace(s.walk.rollout,
+                                                                                           max_time=3.0)))
+    ea.unassisted.cache_clear()
+    m = problem.evaluate(problem.walking.encode(load_design(LIGHT))[1], EvalContext(settings=s)).metrics
+    assert m["effort_reduction_own"] == m["effort_reduction"]
+    assert m["effort_reduction"] == pytest.approx(1.0 - m["metabolic_cost"] / m["metabolic_cost_unassisted"], abs=0)
+    assert m["metabolic_cost_own"] == m["metabolic_cost_unassisted"] > 0
