@@ -43,10 +43,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from codesign.errors import UserError
 from codesign.model.anthropometry import human_geometry
+from codesign.model.human import LEGS
 from codesign.model.lumping import MASS_AT, SEGMENTS, PointMass, load_metrics, lumped_model, segment_loads
 from codesign.model.morphology import build_morphology
+from codesign.model.wearer_body import Load, segment_end
 from codesign.types import Parameter
 from codesign.problems import human_gait
 from codesign.problems.base import Problem, WalkingHooks
@@ -175,16 +179,37 @@ def _resolve(settings: BaselineSettings, cwd: str) -> Baseline:
         raise UserError(f"evaluation.baseline_of: {source}: topology {design.topology} is not in "
                         f"{catalog}; expected a topology of the catalog") from None
     walk = run_settings or settings.walk     # the design's own settings: its actuators and structure law
-    masses = [a.mass() for _, a in joint_actuators(design, walk)]
     try:
-        morph = build_morphology(topology, design.actuators,
-                                 morphology_params(topology, design.params), human_geometry(), masses,
-                                 walk.structure)
-        loads = segment_loads(morph, settings.mass_at)
+        loads = segment_loads(design_morphology(design, topology, walk), settings.mass_at)
     except (UserError, ValueError) as exc:
         raise UserError(f"evaluation.baseline_of: {source}: {exc}") from None
     label = f"{source} (topology {design.topology}, actuators {design.actuators[0]}-{design.actuators[1]})"
     return Baseline.from_loads(loads, label, design, run_settings)
+
+
+def design_morphology(design: Design, topology, walk: WalkSettings):
+    """MODEL's morphology of a co-design ``design`` (its ``topology``) with the actuator
+    masses and structure law of ``walk`` (UserError/ValueError: a bad design)."""
+    masses = [a.mass() for _, a in joint_actuators(design, walk)]
+    return build_morphology(topology, design.actuators, morphology_params(topology, design.params),
+                            human_geometry(), masses, walk.structure)
+
+
+def carried_loads(design: Design, walk: WalkSettings) -> tuple[Load, ...]:
+    """A co-design's added mass as the loads a person carries (``evaluation.loads``,
+    :mod:`codesign.model.wearer_body`): its lumps (:func:`codesign.model.lumping.segment_loads`,
+    "attachments") on the torso, thighs and shanks, each at its point's projection on the
+    segment's axis (the design's x offset, up to +-0.15 m, and the joints' own cylinder
+    inertia are left out); the torso's both legs' lumps. The same total mass as the design
+    (issue 46: a zero-torque device of mass m costs what m carried as loads costs)."""
+    topology = cached_catalog(walk.catalog).topology(design.topology)
+    human = human_geometry()
+    loads = []
+    for lump in segment_loads(design_morphology(design, topology, walk)):
+        end = segment_end(human, lump.segment)
+        position = float(np.clip(np.dot(lump.xz, end) / np.dot(end, end), 0.0, 1.0))
+        loads.append(Load(lump.segment, lump.mass * (len(LEGS) if lump.segment == "torso" else 1), position))
+    return tuple(loads)
 
 
 def resolve_baseline(settings: BaselineSettings) -> Baseline:
