@@ -73,10 +73,24 @@ def parse_active_settings(table: Mapping[str, Any], key: str, expected: str, why
     path = table.pop(key, None)
     if table.setdefault("wearer", "active") != "active":
         raise UserError(f"evaluation.wearer: got {table['wearer']!r}; expected \"active\" ({why})")
-    walk = parse_walk_settings(table)
+    walk = muscle_timing(parse_walk_settings(table), "assist_timing" in table)
     if path is not None and not isinstance(path, str):
         raise UserError(f"evaluation.{key}: got {path!r}; expected the path of {expected}")
     return walk, path
+
+
+def muscle_timing(walk: WalkSettings, named: bool) -> WalkSettings:
+    """An active wearer's settings with the assistance timed by what the device senses
+    under ``wearer_model = "muscles"``: the clock (``assist_timing = "clock"``) is the
+    impedance law's 0.9-Hz phase, which a muscle-driven wearer does not walk to (it keeps
+    its own stride), so its default there is each leg's foot contact (``"contact"``) and
+    the clock named (``named``) is one UserError line."""
+    if walk.wearer_model != "muscles" or walk.assist_timing != "clock":
+        return walk
+    if named:
+        raise UserError('evaluation.assist_timing: "clock" under wearer_model = "muscles"; expected "contact" or '
+                        '"hip_peak" (the clock is the impedance law\'s phase; a muscle-driven wearer keeps its own stride)')
+    return dataclasses.replace(walk, assist_timing="contact")
 
 
 def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:

@@ -291,3 +291,16 @@ def test_a_zero_torque_device_costs_the_muscle_model_what_its_mass_carried_as_lo
     added_device = m_device["metabolic_cost"] - m_alone["metabolic_cost"]
     added_loads = m_loads["metabolic_cost"] - m_alone["metabolic_cost"]
     assert added_device > 0 and added_loads == pytest.approx(added_device, rel=0.25)
+
+
+def test_a_muscle_driven_wearers_assistance_is_timed_by_what_the_device_senses():
+    """The clock is the impedance law's 0.9-Hz phase, which the muscle-driven walker does
+    not follow: under muscles the profile defaults to each leg's foot contact, the clock
+    named is one line, and the impedance wearer keeps the clock by default."""
+    assert ea.parse_assist_settings({"wearer_model": "muscles"}).walk.assist_timing == "contact"
+    assert ea.parse_assist_settings({"wearer_model": "muscles", "assist_timing": "hip_peak"}).walk.assist_timing \
+        == "hip_peak"
+    assert ea.parse_assist_settings({}).walk.assist_timing == "clock"
+    with pytest.raises(UserError, match=r'^evaluation.assist_timing: "clock" under wearer_model = "muscles"; '
+                                        r'expected "contact" or "hip_peak" \(.*\)$'):
+        ea.parse_assist_settings({"wearer_model": "muscles", "assist_timing": "clock"})
