@@ -18,7 +18,7 @@ TEST_WORKERS ?= 2
 
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
 # into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before), the
-# event-driven and soft rollouts' (one compile) in a process of their own beside it (--peers).
+# event-driven and soft rollouts' each in a process of its own at the same time (--peers).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

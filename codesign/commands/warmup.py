@@ -7,14 +7,10 @@ Exit status 1 if kernels are still missing afterwards (a cache folder that canno
 written: see ``CODESIGN_CACHE_DIR``).
 
 ``--peers`` (make's install) also compiles the event-driven and soft rollouts
-(:func:`warm_up_peer`, :data:`PEER_MODELS`) in one process of their own started first, so
-that compile runs beside the kernels' (numba compiles on one thread; the install's two
-cores then both work): the tests and the contact-model checks use those rollouts, and
-their first compile costs minutes. The two are one compile: the contact model is a
-run-time branch of the same kernels with the same types, so the soft rollout, warmed
-second in the same process, loads what the event-driven one compiled (two processes
-compiled the same kernels side by side before: ~13 CPU-minutes spent twice).
-One more line says how long it took.
+(:func:`warm_up_peer`, :data:`PEER_MODELS`), each in a process of its own started first, so
+the compiles run at once (numba compiles on one thread; the install's two cores then both
+work): the tests and the contact-model checks use those rollouts, and their first compile
+costs minutes. One more line says how long it took.
 """
 
 from __future__ import annotations
@@ -30,12 +26,12 @@ HELP = "compile the walking kernels into the disk cache (make does this at insta
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--peers", action="store_true",
-                        help="also compile the event-driven and soft rollouts (one compile) in a process of their own, "
-                             "beside the kernels' (make's install does: the tests use them)")
+                        help="also compile the event-driven and soft rollouts, each in a process of its own at the same "
+                             "time (make's install does: the tests use them)")
 
 
 PEER_MODELS = ("hard_event", "soft")   # the contact models of the other rollouts
-PEER_SCRIPT = "from codesign.commands.warmup import warm_up_peer; [warm_up_peer(m) for m in {models!r}]"
+PEER_SCRIPT = "from codesign.commands.warmup import warm_up_peer; warm_up_peer({model!r})"
 
 
 def warm_up_peer(model: str) -> None:
@@ -59,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from codesign.walking.warmup import warm_up
 
     t0 = time.perf_counter()
-    # one process for the peer models, its stderr in a file (a full pipe would block it)
-    error = tempfile.TemporaryFile("w+")
-    peer = subprocess.Popen([sys.executable, "-c", PEER_SCRIPT.format(models=PEER_MODELS)],
-                            stdout=subprocess.DEVNULL, stderr=error, text=True) if args.peers else None
+    # one process per peer model, each its stderr in a file (a full pipe would block it)
+    errors = [tempfile.TemporaryFile("w+") for _ in PEER_MODELS] if args.peers else []
+    peers = [subprocess.Popen([sys.executable, "-c", PEER_SCRIPT.format(model=model)], stdout=subprocess.DEVNULL,
+                              stderr=err, text=True) for model, err in zip(PEER_MODELS, errors)]
     result = warm_up(stream=sys.stdout)
     folder = compiled.cache_dir()
     n = len(compiled.kernels())
@@ -70,18 +66,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"codesign warmup: {len(result.missing_after)} of {n} kernels still not cached in "
               f"{folder} ({', '.join(result.missing_after)}); expected a writable cache folder "
               "(set CODESIGN_CACHE_DIR)", file=sys.stderr)
-        if peer is not None:
+        for peer in peers:
             peer.kill()
         return 1
     done = (f" (compiled {len(result.missing_before)} in {result.seconds:.1f} s, "
             f"{result.cpu_s:.1f} s of CPU)" if result.missing_before else "")
     print(f"walking kernels: {n} of {n} cached in {folder}{done}")
-    if peer is None:
+    if not peers:
         return 0
-    if peer.wait() != 0:
-        error.seek(0)
-        last = (error.read().strip().splitlines() or ["no message"])[-1]
-        print(f"codesign warmup: the {' and '.join(PEER_MODELS)} rollouts did not compile: {last}", file=sys.stderr)
-        return 1
+    for model, peer, err in zip(PEER_MODELS, peers, errors):
+        if peer.wait() != 0:
+            err.seek(0)
+            last = (err.read().strip().splitlines() or ["no message"])[-1]
+            print(f"codesign warmup: the {model} rollout did not compile: {last}", file=sys.stderr)
+            return 1
     print(f"event-driven and soft rollouts: compiled or loaded alongside ({time.perf_counter() - t0:.1f} s)")
     return 0
