@@ -310,7 +310,7 @@ def integrate(flow, guards, jump, observe, x0, mode0, t0, t_end, p, record_times
     ev_xa = np.full((m_ev, nx), np.nan)
     ev_ma = np.full((m_ev, nm), -1, dtype=np.int64)
     ring = np.full(settings.max_transitions + 1, -np.inf)
-    n_events = 0
+    n_events = np.int64(0)   # not a literal: apply_events compiles once (for int64), not twice
     n_steps = 0
     n_rejected = 0
     n_flow = 0

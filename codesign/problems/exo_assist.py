@@ -19,6 +19,12 @@ wearer unassisted -- the human alone with the same law and settings, walked once
 their comparison (:mod:`codesign.problems.effort`: ``effort_reduction``,
 ``speed_change`` ...).
 
+Under ``wearer_model = "muscles"`` (issue 46) the wearer is Geyer & Herr's reflex-driven
+muscles: its design's reflexes (``reflex.*``) travel with the law into both walks,
+``effort_reduction`` is on the net metabolic cost (``metabolic_cost``,
+:data:`~codesign.problems.effort.EFFORT_METRIC`), and the profile is timed by each leg's
+foot contact (:func:`muscle_timing`).
+
 Stages (:func:`assist_stages`): the co-design's physical stages
 (:func:`~codesign.problems.objectives.codesign_stages` up to its speed stage: walks the
 whole period, segment length, singularity, slip, flight, ground reaction, knee,
