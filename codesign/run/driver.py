@@ -293,7 +293,7 @@ def _drive(store: SQLiteRunStore, run_id: int, optimizer: MMPSO, executor: Execu
         status = "stopped"
         # what the database holds: the signal can land between an iteration's commit and
         # the callback that counts it (the stopped line then named one iteration too few)
-        where["iteration"] = store.rows("SELECT count(*) FROM iterations WHERE run_id = ?", (run_id,))[0][0]
+        where["iteration"] = len(store.iterations(run_id))
         raise
     finally:
         bar.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+import pandas as pd
 import pytest
 
 from codesign.problems.test_functions import SPHERE
@@ -179,6 +180,9 @@ class RecordingStore:
 
     def set_status(self, run_id, status):
         self.status = status
+
+    def iterations(self, run_id=None):
+        return pd.DataFrame({"iteration": sorted(self.states)})
 
     def close(self):
         pass
