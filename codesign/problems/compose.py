@@ -10,7 +10,8 @@ modules (what a candidate is and how it is evaluated):
   ``wearer_model = "muscles"``, its reflexes searched (:mod:`codesign.problems.muscle_gait`);
 * a passive wearer: the co-design (:mod:`codesign.problems.exo_codesign`);
 * an active wearer, ``search = "device"``: a device assisting it
-  (:mod:`codesign.problems.exo_assist`);
+  (:mod:`codesign.problems.exo_assist`); ``device = "ideal"``: an ideal device's
+  assistance profile alone (the same module);
 * an active wearer, ``search = "wearer"``: the wearer adapting to a frozen device
   (:mod:`codesign.problems.wearer_adapt`); ``search = "wearer_assist"``: with the
   device's assistance profile.
@@ -57,6 +58,9 @@ DESCRIPTIONS = {
     "exo_assist_wearer": "the wearer adapting to a frozen assisting device: the wearer's hip, knee and ankle "
                          "law searched, compared with the wearer before it adapted and with the adapted law "
                          "alone (issue 32)",
+    "exo_assist_ideal": "an ideal device assisting an active wearer: its assistance profile at the wearer's "
+                        "own hip and knee, no linkage and no mass (a real device's as evaluation.loads; "
+                        "Dembia et al. 2017)",
     "human_gait": "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, Table 4.2 "
                   "objectives)",
     "human_gait_balance": "unaugmented human, step impedance at hip, knee and ankle, the hip servoing the "
@@ -77,9 +81,10 @@ def law_parameters(hip_torso_feedback: bool) -> tuple[Parameter, ...]:
 
 
 def family(options: ProblemOptions) -> str:
-    """Which family's code evaluates the options: "human", "codesign", "assist" or "adapt"."""
-    if options.device == "none":
-        return "human"
+    """Which family's code evaluates the options: "human", "codesign", "assist", "ideal" or
+    "adapt"."""
+    if options.device in ("none", "ideal"):
+        return {"none": "human", "ideal": "ideal"}[options.device]
     if options.wearer == "passive":
         return "codesign"
     return "assist" if options.search == "device" else "adapt"
@@ -114,6 +119,12 @@ def walking_problem(options: ProblemOptions) -> Problem:
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_design
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
+        metrics += tuple(EFFORT_UNITS)
+    elif kind == "ideal":
+        parameters = ea.assist_parameters()
+        stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=False), "speed_assist_score"))
+        parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
+        decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
         metrics += tuple(EFFORT_UNITS)
     else:
         muscles = options.wearer_model == "muscles"   # the reflexes adapt (issue 46)

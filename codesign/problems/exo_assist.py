@@ -58,6 +58,7 @@ from codesign.walking import check_design as check_walking_law
 from codesign.walking.setup import has_hip_torso_feedback
 
 ASSIST = PRESETS["exo_assist"]
+IDEAL = PRESETS["exo_assist_ideal"]
 # the issue's acceptance: the wearer's metabolic proxy lowered by 15 % with the device's mass
 EFFORT_REDUCTION_GOAL = 0.15
 
@@ -161,6 +162,24 @@ def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
     return (ex.group_name(design.topology, design.actuators),), params
 
 
+def decode_ideal(groups: tuple[str, ...], params: Mapping[str, float], settings: AssistSettings,
+                 options: ProblemOptions = IDEAL) -> Design:
+    """The design of an ideal device's candidate (``device = "ideal"``): the unaugmented
+    wearer of the settings (its law, and reflexes under muscles) with the candidate's
+    assistance profile, delivered at its own hip and knee (ValueError: a profile parameter
+    missing, not finite or out of bounds; UserError: no wearer named)."""
+    if not settings.wearer:
+        raise UserError("evaluation.wearer_design: none named; expected the path of a human-gait design "
+                        "whose law (and reflexes) is the wearer's")
+    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
+    return Design({**dict(settings.wearer), **assist})
+
+
+def encode_ideal(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode`` of an ideal device: its assistance profile (no groups)."""
+    return (), {k: v for k, v in design.params.items() if k.startswith("assist.")}
+
+
 # --------------------------------------------------------------------------- evaluation
 def wearer_alone(design: Design) -> Design:
     """The unaugmented wearer of a design: its hip, knee and ankle law (and reflexes) only."""
@@ -205,6 +224,14 @@ def check_design(design: Design, settings: AssistSettings, where: str = "design"
     check_walking_design(design, settings.walk, where, augmented=True)
 
 
+def check_ideal_design(design: Design, settings: AssistSettings, where: str = "design") -> None:
+    """``WalkingHooks.check_design`` of an ideal device: the unaugmented human with the
+    wearer's law and a profile."""
+    if not has_assist(design.params):
+        raise UserError(f"{where}: no assistance profile (assist.*); expected a design of this problem")
+    check_walking_design(design, settings.walk, where, augmented=False)
+
+
 def warmup(settings: AssistSettings) -> None:
     """Compile (or load) the kernels: the co-design problems' warm-up under these settings."""
     ex.warmup(settings)
@@ -217,3 +244,17 @@ def assist_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:
                        Objective("speed_change_abs", "minimize", SPEED_CHANGE_MAX),
                        Objective("effort_reduction", "maximize", EFFORT_REDUCTION_GOAL),
                        Objective("power_electrical", "minimize"))
+
+
+# the co-design's stages that measure a linkage, which an ideal device does not have
+LINKAGE_METRICS = ("longest_segment", "singularity", "interaction_force_peak_bw")
+
+
+def ideal_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:
+    """An ideal device's stages: :func:`assist_stages` after the co-design's ``physical``
+    stages without those on a linkage (:data:`LINKAGE_METRICS`), up to the effort, which is
+    then maximized without a goal (no drivetrain, so no electrical power to price after
+    it): how much a profile can lower the wearer's cost."""
+    stages = assist_stages(tuple(s for s in physical if s.metric not in LINKAGE_METRICS))
+    names = [s.metric for s in stages]
+    return stages[:names.index("effort_reduction")] + (Objective("effort_reduction", "maximize"),)

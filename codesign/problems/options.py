@@ -10,8 +10,13 @@ is ``control = "wearer", drivetrains = "searched"`` ...), the other keys change 
 
 Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
 
-    device         = "linkage" | "none"        a co-designed linkage worn by the human, or
-                                               the unaugmented human (chapter 4)
+    device         = "linkage" | "none"        a co-designed linkage worn by the human, the
+                   | "ideal"                   unaugmented human (chapter 4), or an ideal
+                                               device on an active wearer (Dembia et al.
+                                               2017): no linkage, no mass (a real device's
+                                               as ``evaluation.loads``), its assistance
+                                               profile delivered at the wearer's hip and
+                                               knee themselves, unbounded
     control        = "actuator" | "wearer"     the thesis's law (each actuated joint its own
                                                law in its own coordinates) or the law in the
                                                wearer's joint space (hip, knee, ankle)
@@ -63,7 +68,7 @@ from codesign.errors import UserError, shown
 
 # option -> its allowed values (bools: (False, True); paths: None)
 CHOICES: dict[str, tuple | None] = {
-    "device": ("linkage", "none"),
+    "device": ("linkage", "none", "ideal"),
     "control": ("actuator", "wearer"),
     "torso_feedback": (False, True),
     "drivetrains": ("rating", "searched"),
@@ -116,6 +121,7 @@ PRESETS: dict[str, ProblemOptions] = {
     "exo_assist": ProblemOptions(control="wearer", drivetrains="searched", wearer="active"),
     "exo_assist_wearer": ProblemOptions(control="wearer", torso_feedback=True, wearer="active",
                                         search="wearer"),
+    "exo_assist_ideal": ProblemOptions(device="ideal", control="wearer", wearer="active"),
     "human_gait": ProblemOptions(device="none", control="wearer", search="wearer"),
     "human_gait_balance": ProblemOptions(device="none", control="wearer", torso_feedback=True,
                                          search="wearer"),
@@ -165,6 +171,17 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
                                 f"{shown(default)} (the unaugmented human has no device: its own hip, knee "
                                 "and ankle law is searched)")
         _no_frozen_designs(o, where, 'device = "none"', ' (a device and an active wearer)')
+        return
+    if o.device == "ideal":
+        for key, default in (("wearer", "active"), ("search", "device"), ("control", "wearer"),
+                             ("drivetrains", "rating"), ("torso_feedback", False)):
+            if getattr(o, key) != default:
+                raise UserError(f"{where}.{key}: {shown(getattr(o, key))} with device = \"ideal\"; expected "
+                                f"{shown(default)} (an ideal device has no linkage or drivetrains: its assistance "
+                                "profile, at an active wearer's own hip and knee, is what is searched)")
+        if o.device_design is not None:
+            raise UserError(f"{where}.device_design: given with device = \"ideal\"; expected none (the ideal "
+                            "device is its assistance profile, which is searched)")
         return
     if o.wearer == "passive":
         if o.search != "device":

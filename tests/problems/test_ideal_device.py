@@ -1,0 +1,91 @@
+"""An ideal device on an active wearer (``device = "ideal"``, preset ``exo_assist_ideal``):
+Dembia et al. 2017's ideal assistive device -- no linkage, no mass, its assistance profile
+at the wearer's own hip and knee. Truths: the profile's 16 parameters (2 joints x 2 bumps x
+4 fields), the co-design's stages joined by name without the linkage's, and the identity
+that a device delivering no torque is no device: the assisted and the unassisted walk are
+one walk, bit for bit, so the reduction is exactly zero."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from codesign.control.assist import parameter_bounds
+from codesign.errors import UserError
+from codesign.problems import exo_assist as ea
+from codesign.problems import get_problem
+from codesign.problems import objectives as ob
+from codesign.problems.compose import stages_before, walking_problem
+from codesign.problems.options import parse_options
+from codesign.types import EvalContext
+from codesign.walking import load_design
+
+ROOT = Path(__file__).resolve().parents[2]
+WEARER = ROOT / "docs/designs/human-muscles.json"
+
+
+def muscle_ideal():
+    """The ideal device on the muscle-driven human of docs/designs, and its settings."""
+    _name, options = parse_options({"name": "exo_assist_ideal", "wearer_model": "muscles"})
+    problem = walking_problem(options)
+    return problem, problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation})
+
+
+def test_the_space_is_the_profile_and_the_stages_leave_the_linkage_out():
+    problem = get_problem("exo_assist_ideal")
+    assert {p.name for p in problem.parameters} == set(parameter_bounds()) and len(problem.parameters) == 16
+    assert problem.pools == ()
+    physical = [s for s in stages_before(ob.codesign_stages(motors=False), "speed_assist_score")
+                if s.metric not in ("longest_segment", "singularity", "interaction_force_peak_bw")]
+    stages = problem.objectives
+    assert list(stages[:len(physical)]) == physical
+    assert [s.metric for s in stages[len(physical):]] == ["assist_fraction", "speed_change_abs", "effort_reduction"]
+    assert stages[-1].until is None                    # maximized: what a profile can buy
+    assert {"actuator_thermal_ratio", "cuff_force_peak"}.isdisjoint(s.metric for s in stages)
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"name": "walking", "device": "ideal"}, r"problem\.wearer_model: .*|problem\.wearer: \"passive\" with device = "
+                                             r"\"ideal\"; expected \"active\" .*"),
+    ({"name": "exo_assist_ideal", "search": "wearer"}, r"problem\.search: \"wearer\" with device = \"ideal\"; "
+                                                       r"expected \"device\" .*"),
+    ({"name": "exo_assist_ideal", "drivetrains": "searched"}, r"problem\.drivetrains: \"searched\" with device = "
+                                                              r"\"ideal\"; .*"),
+    ({"name": "exo_assist_ideal", "device_design": "d.json"}, r"problem\.device_design: given with device = "
+                                                             r"\"ideal\"; expected none .*"),
+])
+def test_bad_combinations_are_one_line(table, message):
+    with pytest.raises(UserError, match="^(" + message + ")$"):
+        parse_options(table)
+
+
+def test_decode_is_the_wearer_with_the_profile_and_encode_inverts_it():
+    problem, s = muscle_ideal()
+    wearer = load_design(WEARER).params
+    profile = {name: 0.5 * (low + high) for name, (low, high) in parameter_bounds().items()}
+    design = problem.walking.decode((), profile, s)
+    assert design.topology is None and design.actuators is None
+    assert design.params == {**wearer, **profile}
+    assert problem.walking.encode(design) == ((), profile)
+    with pytest.raises(ValueError, match="assist.knee.b2.fall"):
+        problem.walking.decode((), {**profile, "assist.knee.b2.fall": 0.01}, s)
+    problem.walking.check_design(design, s)
+    with pytest.raises(UserError, match="topology 2; expected the unaugmented human"):
+        problem.walking.check_design(dataclasses.replace(design, topology=2, actuators=(1, 6)), s)
+    no_wearer = problem.parse_settings({"wearer_model": "muscles"})
+    with pytest.raises(UserError, match="^evaluation.wearer_design: none named; .*"):
+        problem.walking.decode((), profile, no_wearer)
+
+
+def test_a_device_that_delivers_no_torque_is_no_device_bit_for_bit():
+    """Zero peaks on every bump: the assisted walk is the wearer's own, so its net metabolic
+    cost equals the unassisted one exactly and the reduction is 0 (3-s walks)."""
+    problem, s = muscle_ideal()
+    s = dataclasses.replace(s, walk=dataclasses.replace(s.walk, rollout=dataclasses.replace(s.walk.rollout,
+                                                                                           max_time=3.0)))
+    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
+               for name, (low, high) in parameter_bounds().items()}
+    ea.unassisted.cache_clear()
+    m = problem.evaluate(profile, EvalContext(settings=s)).metrics
+    assert m["metabolic_cost"] == m["metabolic_cost_unassisted"] > 0
+    assert m["effort_reduction"] == 0.0 and m["speed_change"] == 0.0
