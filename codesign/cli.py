@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "topologies": "codesign.commands.topologies",
     "screen": "codesign.commands.screen",
     "simulate": "codesign.commands.simulate",
+    "carry": "codesign.commands.carry",
     "compare": "codesign.commands.compare",
     "check": "codesign.commands.check",
     "optimize": "codesign.commands.optimize",

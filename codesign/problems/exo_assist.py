@@ -43,6 +43,7 @@ from typing import Any, Mapping
 
 from codesign.control.assist import has_assist, parameter_bounds
 from codesign.errors import UserError
+from codesign.model.wearer_body import Load, carried_mass, parse_loads
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign as ex
 from codesign.problems import muscle_gait as mg
@@ -65,11 +66,22 @@ EFFORT_REDUCTION_GOAL = 0.15
 
 @dataclass(frozen=True)
 class AssistSettings(WalkingProblemSettings):
-    """The exo_assist problem's settings: WALK's (an active wearer) and the wearer's law,
+    """The exo_assist problem's settings: WALK's (an active wearer), the wearer's law,
     ``wearer`` (name, value) pairs of a human-gait design's parameters (empty: none named;
-    then only designs that carry the law themselves can be evaluated)."""
+    then only designs that carry the law themselves can be evaluated), and
+    ``device_loads``, the device's mass that its linkage does not hold (an ideal device's
+    whole mass; a battery at the waist), as point masses (``evaluation.device_loads``,
+    the format of ``evaluation.loads``): carried in the assisted walk only, where
+    ``evaluation.loads`` are carried in both walks (a backpack the device helps with)."""
 
     wearer: tuple[tuple[str, float], ...] = ()
+    device_loads: tuple[Load, ...] = ()
+
+    def assisted_walk(self) -> WalkSettings:
+        """WALK's settings of the assisted walk: the loads and the device's loads."""
+        if not self.device_loads:
+            return self.walk
+        return dataclasses.replace(self.walk, loads=self.walk.loads + self.device_loads)
 
 
 def parse_active_settings(table: Mapping[str, Any], key: str, expected: str, why: str) -> tuple[WalkSettings, str | None]:
@@ -104,16 +116,27 @@ def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:
     """``parse_settings``: WALK's settings with ``wearer = "active"`` (the default here;
     "passive" is refused) and ``wearer_design``, the path of a human-gait design whose
     hip, knee and ankle law is the wearer's (UserError, one line naming the key)."""
+    table = dict(table)
+    device_loads = parse_device_loads(table.pop("device_loads", None))
     walk, path = parse_active_settings(table, "wearer_design", "a human-gait design", "this problem assists an active wearer")
     cached_catalog(walk.catalog)
     if path is None:
-        return AssistSettings(walk)
+        return AssistSettings(walk, device_loads=device_loads)
     law = load_design(path)
     if law.topology is not None:
         raise UserError(f"evaluation.wearer_design: {path} is a co-design; expected a human-gait design "
                         "(topology null) whose law is the wearer's")
     check_walking_law(law, dataclasses.replace(walk, wearer="passive"), f"evaluation.wearer_design ({path})")
-    return AssistSettings(walk, tuple(sorted(law.params.items())))
+    return AssistSettings(walk, tuple(sorted(law.params.items())), device_loads)
+
+
+def parse_device_loads(value: Any) -> tuple[Load, ...]:
+    """``evaluation.device_loads``: :func:`~codesign.model.wearer_body.parse_loads`' records,
+    its one-line UserError naming this key."""
+    try:
+        return parse_loads(value)
+    except UserError as exc:
+        raise UserError(str(exc).replace("evaluation.loads", "evaluation.device_loads", 1)) from None
 
 
 # --------------------------------------------------------------------------- space
@@ -212,9 +235,14 @@ def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSett
 
 
 def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:
-    """``WalkingHooks.replay``: the assisted walk with its trajectory and the comparison."""
-    out = replay(design, settings.walk, record_times)
-    return dataclasses.replace(out, record=with_effort(out.record, design, settings))
+    """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
+    in ``added_mass``) with its trajectory and the comparison."""
+    out = replay(design, settings.assisted_walk(), record_times)
+    record = out.record
+    if settings.device_loads and "added_mass" in record.metrics:
+        metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
+        record = dataclasses.replace(record, metrics=metrics)
+    return dataclasses.replace(out, record=with_effort(record, design, settings))
 
 
 def check_design(design: Design, settings: AssistSettings, where: str = "design") -> None:

@@ -78,10 +78,12 @@ def front(mass: Sequence[float], reduction: Sequence[float]) -> np.ndarray:
     return np.asarray(out, dtype=int)
 
 
-def break_even(mass: Sequence[float], reduction: Sequence[float]) -> BreakEven:
-    """:class:`BreakEven` of the front's points (mass in kg, reduction a fraction): the
-    least-squares line r = a + b m, m0 = -a / b when b > 0, its standard error
-    sqrt(var a + m0^2 var b + 2 m0 cov(a, b)) / b from the fit's covariance (residual
+def break_even(mass: Sequence[float], reduction: Sequence[float], rising: bool = True) -> BreakEven:
+    """:class:`BreakEven` of points (mass in kg, reduction a fraction): the least-squares
+    line r = a + b m, m0 = -a / b when b > 0 (``rising``: a front, where mass buys
+    reduction) or b < 0 (not ``rising``: one device carried at several masses, where mass
+    costs it; :mod:`codesign.commands.carry`), its standard error
+    sqrt(var a + m0^2 var b + 2 m0 cov(a, b)) / |b| from the fit's covariance (residual
     variance over n - 2)."""
     m, r = np.asarray(mass, dtype=float), np.asarray(reduction, dtype=float)
     n = len(m)
@@ -91,14 +93,14 @@ def break_even(mass: Sequence[float], reduction: Sequence[float]) -> BreakEven:
     sxx = float(np.sum((m - mean_m) ** 2))
     b = float(np.sum((m - mean_m) * (r - mean_r))) / sxx
     a = float(mean_r - b * mean_m)
-    if not b > 0.0:
+    if not (b > 0.0 if rising else b < 0.0):
         return BreakEven(math.nan, math.nan, b, a, n, False)
     m0 = -a / b
     se = math.nan
     if n >= 3:
         s2 = float(np.sum((r - a - b * m) ** 2)) / (n - 2)      # residual variance
         var_a, var_b, cov_ab = s2 * (1.0 / n + mean_m ** 2 / sxx), s2 / sxx, -s2 * mean_m / sxx
-        se = math.sqrt(max(var_a + m0 * m0 * var_b + 2 * m0 * cov_ab, 0.0)) / b
+        se = math.sqrt(max(var_a + m0 * m0 * var_b + 2 * m0 * cov_ab, 0.0)) / abs(b)
     return BreakEven(float(m0), float(se), float(b), float(a), n, not m.min() <= m0 <= m.max())
 
 

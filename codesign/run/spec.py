@@ -20,7 +20,7 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [space]                exclude = [["pool.group", "pool.group"], ...]
     [space.start]          X = value ...: particle 0 starts here (e.g. a parent's solution)
     [space]                start_design = "design.json": its "params" join [space.start];
-                           start_designs = "designs.json": a list of designs (e.g. the
+                           start_designs = "designs.json": a list of designs, or one (e.g. the
                            screening's best_designs.json), each where the particles of its
                            subspace start (a walking problem's encode names them);
                            drop_unserved = "loads_subspaces.csv": the subspaces the load
@@ -332,10 +332,13 @@ def _start_design(path: Any) -> dict[str, float]:
 
 def _start_designs(path: Any) -> tuple[dict, ...]:
     """The designs of a file named by ``space.start_designs``: a JSON list of design
-    objects (each with a ``params`` table; checked against the problem later)."""
+    objects, or one design file (each with a ``params`` table; checked against the
+    problem later)."""
     doc = _read_start_file("start_designs", path, "a JSON list of designs")
+    if isinstance(doc, dict):
+        doc = [doc]
     if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
-        fail("space.start_designs", path, "a JSON list of designs, each with a \"params\" table")
+        fail("space.start_designs", path, "a design file or a JSON list of designs, each with a \"params\" table")
     return tuple(doc)
 
 

@@ -89,3 +89,32 @@ def test_a_device_that_delivers_no_torque_is_no_device_bit_for_bit():
     m = problem.evaluate(profile, EvalContext(settings=s)).metrics
     assert m["metabolic_cost"] == m["metabolic_cost_unassisted"] > 0
     assert m["effort_reduction"] == 0.0 and m["speed_change"] == 0.0
+
+
+def test_an_idle_device_of_mass_m_costs_what_m_carried_as_loads_costs_bit_for_bit():
+    """``evaluation.device_loads`` are carried in the assisted walk only: a zero-torque
+    ideal device with 1.5 kg at the waist and 0.25 kg on each thigh walks exactly as the
+    wearer alone carrying the same ``evaluation.loads``, its added_mass is their 2.0 kg,
+    and its reduction is 1 - that cost / the unloaded wearer's (3-s walks)."""
+    problem, s = muscle_ideal()
+    loads = [{"segment": "torso", "mass_kg": 1.5, "position": 0.0}, {"segment": "thigh", "mass_kg": 0.25}]
+    table = {"wearer_design": str(WEARER), **load_design(WEARER).evaluation, "max_time": 3.0}
+    s = problem.parse_settings({**table, "device_loads": loads})
+    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
+               for name, (low, high) in parameter_bounds().items()}
+    ea.unassisted.cache_clear()
+    m = problem.evaluate(profile, EvalContext(settings=s)).metrics
+    human = ea.unassisted_replay(load_design(WEARER), problem.parse_settings({**table, "loads": loads}).walk).record
+    alone = ea.unassisted_replay(load_design(WEARER), s.walk).record
+    assert m["added_mass"] == 2.0
+    assert m["metabolic_cost"] == human.metrics["metabolic_cost"] > alone.metrics["metabolic_cost"]
+    assert m["metabolic_cost_unassisted"] == alone.metrics["metabolic_cost"]
+    assert m["effort_reduction"] == pytest.approx(1.0 - m["metabolic_cost"] / m["metabolic_cost_unassisted"], abs=0)
+    assert m["effort_reduction"] < 0
+
+
+def test_bad_device_loads_are_one_line_naming_the_key():
+    problem, _ = muscle_ideal()
+    with pytest.raises(UserError, match=r"^evaluation\.device_loads\[0\]\.segment: got \"arm\"; expected one of "
+                                        r"torso, thigh, shank, foot$"):
+        problem.parse_settings({"wearer_design": str(WEARER), "device_loads": [{"segment": "arm", "mass_kg": 1}]})
