@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                    f"{point.effort_unassisted:.3f} J/(kg m)), speed {point.speed:.2f} m/s: {verdict.text}")
     walking = [p for p in points if p.walks]
     fit = break_even([p.mass_kg for p in walking], [p.reduction for p in walking], rising=False)
-    text = cr.break_even_text(fit, len(walking), len(points))
+    text = fit.text("reduction", "masses that walk", rising=False)
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "carry.csv", cr.carry_table(points, effort).to_csv(index=False))
     save_figure_atomic(cr.carry_figure(points, fit, effort), out / "carry.png")

@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 
 from codesign.errors import UserError, shown
 from codesign.model.wearer_body import SEGMENTS, Load
+from codesign.report.mass_buys import draw_fit
 
 
 @dataclass(frozen=True)
@@ -124,15 +125,8 @@ def carry_figure(points: Sequence[CarryPoint], fit, effort: str) -> Figure:
     if (~ok).any():
         ax.plot(m[~ok], r[~ok], "o", mfc="none", color="tab:red", ms=6, label="does not walk")
     ax.axhline(0.0, color="0.4", lw=0.8)
-    if math.isfinite(fit.slope_per_kg):
-        hi = max(m.max(), fit.mass_kg) if math.isfinite(fit.mass_kg) else m.max()
-        xs = np.linspace(m.min(), hi, 50)
-        ax.plot(xs, 100.0 * (fit.intercept + fit.slope_per_kg * xs), "--", color="tab:blue",
-                label=f"linear fit: {100 * fit.intercept:+.1f} % {100 * fit.slope_per_kg:+.2f} % per kg")
-    if math.isfinite(fit.mass_kg):
-        ax.axvline(fit.mass_kg, color="tab:red", lw=1.2, label=f"break-even {fit.mass_kg:.1f} kg")
-        if math.isfinite(fit.mass_se_kg):
-            ax.axvspan(fit.mass_kg - fit.mass_se_kg, fit.mass_kg + fit.mass_se_kg, color="tab:red", alpha=0.12)
+    draw_fit(ax, fit, m.min(), m.max(),
+             f"linear fit: {100 * fit.intercept:+.1f} % {100 * fit.slope_per_kg:+.2f} % per kg")
     ax.set_xlabel("device mass carried [kg]")
     ax.set_ylabel(f"reduction of {effort} [%]")
     ax.set_title("What carrying the device costs: one profile, its mass varied")
@@ -140,19 +134,6 @@ def carry_figure(points: Sequence[CarryPoint], fit, effort: str) -> Figure:
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
-
-
-def break_even_text(fit, n_walk: int, n: int) -> str:
-    """The sweep's break-even in words, with its method."""
-    if not math.isfinite(fit.slope_per_kg):
-        return f"no break-even mass: {n_walk} of {n} masses walk (a line needs 2)"
-    line = (f"a least-squares line through the {n_walk} masses that walk: reduction "
-            f"{100 * fit.intercept:+.2f} % {100 * fit.slope_per_kg:+.3f} % per kg")
-    if not math.isfinite(fit.mass_kg):
-        return f"no break-even mass: {line} does not fall with mass"
-    se = f" +- {fit.mass_se_kg:.2f}" if math.isfinite(fit.mass_se_kg) else " (no uncertainty from 2 points)"
-    where = ", extrapolated beyond the masses walked" if fit.extrapolated else ""
-    return f"break-even mass {fit.mass_kg:.2f}{se} kg{where}: {line}, crosses zero there"
 
 
 def with_device_loads(settings, loads: tuple[Load, ...]):

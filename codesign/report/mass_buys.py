@@ -49,16 +49,17 @@ class BreakEven(NamedTuple):
     n: int
     extrapolated: bool
 
-    def text(self, metric: str = REDUCTION) -> str:
-        """The break-even in words, with its method."""
+    def text(self, metric: str = REDUCTION, points: str = "front designs", rising: bool = True) -> str:
+        """The break-even in words, with its method: the line through the ``points`` (the
+        front's designs; or the masses one design walked, whose line falls: not ``rising``)."""
         if self.n < 2:
-            return f"no break-even mass: {self.n} design{'s' if self.n != 1 else ''} on the front (a line needs 2)"
-        line = (f"a least-squares line through the {self.n} front designs, {metric} = "
+            return f"no break-even mass: {self.n} {points} (a line needs 2)"
+        line = (f"a least-squares line through the {self.n} {points}, {metric} = "
                 f"{100 * self.intercept:+.1f} % {100 * self.slope_per_kg:+.2f} % per kg")
         if not math.isfinite(self.mass_kg):
-            return f"no break-even mass: {line} does not rise with mass"
+            return f"no break-even mass: {line} does not {'rise' if rising else 'fall'} with mass"
         se = f" +- {self.mass_se_kg:.2f}" if math.isfinite(self.mass_se_kg) else " (no uncertainty from 2 points)"
-        where = ", extrapolated beyond the front's masses" if self.extrapolated else ""
+        where = f", extrapolated beyond the {points}' masses" if self.extrapolated else ""
         return f"break-even mass {self.mass_kg:.2f}{se} kg{where}: {line}, crosses zero there"
 
 
@@ -129,6 +130,21 @@ def front_break_even(points: pd.DataFrame) -> BreakEven:
     return break_even(on["mass [kg]"].to_numpy(dtype=float), on["reduction [%]"].to_numpy(dtype=float) / 100.0)
 
 
+def draw_fit(ax, fit: BreakEven, low: float, high: float, label: str) -> None:
+    """On ``ax`` (reduction in % against mass in kg): the fitted line from ``low`` to
+    ``high`` kg, widened to reach the break-even mass (dashed), the break-even mass (red)
+    and its +- standard error (shaded); nothing of what the fit does not define."""
+    if math.isfinite(fit.slope_per_kg):
+        if math.isfinite(fit.mass_kg):
+            low, high = min(low, fit.mass_kg), max(high, fit.mass_kg)
+        xs = np.linspace(low, high, 50)
+        ax.plot(xs, 100.0 * (fit.intercept + fit.slope_per_kg * xs), "--", color="tab:blue", label=label)
+    if math.isfinite(fit.mass_kg):
+        ax.axvline(fit.mass_kg, color="tab:red", lw=1.2, label=f"break-even {fit.mass_kg:.1f} kg")
+        if math.isfinite(fit.mass_se_kg):
+            ax.axvspan(fit.mass_kg - fit.mass_se_kg, fit.mass_kg + fit.mass_se_kg, color="tab:red", alpha=0.12)
+
+
 def mass_figure(points: pd.DataFrame, fit: BreakEven, metric: str = REDUCTION) -> Figure:
     """Reduction (%) against device mass (kg): every walking design (grey), the front
     (black, joined), the fitted line over the front's masses and out to the break-even
@@ -139,17 +155,8 @@ def mass_figure(points: pd.DataFrame, fit: BreakEven, metric: str = REDUCTION) -
     ax.scatter(rest["mass [kg]"], rest["reduction [%]"], s=14, color="0.65", label="designs that walk")
     ax.plot(on["mass [kg]"], on["reduction [%]"], "o-", color="black", ms=5, label="front (less mass, more reduction)")
     ax.axhline(0.0, color="0.4", lw=0.8)
-    if math.isfinite(fit.slope_per_kg) and len(on):
-        ends = [on["mass [kg]"].min(), on["mass [kg]"].max()]
-        if math.isfinite(fit.mass_kg):
-            ends = [min(ends[0], fit.mass_kg), max(ends[1], fit.mass_kg)]
-        xs = np.linspace(ends[0], ends[1], 50)
-        ax.plot(xs, 100.0 * (fit.intercept + fit.slope_per_kg * xs), "--", color="tab:blue",
-                label="linear fit of the front")
-    if math.isfinite(fit.mass_kg):
-        ax.axvline(fit.mass_kg, color="tab:red", lw=1.2, label=f"break-even {fit.mass_kg:.1f} kg")
-        if math.isfinite(fit.mass_se_kg):
-            ax.axvspan(fit.mass_kg - fit.mass_se_kg, fit.mass_kg + fit.mass_se_kg, color="tab:red", alpha=0.12)
+    if len(on):
+        draw_fit(ax, fit, on["mass [kg]"].min(), on["mass [kg]"].max(), "linear fit of the front")
     ax.set_xlabel("device mass (added_mass) [kg]")
     ax.set_ylabel(f"{metric} [%] (positive: less effort)")
     ax.set_title("What mass buys: reduction against device mass")
