@@ -80,6 +80,14 @@ def law_parameters(hip_torso_feedback: bool) -> tuple[Parameter, ...]:
     return tuple(Parameter(n, lo, hi) for n, (lo, hi) in hg.human_gait_layout(hip_torso_feedback).bounds().items())
 
 
+def wearer_law_parameters(options: ProblemOptions) -> tuple[Parameter, ...]:
+    """An adapting wearer's searched law: the 25 reflexes under muscles, else the impedance
+    law (:func:`law_parameters`)."""
+    if options.wearer_model == "muscles":
+        return mg.reflex_parameters()
+    return law_parameters(options.torso_feedback)
+
+
 def family(options: ProblemOptions) -> str:
     """Which family's code evaluates the options: "human", "codesign", "assist", "ideal" or
     "adapt"."""
@@ -126,9 +134,14 @@ def walking_problem(options: ProblemOptions) -> Problem:
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
         metrics += tuple(EFFORT_UNITS)
+        if options.search == "wearer_assist":                   # the wearer adapts with the profile
+            parameters = wearer_law_parameters(options) + parameters
+            stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))
+            decode, replay, run = wa.decode_ideal, wa.replay_ideal_adapted, run_ideal_adapted
+            encode = functools.partial(wa.encode, options=options)
+            metrics += tuple(OWN_UNITS)
     else:
-        muscles = options.wearer_model == "muscles"   # the reflexes adapt (issue 46)
-        parameters = mg.reflex_parameters() if muscles else law_parameters(options.torso_feedback)
+        parameters = wearer_law_parameters(options)     # the reflexes (or law) adapt (issue 46)
         if options.search == "wearer_assist":                    # the profile adapts with it
             parameters += ea.assist_parameters()
         assist = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
@@ -170,6 +183,11 @@ def encode_codesign(design, options: ProblemOptions):
 def run_assist(design, settings):
     """An assisting device's evaluation: the assisted walk and the comparison."""
     return ea.replay_assist(design, settings).record
+
+
+def run_ideal_adapted(design, settings):
+    """An ideal device's evaluation with its wearer adapting: the walk and both comparisons."""
+    return wa.replay_ideal_adapted(design, settings).record
 
 
 def run_adapted(design, settings):

@@ -234,15 +234,17 @@ def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSett
     return dataclasses.replace(record, metrics={**record.metrics, **comparison})
 
 
-def replay_assist(design: Design, settings: AssistSettings, record_times=None) -> Replay:
+def replay_assist(design: Design, settings: AssistSettings, record_times=None,
+                  reference: Design | None = None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
-    in ``added_mass``) with its trajectory and the comparison."""
+    in ``added_mass``) with its trajectory and the comparison against ``reference``'s
+    wearer alone (None: ``design``'s own)."""
     out = replay(design, settings.assisted_walk(), record_times)
     record = out.record
     if settings.device_loads and "added_mass" in record.metrics:
         metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
         record = dataclasses.replace(record, metrics=metrics)
-    return dataclasses.replace(out, record=with_effort(record, design, settings))
+    return dataclasses.replace(out, record=with_effort(record, design if reference is None else reference, settings))
 
 
 def check_design(design: Design, settings: AssistSettings, where: str = "design") -> None:

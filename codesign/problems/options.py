@@ -14,9 +14,11 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
                    | "ideal"                   unaugmented human (chapter 4), or an ideal
                                                device on an active wearer (Dembia et al.
                                                2017): no linkage, no mass (a real device's
-                                               as ``evaluation.loads``), its assistance
-                                               profile delivered at the wearer's hip and
-                                               knee themselves, unbounded
+                                               as ``evaluation.device_loads``), its
+                                               assistance profile delivered at the wearer's
+                                               hip and knee themselves, unbounded; searched
+                                               alone (``search = "device"``) or with the
+                                               wearer's law (``"wearer_assist"``)
     control        = "actuator" | "wearer"     the thesis's law (each actuated joint its own
                                                law in its own coordinates) or the law in the
                                                wearer's joint space (hip, knee, ankle)
@@ -173,12 +175,15 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
         _no_frozen_designs(o, where, 'device = "none"', ' (a device and an active wearer)')
         return
     if o.device == "ideal":
-        for key, default in (("wearer", "active"), ("search", "device"), ("control", "wearer"),
-                             ("drivetrains", "rating"), ("torso_feedback", False)):
+        for key, default in (("wearer", "active"), ("control", "wearer"), ("drivetrains", "rating"),
+                             ("torso_feedback", False)):
             if getattr(o, key) != default:
                 raise UserError(f"{where}.{key}: {shown(getattr(o, key))} with device = \"ideal\"; expected "
                                 f"{shown(default)} (an ideal device has no linkage or drivetrains: its assistance "
                                 "profile, at an active wearer's own hip and knee, is what is searched)")
+        if o.search == "wearer":
+            raise UserError(f"{where}.search: \"wearer\" with device = \"ideal\"; expected \"device\" (the "
+                            "profile) or \"wearer_assist\" (the profile and the wearer's law together)")
         if o.device_design is not None:
             raise UserError(f"{where}.device_design: given with device = \"ideal\"; expected none (the ideal "
                             "device is its assistance profile, which is searched)")

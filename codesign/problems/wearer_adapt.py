@@ -84,13 +84,7 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Adapt
     not finite or out of bounds; UserError: no device named)."""
     if settings.device is None:
         raise UserError("evaluation.device_design: none named; expected the path of an exo_assist design")
-    if options.wearer_model == "muscles":
-        bad = mg.reflex_error(params)
-    else:
-        record = human_params_error(params, options.torso_feedback)
-        bad = None if record is None else record.message.removeprefix("decode: ")
-    if bad is not None:
-        raise ValueError(bad)
+    check_law(params, options)
     if options.search == "wearer_assist":
         for parameter in ea.assist_parameters():
             ex.checked_value(parameter, params)
@@ -98,6 +92,29 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Adapt
     device = {k: v for k, v in settings.device.params.items() if k not in law}
     return Design({**device, **{k: float(v) for k, v in params.items() if k in law}},
                   settings.device.topology, settings.device.actuators)
+
+
+def check_law(params: Mapping[str, float], options: ProblemOptions) -> None:
+    """ValueError (one line) for a candidate's wearer law -- the reflexes under muscles, else
+    the impedance law -- with a parameter missing, not finite or out of bounds."""
+    if options.wearer_model == "muscles":
+        bad = mg.reflex_error(params)
+    else:
+        record = human_params_error(params, options.torso_feedback)
+        bad = None if record is None else record.message.removeprefix("decode: ")
+    if bad is not None:
+        raise ValueError(bad)
+
+
+def decode_ideal(groups: tuple[str, ...], params: Mapping[str, float], settings: ea.AssistSettings,
+                 options: ProblemOptions) -> Design:
+    """An ideal device's candidate whose wearer adapts (``device = "ideal"``, ``search =
+    "wearer_assist"``): the settings' wearer with the candidate's law (:func:`check_law`)
+    and profile (:func:`codesign.problems.exo_assist.decode_ideal`)."""
+    check_law(params, options)
+    design = ea.decode_ideal(groups, params, settings, options)
+    law = searched_names(options)
+    return Design({**design.params, **{k: float(v) for k, v in params.items() if k in law}})
 
 
 def searched_names(options: ProblemOptions) -> set[str]:
@@ -121,10 +138,26 @@ def with_own(record: EvalRecord, design: Design, settings: AdaptSettings) -> Eva
     alone (:func:`~codesign.problems.effort.own_comparison`); a failed record as it is."""
     if not record.ok or settings.device is None:
         return record
-    record = ea.with_effort(record, settings.device, settings)
-    alone = ea.unassisted_replay(design, settings.walk).record.metrics
-    own = own_comparison(record.metrics, alone, EFFORT_METRIC[settings.walk.wearer_model])
+    return with_own_alone(ea.with_effort(record, settings.device, settings), design, settings.walk)
+
+
+def with_own_alone(record: EvalRecord, design: Design, walk) -> EvalRecord:
+    """The assisted record compared with ``design``'s law walking alone under ``walk``
+    (:func:`~codesign.problems.effort.own_comparison`); a failed record as it is."""
+    if not record.ok:
+        return record
+    alone = ea.unassisted_replay(design, walk).record.metrics
+    own = own_comparison(record.metrics, alone, EFFORT_METRIC[walk.wearer_model])
     return dataclasses.replace(record, metrics={**record.metrics, **own})
+
+
+def replay_ideal_adapted(design: Design, settings: ea.AssistSettings, record_times=None) -> Replay:
+    """``WalkingHooks.replay`` of an ideal device whose wearer adapts: the assisted walk
+    compared with the settings' wearer before it adapted and with ``design``'s adapted law
+    alone."""
+    before = Design(dict(settings.wearer))
+    out = ea.replay_assist(design, settings, record_times, reference=before)
+    return dataclasses.replace(out, record=with_own_alone(out.record, design, settings.walk))
 
 
 def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -> Replay:

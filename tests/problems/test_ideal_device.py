@@ -118,3 +118,28 @@ def test_bad_device_loads_are_one_line_naming_the_key():
     with pytest.raises(UserError, match=r"^evaluation\.device_loads\[0\]\.segment: got \"arm\"; expected one of "
                                         r"torso, thigh, shank, foot$"):
         problem.parse_settings({"wearer_design": str(WEARER), "device_loads": [{"segment": "arm", "mass_kg": 1}]})
+
+
+def test_with_the_wearer_adapting_a_wearer_that_has_not_adapted_is_both_references_at_once():
+    """``search = "wearer_assist"``: the space is the 25 reflexes and the profile; the
+    candidate whose reflexes are the wearer's own (not adapted) is compared with the same
+    walk twice -- the wearer before it adapted and its law alone -- so both reductions agree
+    bit for bit (a hip profile of -10 N m in early stance; 3-s walks)."""
+    from codesign.control.reflex import REFLEX_PREFIX
+    _name, options = parse_options({"name": "exo_assist_ideal", "wearer_model": "muscles", "search": "wearer_assist"})
+    problem = walking_problem(options)
+    assert len(problem.parameters) == 25 + 16
+    s = problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation, "max_time": 3.0})
+    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
+               for name, (low, high) in parameter_bounds().items()}
+    profile.update({"assist.hip.b1.peak": -10.0, "assist.hip.b1.peak_time": 0.1})
+    reflexes = {k: v for k, v in load_design(WEARER).params.items() if k.startswith(REFLEX_PREFIX)}
+    design = problem.walking.decode((), {**reflexes, **profile}, s)
+    assert design.params == {**load_design(WEARER).params, **profile}
+    assert problem.walking.encode(design) == ((), {**reflexes, **profile})
+    ea.unassisted.cache_clear()
+    m = problem.evaluate({**reflexes, **profile}, EvalContext(settings=s)).metrics
+    assert m["effort_reduction_own"] == m["effort_reduction"] != 0.0
+    assert m["metabolic_cost_own"] == m["metabolic_cost_unassisted"] > 0
+    with pytest.raises(ValueError, match="reflex.g_vas"):
+        problem.walking.decode((), {**reflexes, **profile, "reflex.g_vas": -1.0}, s)
