@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "carry.csv", cr.carry_table(points, effort).to_csv(index=False))
     save_figure_atomic(cr.carry_figure(points, fit, effort), out / "carry.png")
-    print(f"placement: " + ", ".join(f"{100 * s.share:g} % on the {s.segment}"
+    print("placement: " + ", ".join(f"{100 * s.share:g} % on the {s.segment}"
                                      + (f" at {s.position:g} of its length" if s.position is not None else "")
                                      for s in placement))
     print(text)

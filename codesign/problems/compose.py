@@ -59,7 +59,7 @@ DESCRIPTIONS = {
                          "law searched, compared with the wearer before it adapted and with the adapted law "
                          "alone (issue 32)",
     "exo_assist_ideal": "an ideal device assisting an active wearer: its assistance profile at the wearer's "
-                        "own hip and knee, no linkage and no mass (a real device's as evaluation.loads; "
+                        "own hip and knee, no linkage and no mass (a real device's as evaluation.device_loads; "
                         "Dembia et al. 2017)",
     "human_gait": "unaugmented human, step impedance at hip, knee and ankle (thesis chapter 4, Table 4.2 "
                   "objectives)",
@@ -91,8 +91,10 @@ def wearer_law_parameters(options: ProblemOptions) -> tuple[Parameter, ...]:
 def family(options: ProblemOptions) -> str:
     """Which family's code evaluates the options: "human", "codesign", "assist", "ideal" or
     "adapt"."""
-    if options.device in ("none", "ideal"):
-        return {"none": "human", "ideal": "ideal"}[options.device]
+    if options.device == "none":
+        return "human"
+    if options.device == "ideal":
+        return "ideal"
     if options.wearer == "passive":
         return "codesign"
     return "assist" if options.search == "device" else "adapt"

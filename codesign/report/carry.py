@@ -13,7 +13,8 @@ the unassisted one) by a :class:`Share` list -- by default a portable hip exoske
 
 Break-even: :func:`codesign.report.mass_buys.break_even` of the walking points (a
 least-squares line r = a + b m, falling, m0 = -a / b with its standard error); the line is
-an assumption, stated with the number, and each point's residual says how well it holds.
+an assumption, stated with the number, and the standard error says how well the masses
+walked lie on it.
 """
 
 from __future__ import annotations
@@ -67,9 +68,10 @@ def parse_placement(value: Any, where: str = "--placement") -> tuple[Share, ...]
         if entry["segment"] not in SEGMENTS:
             raise UserError(f"{at}.segment: got {shown(entry['segment'])}; expected one of {', '.join(SEGMENTS)}")
         share, position = entry["share"], entry.get("position")
-        if not (isinstance(share, (int, float)) and math.isfinite(share) and share > 0):
+        if isinstance(share, bool) or not (isinstance(share, (int, float)) and math.isfinite(share) and share > 0):
             raise UserError(f"{at}.share: got {shown(share)}; expected a fraction of the device's mass > 0")
-        if position is not None and not (isinstance(position, (int, float)) and 0 <= position <= 1):
+        if position is not None and (isinstance(position, bool) or not (isinstance(position, (int, float))
+                                                                         and 0 <= position <= 1)):
             raise UserError(f"{at}.position: got {shown(position)}; expected a fraction in [0, 1] along the segment")
         shares.append(Share(entry["segment"], float(share), None if position is None else float(position)))
     total = sum(s.share for s in shares)
