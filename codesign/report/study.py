@@ -14,8 +14,9 @@
    time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
    (``[study] verify``), each with its walking verdict (``verify/<round>.json``);
 4. ``study.csv`` / ``study.md``: per topology the best design (``best-tNN.json``), the
-   stage it reached, its verdict under each check, device mass, power, cuff force,
-   thermal ratio and transmission peak.
+   stage it reached, its verdict under each check, the thesis's Table 5.4 quantities
+   (device mass, CoM shift, longest segment, power, torque, assist time), speed, cuff
+   force, thermal ratio and transmission peak (:data:`TABLE_METRICS`).
 
 Every step is resumable: a round whose run exists resumes (bit for bit, as ``codesign
 resume``), a verification already written is read back, the focused topologies follow
@@ -48,9 +49,13 @@ STUDY_CSV = "study.csv"
 STUDY_MD = "study.md"
 CHECK_LABELS = {"searched": "as searched", "half_step": "half time step", "soft": "soft contacts",
                 "mujoco": "MuJoCo", "wearer_light": "wearer mass x0.9", "wearer_heavy": "wearer mass x1.1"}
-# the record metrics the study table shows, with their headings (units in the heading)
-TABLE_METRICS = (("device mass [kg]", "added_mass", 1.0), ("power [W]", "power", 1.0),
-                 ("cuff force peak [N]", "cuff_force_peak", 1.0),
+# the record metrics the study table shows, with their headings (units in the heading): the
+# thesis's Table 5.4 (added mass, CoM shift, segment size, power, torque, assist time), then
+# the speed and the loads a drivetrain and a person must bear
+TABLE_METRICS = (("device mass [kg]", "added_mass", 1.0), ("CoM shift [m]", "com_shift", 1.0),
+                 ("longest segment [m]", "longest_segment", 1.0), ("power [W]", "power", 1.0),
+                 ("torque RMS [N m]", "torque_rms", 1.0), ("assist time [%]", "assist_fraction", 100.0),
+                 ("speed [m/s]", "speed", 1.0), ("cuff force peak [N]", "cuff_force_peak", 1.0),
                  ("thermal ratio [-]", "actuator_thermal_ratio", 1.0),
                  ("transmission peak [-]", "transmission_peak", 1.0))
 
