@@ -112,7 +112,6 @@ import scipy.linalg
 
 from codesign.analysis.jacobians import central_jacobian, modulus_change, multipliers
 from codesign.analysis.returnmap import verdict as multiplier_verdict
-from codesign.dynamics.contact_lcp import N_RESIDUALS
 from codesign.errors import UserError
 from codesign.walking import stepping
 from codesign.walking.rollout_base import OK, STATUS
@@ -163,9 +162,7 @@ class StroboscopicMap:
         self.t_end = self.t0 + self.periods * self.steps_per_period * self.h
         self.n = self.model.n
         self.ix = self.model.body_id("torso_x")
-        self._empty = (np.zeros(0), np.zeros((0, 2 * self.n)),
-                       np.zeros((0, self.model.n_contacts), dtype=np.int64),
-                       np.zeros((0, self.model.n_contacts, 2)), np.zeros((0, N_RESIDUALS)))
+        self._empty = stepping.no_records(2 * self.n, self.model.n_contacts)
         # settle from the design's initial state
         x = np.array(setup.x0, dtype=np.float64)
         code, t, _ = stepping.walk(x, self.t0, self.p, *self._empty, 0.0)

@@ -166,6 +166,11 @@ def run(args: argparse.Namespace) -> int:
                                           0.5 * t_end)
             fig.savefig(staging / "actuators.png", dpi=110)
             figures.plt.close(fig)
+            muscles = any(c.startswith("act_") for c in table.columns)
+            if muscles:                                    # the muscle wearer (issue 45)
+                fig = figures.muscle_figure(table, 0.5 * t_end)
+                fig.savefig(staging / "muscles.png", dpi=110)
+                figures.plt.close(fig)
             if args.animation:
                 figures.stick_gif(table, setup.model, staging / "stick.gif")
             if "effort_reduction" in record.metrics:       # an active wearer's device (exo_assist)
@@ -173,14 +178,15 @@ def run(args: argparse.Namespace) -> int:
                 fig = figures.assist_figure(pd.concat([table, loads], axis=1),
                                             pd.concat([trajectory_table(alone.rollout, alone.setup),
                                                        actuator_table(alone.rollout, alone.setup)], axis=1),
-                                            float(setup.ctrl.timing[0]), float(setup.ctrl.timing[1]), 0.5 * t_end)
+                                            0.5 * t_end)
                 fig.savefig(staging / "assist.png", dpi=110)
                 figures.plt.close(fig)
         (staging / "record.json").write_text(json_text(summary) + "\n")
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
     else:
-        print(f"wrote {out}/trajectory.csv, gait.png, actuators.png, {'stick.gif, ' if args.animation else ''}"
+        print(f"wrote {out}/trajectory.csv, gait.png, actuators.png, {'muscles.png, ' if muscles else ''}"
+              f"{'stick.gif, ' if args.animation else ''}"
               f"{'assist.png, ' if 'effort_reduction' in record.metrics else ''}record.json "
               f"(time {record.metrics.get('time', 0):.2f} s)")
     return 0

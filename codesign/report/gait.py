@@ -170,27 +170,46 @@ ASSIST_JOINTS = ("hip", "knee", "ankle")
 ASSIST_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}   # anatomical = sign * engine (flexion positive)
 
 
-def cycle_mean(t: np.ndarray, values: dict[str, np.ndarray], frequency: float, phase0: float,
-               t_from: float, bins: int = 50) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(phase centres float64[bins], joint -> mean over strides float64[bins]) of per-leg
-    series ``values`` (``<joint>_r`` / ``<joint>_l`` -> float64[k] at times t, s) from
-    ``t_from`` on: both legs pooled, each at its own phase (the left half a period later;
-    the controller's clock: phase = frac(frequency t + phase0))."""
-    keep = t >= t_from
+def heel_strikes(table, side: str) -> np.ndarray:
+    """float64[s]: the times (s) of a foot's heel strikes in a trajectory table (``side``
+    "r" or "l"): the records where its normal ground reaction (its contact points'
+    ``fn_*_<side>_N`` summed) turns positive after a record without any."""
+    force = sum(table[c].to_numpy() for c in table.columns if c.startswith("fn_") and c.endswith(f"_{side}_N"))
+    on = np.nan_to_num(force) > 0.0
+    return table["t_s"].to_numpy()[1:][on[1:] & ~on[:-1]]
+
+
+def stride_mean(table, values: dict[str, np.ndarray], t_from: float,
+                bins: int = 50) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(gait-cycle centres float64[bins], 0-1 from heel strike; name -> mean over strides
+    float64[bins]) of per-leg series ``values`` (``<name>_r`` / ``<name>_l`` -> float64[k],
+    the table's rows): both legs' strides pooled, each from a heel strike to the same
+    foot's next (:func:`heel_strikes`), those starting at or after ``t_from`` s. NaN bins
+    where no stride has a sample."""
+    t = table["t_s"].to_numpy()
     centres = (np.arange(bins) + 0.5) / bins
-    out = {}
-    for joint in ASSIST_JOINTS:
-        phase = np.concatenate([np.mod(frequency * t[keep] + phase0 + off, 1.0) for off in (0.0, 0.5)])
-        series = np.concatenate([values[f"{joint}_{side}"][keep] for side in ("r", "l")])
-        which = np.minimum((phase * bins).astype(int), bins - 1)
-        out[joint] = np.array([series[which == b].mean() if (which == b).any() else np.nan for b in range(bins)])
-    return centres, out
+    names = sorted({key.rsplit("_", 1)[0] for key in values})
+    sums = {name: np.zeros(bins) for name in names}
+    counts = np.zeros(bins)
+    for side in ("r", "l"):
+        strikes = heel_strikes(table, side)
+        for start, end in zip(strikes[:-1], strikes[1:]):
+            if start < t_from:
+                continue
+            inside = (t >= start) & (t < end)
+            which = np.minimum(((t[inside] - start) / (end - start) * bins).astype(int), bins - 1)
+            counts += np.bincount(which, minlength=bins)
+            for name in names:
+                sums[name] += np.bincount(which, weights=values[f"{name}_{side}"][inside], minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return centres, {name: np.where(counts > 0, sums[name] / counts, np.nan) for name in names}
 
 
-def assist_figure(assisted, unassisted, frequency: float, phase0: float, t_from: float):
+def assist_figure(assisted, unassisted, t_from: float):
     """The figure of an exoskeleton paper (issue 32): per wearer joint (hip, knee, ankle;
     anatomical, flexion positive) its torque (N m) and power (W) over the gait cycle (0 =
-    heel strike; mean over the strides from ``t_from`` s, both legs), without the device
+    heel strike; mean over each walk's own strides from ``t_from`` s, both legs:
+    :func:`stride_mean`), without the device
     (the wearer's law alone), with it (the wearer's own share) and the device's torque at
     the joint. ``assisted``, ``unassisted``: the trajectory and actuator tables of the two
     walks (:func:`codesign.walking.trajectory.trajectory_table` and ``actuator_table``
@@ -200,12 +219,12 @@ def assist_figure(assisted, unassisted, frequency: float, phase0: float, t_from:
     def torque(table, kind):      # anatomical
         vals = {f"{j}_{s}": ASSIST_SIGN[j] * table[f"tau_{kind}_{j}_{s}_Nm"].to_numpy()
                 for j in ASSIST_JOINTS for s in ("r", "l")}
-        return cycle_mean(table["t_s"].to_numpy(), vals, frequency, phase0, t_from)[1]
+        return stride_mean(table, vals, t_from)[1]
 
     def power(table):
         vals = {f"{j}_{s}": table[f"tau_wearer_{j}_{s}_Nm"].to_numpy() * table[f"rate_{j}_{s}_rad_s"].to_numpy()
                 for j in ASSIST_JOINTS for s in ("r", "l")}
-        return cycle_mean(table["t_s"].to_numpy(), vals, frequency, phase0, t_from)
+        return stride_mean(table, vals, t_from)
 
     phase, p_without = power(unassisted)
     _, p_with = power(assisted)
@@ -225,5 +244,34 @@ def assist_figure(assisted, unassisted, frequency: float, phase0: float, t_from:
     for a in axes[-1]:
         a.set_xlabel("gait cycle [%] (0: heel strike)")
     fig.suptitle("the wearer's joint torque and power with and without the device", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def muscle_figure(table, t_from: float):
+    """The muscle wearer's activations over the gait cycle (0 = heel strike; the mean over
+    its strides from ``t_from`` s, both legs: :func:`stride_mean`), one row per muscle
+    group, next to people's EMG on intervals (shaded; :data:`codesign.model.emg_timing.PERRY`),
+    each row titled with the share of its activation inside them and the share a constant
+    activation would have (:func:`codesign.model.emg_timing.on_share`). ``table``: a
+    trajectory table with ``act_<group>_<r|l>`` columns."""
+    from codesign.model.emg_timing import PERRY, PERRY_1992, on_share
+
+    values = {f"{e.group}_{s}": table[f"act_{e.group}_{s}"].to_numpy() for e in PERRY for s in ("r", "l")}
+    centres, mean = stride_mean(table, values, t_from)
+    cycle = 100 * centres
+    fig, axes = plt.subplots(len(PERRY), 1, figsize=(7, 1.2 * len(PERRY) + 0.8), sharex=True)
+    for ax, e in zip(axes, PERRY):
+        for a, b in e.on:
+            ax.axvspan(a, b, color="0.85", lw=0)
+        ax.plot(cycle, mean[e.group], color="C0", lw=1.5)
+        ax.set_ylim(0.0, max(0.2, 1.1 * float(np.nanmax(mean[e.group]))))
+        ax.set_ylabel(e.group, rotation=0, ha="right", va="center")
+        ax.set_title(f"{100 * on_share(e, cycle, mean[e.group]):.0f} % of the activation inside people's "
+                     f"on intervals ({100 * e.on_fraction():.0f} % of the cycle; {e.muscle})",
+                     fontsize=7, loc="right")
+    axes[-1].set_xlabel("gait cycle [%] (0: heel strike)")
+    fig.suptitle("muscle activation (mean over strides, both legs) and people's EMG on intervals\n(grey: "
+                 + PERRY_1992 + ")", fontsize=8)
     fig.tight_layout()
     return fig

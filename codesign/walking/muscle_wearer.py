@@ -248,12 +248,11 @@ def keep_muscle_torques(mm, tau, relief) -> None:
     device (:func:`codesign.control.wearer.drive_torques`) takes its human-joint equivalent
     off the wearer's hip and knee (the compensation model of an impedance wearer, its
     motion kept); muscles deliver their own torque and the device's adds to it, so the
-    relief is given back to tau and zeroed (the wearer's own torque = the muscles')."""
+    relief is given back to tau. It stays in relief as the device's torque at the joint
+    (the wearer's own torque is the muscles', :func:`codesign.walking.rollout_base.control`)."""
     for leg in range(2):
         for j in range(3):
-            r = mm.rows[leg, j]
-            tau[mm.coord[leg, j]] += relief[r]
-            relief[r] = 0.0
+            tau[mm.coord[leg, j]] += relief[mm.rows[leg, j]]
 
 
 @njit(cache=True, _nrt=False)

@@ -142,6 +142,11 @@ class Rollout:
     # solver's account of the whole run; None for the event-driven and soft models
     record_residuals: np.ndarray | None = None
     contact: ContactHealth | None = None
+    # the stepping rollout's under the muscle wearer (issue 45): per record and leg, each
+    # muscle's activation (codesign.model.muscle_table.NAMES order) and the muscles'
+    # torques on the paper's (ankle, knee, hip) angles held over the step that starts there
+    # (float64[k, 2, 7 + 3]: -, N m; codesign.walking.stepping.record_muscles); else None
+    record_muscles: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -199,11 +204,12 @@ def control(t, q, v, m, wm, wd, tau):
         apply_muscle_torques(wm.muscle, wd.muscle, wm.ctrl, tau, wd.joint_tau, wd.joint_gain, wd.joint_cmd)
     dd = wd.drive
     drive_torques(t, m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain, wd.relief)
-    if wm.muscle.on[0] != 0:      # muscles do not compensate the device (their reflexes respond)
+    muscles = wm.muscle.on[0] != 0
+    if muscles:                   # muscles do not compensate the device (their reflexes respond)
         keep_muscle_torques(wm.muscle, tau, wd.relief)
     for e in range(wm.wearer_source.shape[0]):
         s = wm.wearer_source[e]
-        wd.wearer_tau[e] = wd.joint_tau[s] - wd.relief[s]
+        wd.wearer_tau[e] = wd.joint_tau[s] if muscles else wd.joint_tau[s] - wd.relief[s]
         wd.wearer_rate[e] = wd.joint_rate[s]
     for e in range(wm.effort_source.shape[0]):
         s = wm.effort_source[e]
@@ -327,8 +333,9 @@ class WalkData(NamedTuple):
     effort_tau: np.ndarray     # float64[e] scratch: the effort joints' delivered torques (N m)
     effort_rate: np.ndarray    # float64[e] scratch: their rates (rad/s)
     effort_cmd: np.ndarray     # float64[e] scratch: their commanded torques (N m)
-    relief: np.ndarray         # float64[na] scratch: the device's torque taken off each active joint
-                               #   (N m; its hip and knee under an assistance drive, else 0)
+    relief: np.ndarray         # float64[na] scratch: the device's torque at each active joint (N m;
+                               #   its hip and knee under an assistance drive, else 0; taken off an
+                               #   impedance wearer's own torque, not off a muscle wearer's)
     wearer_tau: np.ndarray     # float64[w] scratch: the active wearer's own joint torques (N m)
     wearer_rate: np.ndarray    # float64[w] scratch: their rates (rad/s)
     drive: Any                 # control.wearer.DriveData: the drive's scratch and outputs

@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from codesign.control.impedance import ControllerArrays, passive_row_gains, torso_pitch, update_gains
+from codesign.control.reflex import N_MUSCLES
 from codesign.dynamics import contact_lcp as lcp
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
@@ -231,7 +232,22 @@ def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res
 
 
 @njit(cache=True, _nrt=False)
-def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0):
+def record_muscles(md, rec_mus, k_first, k_end):
+    """Store the muscle wearer's state after this step's :func:`muscle_step` in the records
+    k_first..k_end-1 (those taken at this step's start): per leg each muscle's activation
+    (rec_mus[k, leg, :7], Geyer & Herr's order, codesign.model.muscle_table.NAMES) and
+    the torques on the paper's (ankle, knee, hip) angles held over the step
+    (rec_mus[k, leg, 7:], N m)."""
+    for k in range(k_first, k_end):
+        for leg in range(2):
+            for i in range(N_MUSCLES):
+                rec_mus[k, leg, i] = md.mus.act[leg, i]
+            for j in range(3):
+                rec_mus[k, leg, N_MUSCLES + j] = md.torque[leg, j]
+
+
+@njit(cache=True, _nrt=False)
+def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, rec_mus, t0=0.0):
     """The whole rollout from x (float64[2n], updated in place) at t = t0 to t_end (s).
 
     Steps start at t = t0 + k h (the controller's clock; t0 = 0 for an evaluation, a later
@@ -242,7 +258,9 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0)
     samples accumulate into wd.acc as usual (its window starts at max_time / 2).
     Records x and the contact modes at the first step start at or after each of
     record_times (sorted), with the contact forces' mean and the largest contact residuals
-    since the previous record (:func:`record`). Returns (code, time reached s, steps)."""
+    since the previous record (:func:`record`), and under the muscle wearer its activations
+    and torques (rec_mus float64[k, 2, N_MUSCLES + 3], :func:`record_muscles`; no rows
+    otherwise). Returns (code, time reached s, steps)."""
     m, cs, ss, wm = p.model
     w, sw, wd = p.data
     n = m.parent.shape[0]
@@ -262,10 +280,13 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0)
     passive_row_gains(wm.ctrl, wd.Kimp, wd.Dimp)   # constant; the steps update the rest
     for k in range(n_steps):
         t = t0 + k * h
+        k_first = k_rec
         k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res,
                               t_rec)
         c0 = cy.cycles()
         muscle_step(q, v, wm.muscle, wd.muscle)     # the muscle wearer (none under impedance)
+        if rec_mus.shape[0] > 0:
+            record_muscles(wd.muscle, rec_mus, k_first, k_rec)
         _, active = control(t, q, v, m, wm, wd, wd.tau)
         update_gains(wm.ctrl, wd.joint_gain, active, wd.Kimp, wd.Dimp)
         cy.add(sw.cycles, cy.CONTROL, c0)
@@ -290,7 +311,10 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, t0=0.0)
         if code != OK:
             return code, t + h, k + 1
     t = t0 + n_steps * h
-    record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res, t_rec)
+    k_first = k_rec
+    k_rec, t_rec = record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res, t_rec)
+    if rec_mus.shape[0] > 0:        # the end: the muscles as the last step left them
+        record_muscles(wd.muscle, rec_mus, k_first, k_rec)
     return OK, t, n_steps
 
 
@@ -345,6 +369,14 @@ def clone_data(data: StepData) -> StepData:
     return clone_arrays(data)
 
 
+def no_records(n_state: int, n_contacts: int) -> tuple[np.ndarray, ...]:
+    """:func:`walk`'s record arguments for a walk that records nothing (record_times, rec_x,
+    rec_mode, rec_force, rec_res, rec_mus: empty arrays of their types), for a state of
+    ``n_state`` numbers and ``n_contacts`` contact points."""
+    return (np.zeros(0), np.zeros((0, n_state)), np.zeros((0, n_contacts), dtype=np.int64),
+            np.zeros((0, n_contacts, 2)), np.zeros((0, lcp.N_RESIDUALS)), np.zeros((0, 2, N_MUSCLES + 3)))
+
+
 def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
         record_times: np.ndarray | None = None, t0: float = 0.0) -> Rollout:
     """Simulate from x0 to settings.max_time (compiled) from a reset data record
@@ -360,8 +392,10 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     rec_mode = np.zeros((rt.shape[0], c), dtype=np.int64)
     rec_force = np.full((rt.shape[0], c, 2), np.nan)
     rec_res = np.full((rt.shape[0], lcp.N_RESIDUALS), np.nan)
+    muscles = p.model.walk.muscle.on[0] != 0
+    rec_mus = np.full((rt.shape[0] if muscles else 0, 2, N_MUSCLES + 3), np.nan)
     x = np.array(x0, dtype=np.float64)
-    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, rec_res, float(t0))
+    code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, rec_res, rec_mus, float(t0))
     code, t = int(code), float(t)
     rec_force[np.isnan(rec_x[:, 0])] = np.nan     # records never reached: the impulses summed for them
     sw, wd = p.data.step_work, p.data.walk
@@ -370,7 +404,8 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     s = sw.stats
     health = ContactHealth(int(s[ts.STAT_STEPS]), int(s[ts.STAT_ABOVE_TOL]), int(s[ts.STAT_ENERGY_ABOVE]))
     return Rollout(status, message, time, wd.acc, x, sw.mode, int(steps),
-                   int(wd.counts[0]), rt, rec_x, rec_mode, rec_force, rec_res, health)
+                   int(wd.counts[0]), rt, rec_x, rec_mode, rec_force, rec_res, health,
+                   rec_mus if muscles else None)
 
 
 def step_statistics(p: StepParams) -> dict[str, Any]:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from codesign.control.reflex import N_MUSCLES
 from codesign.control.wearer import ASSIST, CLOCK, sense_phase
 from codesign.dynamics.model import REVOLUTE
 from codesign.model import actuators as act
 from codesign.model.gait import nominal_gait
+from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
 from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
 from codesign.walking.rollout_base import clone_arrays, control, zero_arrays
@@ -28,7 +30,9 @@ def trajectory_table(rollout, setup):
     stepping rollout's: each point's mean force since the previous sample, impacts
     counted by their impulse: :class:`~codesign.walking.rollout_base.Rollout`), and for
     the stepping rollout the largest contact residuals of the steps since the previous
-    sample (:data:`RESIDUAL_COLUMNS`, docs/contacts.md)."""
+    sample (:data:`RESIDUAL_COLUMNS`, docs/contacts.md), and under the muscle wearer each
+    muscle's activation ``act_<muscle>_<r|l>`` (0-1; Geyer & Herr's SOL, TA, GAS, VAS, HAM,
+    GLU, HFL) after the step that starts there."""
     import pandas as pd
 
     model = setup.model
@@ -50,6 +54,10 @@ def trajectory_table(rollout, setup):
     if rollout.record_residuals is not None:
         for j, name in enumerate(RESIDUAL_COLUMNS):
             cols[name] = rollout.record_residuals[ok, j]
+    if rollout.record_muscles is not None:
+        for leg, side in enumerate("rl"):
+            for i, name in enumerate(MUSCLE_NAMES):
+                cols[f"act_{name}_{side}"] = rollout.record_muscles[ok, leg, i]
     return pd.DataFrame(cols)
 
 
@@ -91,17 +99,16 @@ def actuator_table(rollout, setup):
     if sensed:
         zero_arrays(wd.drive.phase)
         feet = recorded_feet(rollout, setup)[ok]
+    held = rollout.record_muscles[ok, :, N_MUSCLES:] if wm.muscle.on[0] != 0 else None
     for k in range(len(t)):
         if sensed:
             sense_phase(float(t[k]), X[k], feet[k], wm.drive, wd.drive)
+        if held is not None:            # the muscles' torques held over the step starting there
+            wd.muscle.torque[:] = held[k]
         control(float(t[k]), X[k, :n], X[k, n:], setup.p.model.arrays, wm, wd, scratch)
         cmd[k], tau[k], rate[k] = wd.effort_cmd, wd.effort_tau, wd.effort_rate
         G[k] = wd.drive.G
         own[k], device[k] = wd.wearer_tau, wd.relief[wearer]
-    if wm.muscle.on[0] != 0:            # the muscles' torques are not a function of the state
-        for j, s in enumerate(int(v) for v in wm.effort_source):
-            if s >= 0 and s in wm.muscle.rows:
-                cmd[:, j] = tau[:, j] = np.nan
     cols = {}
     for j, name in enumerate(names):
         cols[f"tau_{name}_Nm"] = tau[:, j]

@@ -36,10 +36,7 @@ def muscle_setup(max_time=0.4, **evaluation):
 
 def walk_to(setup, x, t0, t1):
     """The stepping rollout from x (updated) at t0 to t1 on the set-up's data as found."""
-    empty = np.zeros(0)
-    c = setup.model.n_contacts
-    code, t, _ = stepping.walk(x, t1, setup.p, empty, np.zeros((0, x.shape[0])), np.zeros((0, c), dtype=np.int64),
-                               np.zeros((0, c, 2)), np.zeros((0, 5)), t0)
+    code, t, _ = stepping.walk(x, t1, setup.p, *stepping.no_records(x.shape[0], setup.model.n_contacts), t0)
     assert code == 0, (code, t)
 
 
@@ -288,19 +285,26 @@ def test_with_zero_stimulation_the_skeletons_energy_changes_by_the_joint_torques
     assert abs(energy[-1] - energy[0] - work) < 5e-3 * released
 
 
-def test_an_active_wearers_device_adds_to_the_muscles_torques():
-    """An ideal assisting device (issue 32's profile on the unaugmented human, G = I) on the
-    muscle wearer: no compensation (relief 0), the hip's and knee's generalized force is the
-    muscles' torque plus the device's, and the wearer's own torque is the muscles'."""
+def assisted_muscle_setup(max_time):
+    """The muscle wearer with an ideal assisting device (issue 32's profile on the
+    unaugmented human, G = I: the co-design's law and profile, no linkage)."""
     import json
     from pathlib import Path
     from codesign.walking import Design
     start = json.loads((Path(__file__).resolve().parents[2] / "studies/active-wearer/assist-b-start.json").read_text())
-    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "phase0": 0.1, "max_time": 0.2,
+    settings = WalkSettings.from_dict({"initial_state": "lowest_point", "phase0": 0.1, "max_time": max_time,
                                        "wearer_model": "muscles", "wearer": "active"})
     law = {k: v for k, v in start[0]["params"].items() if k.split(".")[0] in ("hip", "knee", "ankle", "assist")}
-    setup, record, _ = build_setup(Design(law), settings)     # the co-design's law and profile, no linkage
+    setup, record, _ = build_setup(Design(law), settings)
     assert setup is not None, record
+    return setup, settings
+
+
+def test_an_active_wearers_device_adds_to_the_muscles_torques():
+    """An ideal assisting device on the muscle wearer: no compensation -- the hip's and
+    knee's generalized force is the muscles' torque plus the device's (which relief keeps,
+    G = I: the actuator's torque), and the wearer's own torque is the muscles'."""
+    setup, _ = assisted_muscle_setup(0.2)
     stepping.reset_data(setup.p)
     x = setup.x0.copy()
     walk_to(setup, x, 0.0, 0.15)
@@ -310,10 +314,56 @@ def test_an_active_wearers_device_adds_to_the_muscles_torques():
     for leg in range(2):
         for j, k in ((2, 0), (1, 1)):                     # paper hip -> actuator 0, knee -> 1
             muscle = mm.sign[j] * md.torque[leg, j]
-            assert wd.relief[mm.rows[leg, j]] == 0.0
+            assert wd.relief[mm.rows[leg, j]] == dd.tau[2 * leg + k]
             assert wd.tau[mm.coord[leg, j]] == pytest.approx(muscle + dd.tau[2 * leg + k], rel=1e-12, abs=1e-9)
     np.testing.assert_allclose(wd.wearer_tau, wd.joint_tau[p_rows(setup)], rtol=0, atol=0)
 
 
 def p_rows(setup):
     return setup.p.model.walk.wearer_source
+
+
+def test_the_records_hold_each_steps_muscle_state():
+    """Rollout.record_muscles at a record time t: the activations and held torques the
+    walk had after its muscle step at t -- the same walk stepped by hand to t + h leaves
+    them in its data record, bit for bit."""
+    setup = muscle_setup(max_time=0.2)
+    times = np.array([0.0, 0.05, 0.1, 0.15])
+    out = stepping.run(setup.x0, setup.p, WalkSettings().rollout.__class__(max_time=0.2), times)
+    assert out.status == "ok" and out.record_muscles.shape == (4, 2, 10)
+    assert out.record_muscles[:, :, :7].max() > 0.05            # the stance leg's extensors are on
+    for k, t in enumerate(times):
+        stepping.reset_data(setup.p)
+        x = setup.x0.copy()
+        walk_to(setup, x, 0.0, t + H)
+        md = setup.p.data.walk.muscle
+        assert np.array_equal(out.record_muscles[k, :, :7], md.mus.act)
+        assert np.array_equal(out.record_muscles[k, :, 7:], md.torque)
+
+
+def test_the_actuator_tables_muscle_torques_are_the_ones_the_walk_integrated():
+    """The simulate table's wearer torques of a muscle wearer with an ideal device
+    assisting (records at every step): integrated as the rollout's accumulator integrates
+    them (the trapezoid over the window's step starts, both legs), they give the walk's own
+    wearer_<joint>_torque_rms to 1e-9 -- so the table holds the muscles' torques, not the
+    device's; and the device's torque at the hip and knee is its actuators' (G = I)."""
+    from codesign.walking import metrics_of
+    from codesign.walking.trajectory import actuator_table
+
+    max_time = 0.3
+    setup, settings = assisted_muscle_setup(max_time)
+    rs = settings.rollout
+    times = np.arange(0.0, max_time, rs.h)
+    out = stepping.run(setup.x0, setup.p, rs, times)
+    assert out.status == "ok"
+    table = actuator_table(out, setup)
+    metrics = metrics_of(out, setup)
+    window = times >= 0.5 * max_time
+    t = times[window]
+    for joint in ("hip", "knee", "ankle"):
+        tau2 = sum(table[f"tau_wearer_{joint}_{side}_Nm"].to_numpy()[window] ** 2 for side in "rl")
+        rms = math.sqrt(np.trapezoid(tau2, t) / ((t[-1] - t[0]) * 2))
+        assert rms > 5.0, joint                                   # N m: muscles work
+        assert rms == pytest.approx(metrics[f"wearer_{joint}_torque_rms"], rel=1e-9), joint
+    device = table[[c for c in table.columns if c.startswith("tau_device_")]].to_numpy()
+    assert np.abs(device).max() > 1.0                             # N m: the device assists

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from codesign.dynamics.contact_lcp import N_RESIDUALS
 
 from codesign import walking as ev
 from codesign.walking import rollout as ro
@@ -103,9 +102,7 @@ def test_copy_data_replays_a_run_from_a_saved_data_record():
     continuation, bit for bit; the model record is never written."""
     setup, settings = human_setup(2.0)
     p = setup.p
-    empty = (np.zeros(0), np.zeros((0, setup.x0.shape[0])),
-             np.zeros((0, setup.model.n_contacts), dtype=np.int64),
-             np.zeros((0, setup.model.n_contacts, 2)), np.zeros((0, N_RESIDUALS)))
+    empty = stepping.no_records(setup.x0.shape[0], setup.model.n_contacts)
     model_before = deep_copy(p.model.walk._replace(ctrl=()))   # arrays and numbers (the muscles', the phase's)
     stepping.reset_data(p)
     x = setup.x0.copy()

@@ -1,0 +1,58 @@
+"""The gait-cycle mean of the figures (codesign/report/gait.py, ``stride_mean``): each
+walk's own strides from heel strike to heel strike, against a synthetic walk whose strides
+and series are known in closed form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from codesign.report.gait import heel_strikes, stride_mean
+
+DT = 1e-3    # s, the records' step
+
+
+STRIKES = {"r": np.array([0.1, 1.1, 2.3, 3.2, 4.3]), "l": np.array([0.55, 1.6, 2.75, 3.8, 4.7])}   # s
+
+
+def synthetic_walk(stance=0.6):
+    """A table of records every DT: each foot's heel strikes at STRIKES, loaded for the
+    first ``stance`` of each stride (unloaded before its first strike and after its last
+    stride); the series ``x_<side>`` is the foot's fraction of its stride (0-1) squared."""
+    t = np.arange(0.0, 5.0, DT)
+    table = {"t_s": t}
+    for side, strikes in STRIKES.items():
+        k = np.searchsorted(strikes, t, side="right") - 1
+        inside = (k >= 0) & (k < len(strikes) - 1)
+        kk = np.clip(k, 0, len(strikes) - 2)
+        fraction = np.where(inside, (t - strikes[kk]) / (strikes[kk + 1] - strikes[kk]), 0.0)
+        table[f"fn_heel_{side}_N"] = np.where(inside & (fraction < stance), 400.0, 0.0)
+        table[f"fn_toe_{side}_N"] = np.zeros_like(t)
+        table[f"x_{side}"] = fraction ** 2
+    return pd.DataFrame(table)
+
+
+def test_heel_strikes_are_where_the_foot_loads():
+    table = synthetic_walk()
+    np.testing.assert_allclose(heel_strikes(table, "r"), STRIKES["r"][:-1], atol=1.5 * DT)
+    np.testing.assert_allclose(heel_strikes(table, "l"), STRIKES["l"][:-1], atol=1.5 * DT)
+
+
+def test_the_stride_mean_of_a_phase_series_is_its_value_at_each_bins_centre():
+    """x = (fraction of the stride)^2 over strides of different lengths, both legs: the
+    mean over a bin of width 1/50 is the mean of x over it, centre^2 + (1/50)^2 / 12, to
+    the records' resolution (a stride of ~1 s sampled every DT: ~2e-3 of the cycle)."""
+    table = synthetic_walk()
+    values = {f"x_{side}": table[f"x_{side}"].to_numpy() for side in "rl"}
+    centres, means = stride_mean(table, values, t_from=0.0)
+    exact = centres ** 2 + (1 / 50) ** 2 / 12
+    np.testing.assert_allclose(means["x"], exact, atol=3e-3)
+    assert means["x"][-1] == pytest.approx(exact[-1], abs=3e-3)   # the stride's end, not the next one's start
+
+
+def test_strides_before_the_window_are_left_out():
+    table = synthetic_walk()
+    values = {f"x_{side}": np.where(table["t_s"] < 2.0, 100.0, table[f"x_{side}"]).astype(float) for side in "rl"}
+    _, means = stride_mean(table, values, t_from=2.0)
+    assert np.nanmax(means["x"]) < 1.0
