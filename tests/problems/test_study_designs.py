@@ -1,0 +1,45 @@
+"""The thesis-scale study's stored bests (issue 44 item 5: docs/designs/study-tNN.json,
+written by `codesign study pipelines/codesign-study.toml`) replay as the study measured
+them: the design file alone (its problem and evaluation settings) gives, bit for bit, the
+metrics the study's verification recorded under the run's settings
+(studies/codesign-study/verify/focus-tNN.json) -- the store, the study and a replay from
+the file agree -- and the best of them meets every default stage of its problem."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from codesign.objectives import unmet_conditions
+from codesign.problems import get_problem
+from codesign.walking import load_design
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = ROOT / "studies" / "codesign-study"
+
+
+def test_every_topology_has_its_best_stored_with_its_verification():
+    for t in range(1, 11):
+        design = json.loads((ROOT / "docs" / "designs" / f"study-t{t:02d}.json").read_text())
+        verify = json.loads((STUDY / "verify" / f"focus-t{t:02d}.json").read_text())
+        assert design["topology"] == verify["topology"] == t
+        assert "-".join(map(str, design["actuators"])) == verify["actuators"]
+        assert [c["name"] for c in verify["checks"]] == ["searched", "half_step", "soft", "mujoco"]
+
+
+@pytest.mark.slow
+def test_the_studys_best_replays_its_recorded_metrics_and_meets_every_stage():
+    path = ROOT / "docs" / "designs" / "study-t07.json"
+    verify = json.loads((STUDY / "verify" / "focus-t07.json").read_text())
+    searched = verify["checks"][0]["metrics"]
+    design = load_design(path)
+    problem = get_problem(design.problem["name"])         # the study's problem, a preset
+    record = problem.walking.replay(design, problem.parse_settings(design.evaluation)).record
+    for name, value in searched.items():
+        got = record.metrics[name]
+        assert got == value or (math.isnan(got) and math.isnan(value)), name
+    assert not unmet_conditions(record.metrics, problem.objectives)
+    assert record.metrics["time"] == 10.0
