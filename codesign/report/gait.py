@@ -265,7 +265,8 @@ def muscle_figure(table, t_from: float):
         for a, b in e.on:
             ax.axvspan(a, b, color="0.85", lw=0)
         ax.plot(cycle, mean[e.group], color="C0", lw=1.5)
-        ax.set_ylim(0.0, max(0.2, 1.1 * float(np.nanmax(mean[e.group]))))
+        finite = mean[e.group][np.isfinite(mean[e.group])]          # none: no stride in the window
+        ax.set_ylim(0.0, max(0.2, 1.1 * float(finite.max())) if finite.size else 1.0)
         ax.set_ylabel(e.group, rotation=0, ha="right", va="center")
         ax.set_title(f"{100 * on_share(e, cycle, mean[e.group]):.0f} % of the activation inside people's "
                      f"on intervals ({100 * e.on_fraction():.0f} % of the cycle; {e.muscle})",

@@ -56,3 +56,19 @@ def test_strides_before_the_window_are_left_out():
     values = {f"x_{side}": np.where(table["t_s"] < 2.0, 100.0, table[f"x_{side}"]).astype(float) for side in "rl"}
     _, means = stride_mean(table, values, t_from=2.0)
     assert np.nanmax(means["x"]) < 1.0
+
+
+def test_the_muscle_figure_draws_a_walk_without_a_stride_in_its_window():
+    """A muscle walk that fell before its window (no stride to average): the figure is
+    drawn, its shares NaN, no warning turned error."""
+    from codesign.model.emg_timing import PERRY
+    from codesign.report.gait import muscle_figure, plt
+
+    table = synthetic_walk()
+    for e in PERRY:
+        for side in "rl":
+            table[f"act_{e.group}_{side}"] = 0.1
+    fig = muscle_figure(table, t_from=10.0)
+    assert len(fig.axes) == len(PERRY)
+    assert "nan %" in fig.axes[0].get_title(loc="right")
+    plt.close(fig)
