@@ -367,3 +367,7 @@ def test_the_actuator_tables_muscle_torques_are_the_ones_the_walk_integrated():
         assert rms == pytest.approx(metrics[f"wearer_{joint}_torque_rms"], rel=1e-9), joint
     device = table[[c for c in table.columns if c.startswith("tau_device_")]].to_numpy()
     assert np.abs(device).max() > 1.0                             # N m: the device assists
+    names = setup.effort_names                                    # the drive's actuators first, per leg
+    for leg, side in enumerate("rl"):
+        for a, joint in enumerate(("hip", "knee")):
+            np.testing.assert_array_equal(table[f"tau_device_{joint}_{side}_Nm"], table[f"tau_{names[2 * leg + a]}_Nm"])
