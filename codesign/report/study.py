@@ -27,6 +27,7 @@ on the same files as one never interrupted, whatever the worker count.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import tomllib
 from dataclasses import dataclass
@@ -244,7 +245,7 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
 
     design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation},
                                  problem=problem_document(problem.name, problem.options, stored.table))
-    write_text_atomic(design_path, json_text(design.to_json()) + "\n")
+    write_text_atomic(design_path, json.dumps(design.to_json(), indent=1) + "\n")   # as every design file: its problem first
     table = inline_run_reference(stored.table, problem.run_reference)
     settings = problem.parse_settings(table)
     out = []

@@ -1,5 +1,6 @@
 """The assistance timed by the device's own gait-phase estimate (issue 46 item 2,
-``evaluation.assist_timing``): the clock-timed default replays as before, bit for bit; under
+``evaluation.assist_timing``): the clock-timed default replays as before (to 1e-9: the
+reference's bits are its machine's); under
 ``"contact"`` the rollout's phase is the estimator's run offline on the rollout's own recorded
 signals, and ``assist_phase_error`` is the offline RMS error against the true phase from the
 recorded heel strikes; a timing that does not exist is one line, exit 2, nothing written."""
@@ -38,23 +39,34 @@ def same_bits(a, b):
     return np.array_equal(np.asarray(a, float).view(np.int64), np.asarray(b, float).view(np.int64))
 
 
-def test_the_clock_timed_profile_replays_as_before_bit_for_bit():
+# The reference's machine: the start state's rates come from NumPy's linear algebra, whose
+# kernels depend on the CPU; on another machine (2026-11-28, an Intel Xeon) they differ by
+# 2e-15 and a 2-s hard-contact walk carries that to ~1e-11 (measured: final state 1.9e-12,
+# records up to 7.2e-12). The bound: 1e-9 (m, rad, m/s, rad/s; metrics relative), 100 times
+# that, a million times below any change of the law or the drive.
+REPLAY_TOL = 1e-9
+
+
+def test_the_clock_timed_profile_replays_as_before():
     ref = json.loads(CLOCK_REFERENCE.read_text())
     times = np.arange(0.0, 2.0 + 0.05, 0.1)
     record, _, rollout, setup = evaluate_detailed(load_design(DESIGN), settings(2.0, assist_timing="clock"), times)
     assert rollout.status == ref["status"] and rollout.time == ref["time"]
-    assert same_bits(rollout.x, [float.fromhex(v) for v in ref["final_state"]])
-    assert same_bits(rollout.records, [[float.fromhex(v) for v in row] for row in ref["records"]])
+    np.testing.assert_allclose(rollout.x, [float.fromhex(v) for v in ref["final_state"]], rtol=0, atol=REPLAY_TOL)
+    np.testing.assert_allclose(rollout.records, [[float.fromhex(v) for v in row] for row in ref["records"]],
+                               rtol=0, atol=REPLAY_TOL)
     before = {k: float.fromhex(v) for k, v in ref["metrics"].items()}
     # issue 46 item 3 read the body-weight figures on the person's own weight (before: person +
     # device) and the cuff force over a 30-ms window: those are the only metrics that moved
     person = setup.wearer_mass / setup.model.total_mass()
     for name in ("grf_peak_bw", "grf_peak_bw_start", "interaction_force_peak_bw"):
-        assert record.metrics.pop(name) * person == pytest.approx(before.pop(name), rel=1e-12), name
+        assert record.metrics.pop(name) * person == pytest.approx(before.pop(name), rel=REPLAY_TOL), name
     assert record.metrics.pop("cuff_force_peak") > 0.0 and before.pop("cuff_force_peak") > 0.0
     # issue 45 added the stance knee's peak, which the reference predates: at least its mean
     assert record.metrics.pop("knee_flexion_stance_peak_deg") >= record.metrics["knee_flexion_stance_mean_deg"]
-    assert record.metrics == before
+    assert record.metrics.keys() == before.keys()
+    for name, value in before.items():
+        assert record.metrics[name] == pytest.approx(value, rel=REPLAY_TOL, abs=REPLAY_TOL, nan_ok=True), name
     assert math.isnan(metrics_of(rollout, setup)["assist_phase_error"])    # a clock knows no phase error
 
 
