@@ -123,11 +123,9 @@ def export_setup(setup: Setup, settings: WalkSettings, name: str = "codesign",
     """The MuJoCo model of a built set-up (module docstring) under the evaluation's
     friction ``settings.rollout.mu``; ``timestep`` s (None: :data:`TIMESTEP`; the
     constraints' time constant follows it, :func:`solref`). UserError for what MJCF cannot
-    hold (a loop joint's drivetrain armature across branches, :func:`mjcf.armature_split`)
-    and for the wearer with muscles (issue 45: MuJoCo's rollout runs the impedance laws)."""
-    if settings.wearer_model != "impedance":
-        raise UserError(f"evaluation.wearer_model: {settings.wearer_model!r}; expected \"impedance\" for a "
-                        "MuJoCo export (its rollout has no muscles)")
+    hold (a loop joint's drivetrain armature across branches, :func:`mjcf.armature_split`).
+    The muscle wearer's muscles are a controller, not MJCF elements: the rollout steps them
+    (:mod:`codesign.walking.mujoco_rollout`)."""
     model = setup.model
     motors = effort_motors(setup)
     step = TIMESTEP if timestep is None else float(timestep)

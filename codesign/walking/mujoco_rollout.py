@@ -25,6 +25,12 @@ as an evaluation's (:func:`~codesign.walking.measure.named_metrics`: the same na
 for the contact solver's health, which MuJoCo's walk has not). The ground reaction's
 30-ms window takes the continuous contact force as the soft-contact peer's does (:func:`~codesign.walking.accumulators.accumulate_ground_force`).
 
+The muscle wearer (``wearer_model = "muscles"``) is stepped as the stepping rollout steps
+it, once per control step h of the set-up (h / ``TIMESTEP`` MuJoCo steps,
+:func:`muscle_ticks`): :func:`~codesign.walking.muscle_wearer.muscle_step` at that step's
+start state, each leg's load the normal force of its spheres in the MuJoCo step before (at
+t = 0 the start record's), the torques held until the next.
+
 What is not checked as the engine does: the loop closures' drift (MuJoCo's equalities
 are soft: their largest residual is reported instead, ``max_loop_residual_m``), and a
 contact point's depth under the floor (``max_penetration_m``).
@@ -45,6 +51,7 @@ from codesign.dynamics.model import make_workspace
 from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
 from codesign.walking.mujoco_model import MujocoExport, row_target
+from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step
 from codesign.walking.rollout_base import (OK, check_airborne, check_body, check_drive, control,
                                            cuff_forces, make_walk_data, site_forces, status_of)
 from codesign.walking.measure import named_metrics
@@ -160,6 +167,17 @@ class _Damping:
         return self.D @ v
 
 
+def muscle_ticks(muscle: MuscleModel, h: float) -> int:
+    """MuJoCo steps of h (s) per step of the muscle wearer (0: the impedance wearer);
+    ValueError unless its control step is a whole number of them."""
+    if muscle.on[0] == 0:
+        return 0
+    ticks = int(round(float(muscle.h[0]) / h))
+    if ticks < 1 or abs(ticks * h - float(muscle.h[0])) > 1e-9 * h:
+        raise ValueError(f"the muscles' step {float(muscle.h[0])} s is not a whole number of MuJoCo steps of {h} s")
+    return ticks
+
+
 def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray | None = None) -> MujocoRollout:
     """Walk the exported design in MuJoCo for ``max_time`` s under its own controller
     (module docstring); ``record_times`` float64[k] s where the state is recorded (the
@@ -187,6 +205,7 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
     feet_before = np.zeros(2)
     residual = depth = 0.0
     steps = int(math.floor(max_time / h + 0.5))
+    tick = muscle_ticks(wm.muscle, h)
     code, k_rec, t = OK, 0, 0.0
     start = clock.perf_counter()
     for k in range(steps):
@@ -196,6 +215,11 @@ def run_mujoco(export: MujocoExport, max_time: float, record_times: np.ndarray |
         while k_rec < rt.shape[0] and rt[k_rec] <= t + 0.5 * h:
             records[k_rec] = x0
             k_rec += 1
+        if tick and k % tick == 0:        # the muscle wearer's step (its loads: the last step's)
+            if k > 0:
+                leg_loads(np.stack([contacts.normal, contacts.tangent], axis=1), 0.0, wm.contact_foot,
+                          wd.muscle.load)
+            muscle_step(q0, v0, wm.muscle, wd.muscle)
         _, active = control(t, q0, v0, m, wm, wd, wd.tau)
         implicit = damping.set(mj, wd.joint_gain, active, v0)
         data.qfrc_applied[:] = (wd.tau + implicit)[order]

@@ -36,9 +36,13 @@ The muscle and reflex state (ring buffer of delayed signals, gait memory, activa
 lengths) lives in the rollout's data record and is reset from ``MuscleModel.start``, the
 state :func:`make_muscle_model` builds at the start posture (muscles settled under the
 pre-stimulation, the history filled; :func:`codesign.control.reflex.reflex_start`), so a
-set-up replays the same bit for bit. The event-driven and soft rollouts integrate with
-adaptive steps and call the controller at trial times: they have no fixed control step
-for the delays, so ``muscles`` is refused there (one line).
+set-up replays the same bit for bit. The event-driven and soft rollouts
+(:mod:`codesign.walking.rollout_event`) integrate with adaptive steps and call the
+controller at trial times, so there the muscles are a sampled-data controller: a time guard
+stops the integrator at every multiple of h (``MuscleData.tick``, within the integrator's
+event tolerance), where :func:`codesign.walking.rollout_event.muscle_tick` takes the legs' loads from the contact forces
+at that instant and makes the same :func:`muscle_step`; the torques are held between
+ticks, so the reflex delays are whole numbers of ticks as in the stepping rollout.
 """
 
 from __future__ import annotations
@@ -85,6 +89,8 @@ class MuscleData(NamedTuple):
     torque: np.ndarray      # float64[2, 3]: the muscles' torques on the paper's angles (N m), held
     rate: np.ndarray        # float64[2, 7]: each muscle's metabolic rate (W) at t
     edot: np.ndarray        # float64[1]: their sum (W)
+    tick: np.ndarray        # float64[1]: the time of the muscles' next step (s; the event-driven
+                            #   rollouts' clock)
 
 
 class MuscleModel(NamedTuple):
@@ -124,7 +130,8 @@ def no_muscles() -> LegMuscles:
 
 def _data(hist: SignalHistory, mem: ReflexMemory, mus: LegMuscles) -> MuscleData:
     return MuscleData(hist, mem, mus, stim_held=mus.stim.copy(), phi=np.zeros((2, 3)), phi_rate=np.zeros((2, 3)),
-                      load=np.zeros(2), torque=np.zeros((2, 3)), rate=np.zeros((2, N_MUSCLES)), edot=np.zeros(1))
+                      load=np.zeros(2), torque=np.zeros((2, 3)), rate=np.zeros((2, N_MUSCLES)), edot=np.zeros(1),
+                      tick=np.zeros(1))
 
 
 def paper_state(q: np.ndarray, v: np.ndarray, coord: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +233,13 @@ def muscle_step(q, v, mm, md) -> None:
 
 
 @njit(cache=True, _nrt=False)
+def next_tick(t: float, h: float) -> float:
+    """The time (s) of the muscles' step after the one at t (s), on the grid k h: the
+    integrator stops within its event tolerance of a tick, so t is rounded to its tick."""
+    return (math.floor(t / h + 0.5) + 1.0) * h
+
+
+@njit(cache=True, _nrt=False)
 def apply_muscle_torques(mm, md, c, tau, joint_tau, joint_gain, joint_cmd) -> None:
     """Replace the impedance torque of each muscle joint (controller rows mm.rows, tree
     joints) in tau (float64[n]) and joint_tau by the muscles' held torque mapped to the
@@ -240,6 +254,21 @@ def apply_muscle_torques(mm, md, c, tau, joint_tau, joint_gain, joint_cmd) -> No
             joint_cmd[r] = torque
             joint_gain[r, 0] = 0.0
             joint_gain[r, 1] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def record_muscles(md, rec_mus, k_first, k_end):
+    """Store the muscle wearer's state after a :func:`muscle_step` in the records
+    k_first..k_end-1 (those taken at that step's start): per leg each muscle's activation
+    (rec_mus[k, leg, :7], Geyer & Herr's order, codesign.model.muscle_table.NAMES) and
+    the torques on the paper's (ankle, knee, hip) angles held over that step
+    (rec_mus[k, leg, 7:], N m)."""
+    for k in range(k_first, k_end):
+        for leg in range(2):
+            for i in range(N_MUSCLES):
+                rec_mus[k, leg, i] = md.mus.act[leg, i]
+            for j in range(3):
+                rec_mus[k, leg, N_MUSCLES + j] = md.torque[leg, j]
 
 
 @njit(cache=True, _nrt=False)

@@ -27,9 +27,11 @@ from codesign.control.wearer import DriveArrays
 from codesign.dynamics.model import Model
 from codesign.interrupts import deferred_signals
 from codesign.walking import rollout_event, stepping
+from codesign.walking.muscle_wearer import MuscleModel
 from codesign.walking.rollout_base import CONTACT_MODELS, CONTACT_SOLVERS, Rollout, RolloutSettings
 
-__all__ = ["CONTACT_MODELS", "CONTACT_SOLVERS", "Params", "Rollout", "RolloutSettings", "initial_modes", "make_params", "run"]
+__all__ = ["CONTACT_MODELS", "CONTACT_SOLVERS", "Params", "Rollout", "RolloutSettings", "initial_modes", "make_params",
+           "run", "with_muscles"]
 
 Params = stepping.StepParams | rollout_event.EventParams
 
@@ -47,6 +49,13 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     active_wearer: the wearer's own effort is measured (issue 32)."""
     build = stepping.make_params if settings.contact_model == "hard" else rollout_event.make_params
     return build(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive, active_wearer)
+
+
+def with_muscles(p: Params, model: Model, muscle: MuscleModel, standing_w: float) -> Params:
+    """``p`` with the muscle wearer ``muscle`` (standing rate ``standing_w``, W): the
+    stepping rollout steps it once per step, the event-driven ones on its clock."""
+    add = stepping.with_muscles if isinstance(p, stepping.StepParams) else rollout_event.with_muscles
+    return add(p, model, muscle, standing_w)
 
 
 def initial_modes(x0: np.ndarray, p: Params, strike: int) -> tuple[np.ndarray, int]:

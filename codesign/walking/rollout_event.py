@@ -55,11 +55,14 @@ from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import accumulators as ac
 from codesign.walking import metrics as mt
+from codesign.control.reflex import N_MUSCLES
+from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step, next_tick, record_muscles
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkData, WalkModel, check_airborne,
                                            check_body, check_drift, check_drive, control,
                                            cuff_forces, make_walk,
-                                           make_walk_data, reset_walk_data, site_forces, status_of)
+                                           make_walk_data, reset_walk_data, site_forces, status_of,
+                                           with_muscle_wearer)
 
 # user codes of walk_observe (the integrator reports them as TERMINATED) and the check
 # vectors are the stepping rollout's (codesign.walking.rollout_base)
@@ -80,6 +83,11 @@ class EventData(NamedTuple):
     work: Any               # engine Workspace (make_workspace): scratch
     contact_work: Any       # contact_event.make_contact_workspace: multipliers, rows, cache
     walk: WalkData          # metric accumulator, clocks, scratch
+    record_times: np.ndarray   # float64[k] s: the run's record times (the muscles' records)
+    muscle_rec: np.ndarray     # float64[k, 2, 10]: the muscle wearer's records
+                               #   (:func:`codesign.walking.muscle_wearer.record_muscles`; 0 rows
+                               #   under the impedance wearer)
+    n_muscle_rec: np.ndarray   # int64[1]: the records filled
 
 
 class EventParams(NamedTuple):
@@ -100,7 +108,7 @@ def evaluate(t, x, mode, p):
     """Constrained dynamics at (t, x) in ``mode`` with the walking controller's forces
     (cached on (t, x, mode), as contact.evaluate). False if M is not positive definite."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     if ct.cached(cw, t, x, mode):
         return True
     n = cw.qdd.shape[0]
@@ -124,12 +132,84 @@ def walk_flow(t, x, mode, p, xdot):
 
 @njit(cache=True)
 def walk_guards(t, x, mode, p, g):
-    """CONTACT's guards (two per contact point; never firing with soft contact)."""
+    """CONTACT's guards (two per contact point; never firing with soft contact), then
+    under the muscle wearer the muscles' clock, g[2c] = tick - t (:func:`muscle_tick`)."""
+    c = mode.shape[0]
     if p.model.contact_settings[cr.CONTACT_MODEL] == cr.SOFT:
-        g[:] = 1.0
-        return
+        g[:2 * c] = 1.0
+    else:
+        evaluate(t, x, mode, p)
+        ct.write_guards(p.model.arrays, p.data.contact_work, p.model.contact_settings, mode, g)
+    if g.shape[0] > 2 * c:
+        g[2 * c] = p.data.walk.muscle.tick[0] - t
+
+
+@njit(cache=True)
+def muscle_tick(t, x, mode, p):
+    """The muscle wearer's step at its tick t (s): the legs' loads from the contact
+    forces at (t, x, mode) (soft: the springs'; hard: the multipliers of the active
+    points), one :func:`codesign.walking.muscle_wearer.muscle_step` with them, the next
+    tick, and the dynamics' cache dropped (the held torques changed at the same state).
+    Hard contact: the torques' step can leave an active point's force outside its mode's
+    bounds at once (a pull, or beyond the friction cone), where its guard would never
+    cross zero; then the modes are resolved again under the new torques, as after an
+    impact (:func:`resolve_after`). Returns 0 or a contact termination code."""
+    m, s, wm = p.model
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
+    n = cw.qdd.shape[0]
+    c = mode.shape[0]
+    hard = s[cr.CONTACT_MODEL] != cr.SOFT
     evaluate(t, x, mode, p)
-    ct.write_guards(p.model.arrays, p.data.contact_work, p.model.contact_settings, mode, g)
+    force = np.empty((c, 2))
+    ct.read_forces(m, cw, c, force)
+    for i in range(c):
+        if hard and mode[i] == cr.INACTIVE:
+            force[i, 0] = 0.0
+            force[i, 1] = 0.0
+    leg_loads(force, s[cr.SLOPE], wm.contact_foot, wd.muscle.load)
+    muscle_step(x[:n], x[n:], wm.muscle, wd.muscle)
+    wd.muscle.tick[0] = next_tick(t, wm.muscle.h[0])
+    cw.cache_ok[0] = 0
+    record_tick(p.data, wd.muscle)
+    if not hard:
+        return 0
+    evaluate(t, x, mode, p)
+    g = np.empty(2 * c)
+    ct.write_guards(m, cw, s, mode, g)
+    for i in range(c):
+        if mode[i] != cr.INACTIVE and (g[2 * i] <= 0.0 or g[2 * i + 1] <= 0.0):
+            before = np.zeros(2)
+            _foot_contacts(mode, wm.contact_foot, before)
+            return resolve_after(t, x, mode, p, -1, -1, before)
+    return 0
+
+
+@njit(cache=True)
+def first_muscle_step(x, p):
+    """The muscle wearer's step at t = 0 (the loads of its start record, as the stepping
+    rollout's first step) and its next tick; nothing under the impedance wearer."""
+    wm = p.model.walk
+    wd = p.data.walk
+    if wm.muscle.on[0] == 0:
+        return
+    n = p.data.contact_work.qdd.shape[0]
+    muscle_step(x[:n], x[n:], wm.muscle, wd.muscle)
+    wd.muscle.tick[0] = next_tick(0.0, wm.muscle.h[0])
+    p.data.contact_work.cache_ok[0] = 0
+    record_tick(p.data, wd.muscle)
+
+
+@njit(cache=True)
+def record_tick(data, md):
+    """The muscles after a tick go to the records before the next tick md.tick[0] (those
+    whose step starts at this tick, as the stepping rollout's records)."""
+    k_first = data.n_muscle_rec[0]
+    k_end = k_first
+    rt = data.record_times
+    while k_end < data.muscle_rec.shape[0] and rt[k_end] < md.tick[0] - 1e-9:
+        k_end += 1
+    record_muscles(md, data.muscle_rec, k_first, k_end)
+    data.n_muscle_rec[0] = k_end
 
 
 @njit(cache=True)
@@ -167,7 +247,7 @@ def _soft_normal_force(m, cw, contact_foot):
 @njit(cache=True)
 def _control_into_workspace(t, x, p):
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     n = cw.qdd.shape[0]
     control(t, x[:n], x[n:], m, wm, wd, cw.tau)
 
@@ -180,7 +260,7 @@ def _settle_approaching(t, x, mode, p):
     modes are resolved again; otherwise the acceleration-level constraint would hold its
     approach speed and the point would sink into the ground. Returns 0 or a code."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     nl = 2 * m.loop_body_a.shape[0]
     for _ in range(mode.shape[0]):
         strike = -1
@@ -202,20 +282,33 @@ def _settle_approaching(t, x, mode, p):
 
 @njit(cache=True)
 def walk_jump(t, x, mode, p, k):
-    """contact.jump (impact at a touch-down, then mode resolution), then: a foot that had
-    no active contact and now has one touched down (its striking point's x goes to the
-    step-length accumulator; one after less than ``MIN_SWING_S`` in the air does not), and a
-    foot whose last contact ended lifted off."""
+    """contact.jump (impact at a touch-down, then mode resolution and the feet's
+    bookkeeping, :func:`resolve_after`); guard 2c: the muscles' tick (:func:`muscle_tick`)."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
+    if k == 2 * mode.shape[0]:        # the muscles' clock
+        return muscle_tick(t, x, mode, p)
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
-    i = k // 2
     before = np.zeros(2)
     _foot_contacts(mode, wm.contact_foot, before)
     code, forced = ct.jump_impact(m, w, cw, s, x, mode, k)
     if code != 0 or forced == -2:
         return code
+    return resolve_after(t, x, mode, p, forced, k // 2, before)
+
+
+@njit(cache=True)
+def resolve_after(t, x, mode, p, forced, strike, before):
+    """The contact modes resolved at (t, x) under the controller's forces (``forced``:
+    the contact that must leave its mode, or -1), approaching points settled, then the
+    feet's bookkeeping against ``before`` (float64[2]: each foot on the ground before the
+    jump, 0/1): a foot whose last contact ended lifted off; a foot that had no
+    active contact and now has one through the point ``strike`` (-1: none) touched down
+    (its x goes to the step-length accumulator; one after less than ``MIN_SWING_S`` in
+    the air does not). Returns 0 or a contact termination code."""
+    m, s, wm = p.model
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     _control_into_workspace(t, x, p)
     code = ct.resolve_modes(m, w, cw, s, t, x, mode, forced)
     if code != 0:
@@ -228,10 +321,12 @@ def walk_jump(t, x, mode, p, k):
     for f in range(2):
         if before[f] == 1.0 and after[f] == 0.0:
             ac.accumulate_liftoff(wd.acc, t, f)
-    foot = wm.contact_foot[i]
-    if before[foot] == 0.0 and after[foot] == 1.0:
-        body_point_world(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], wd.point)
-        ac.accumulate_touchdown(wd.acc, t, foot, wd.point[0])
+    if strike >= 0:
+        foot = wm.contact_foot[strike]
+        if before[foot] == 0.0 and after[foot] == 1.0:
+            body_point_world(w, m.contact_body[strike], m.contact_xz[strike, 0], m.contact_xz[strike, 1],
+                             wd.point)
+            ac.accumulate_touchdown(wd.acc, t, foot, wd.point[0])
     return 0
 
 
@@ -241,7 +336,7 @@ def start_modes(x, mode, p, strike):
     the mode search of every touching point (as contact.initial_modes). Writes x (qd) and
     mode; returns 0 or a contact termination code."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     mode[:] = cr.INACTIVE
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
@@ -259,7 +354,7 @@ def start_modes(x, mode, p, strike):
 def contact_forces(t, x, mode, p, out):
     """out[c, 2] = (normal, tangential) ground force (N) on every contact point."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     evaluate(t, x, mode, p)
     ct.read_forces(m, cw, mode.shape[0], out)
 
@@ -269,7 +364,7 @@ def interaction_forces(t, x, mode, p):
     """wd.site_force (:func:`codesign.walking.rollout_base.site_forces`) from the loop-closure
     and contact multipliers of contact.evaluate at (t, x, mode)."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     nl = 2 * m.loop_body_a.shape[0]
     c = mode.shape[0]
     # Hard contact's loop rows are point_b - point_a: its multiplier acts +lam on b and
@@ -315,7 +410,7 @@ def foot_slip_now(m, w, cw, s, mode, wm):
 def walk_observe(t, x, mode, p):
     """Fall / drift checks, then one metric sample (module docstring)."""
     m, s, wm = p.model
-    w, cw, wd = p.data
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     n = cw.qdd.shape[0]
     code = check_body(x, wm.wi, wm.ws)
     if code != OK:
@@ -365,7 +460,8 @@ def integrate(x0, mode0, t_end, p, record_times, settings):
     :func:`codesign.dynamics.specialize.specialize` binds ``walk_flow``/``walk_guards``/
     ``walk_jump``/``walk_observe`` as static calls, so the whole rollout is cached on disk:
     a new process (a Dask worker, a CLI call) loads it instead of compiling it again."""
-    terminal = np.zeros(2 * mode0.shape[0], dtype=np.int64)
+    clock = 1 if p.model.walk.muscle.on[0] != 0 else 0     # the muscles' tick guard
+    terminal = np.zeros(2 * mode0.shape[0] + clock, dtype=np.int64)
     rollout = specialize(walk_flow, walk_guards, walk_jump, walk_observe)
     return rollout(x0, mode0, 0.0, t_end, p, record_times, terminal, settings)
 
@@ -385,8 +481,24 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)
     data = EventData(make_workspace(model), ct.make_contact_workspace(model),
-                     make_walk_data(wm, model))
+                     make_walk_data(wm, model), **muscle_records(wm, np.zeros(0)))
     return EventParams(EventModel(model.arrays, s, wm), data)
+
+
+def with_muscles(p: EventParams, model: Model, muscle: MuscleModel, standing_w: float) -> EventParams:
+    """The parameters ``p`` with the muscle wearer ``muscle`` (its standing rate
+    ``standing_w``, W; :func:`codesign.walking.rollout_base.with_muscle_wearer`) and a fresh
+    walking data record for it; the rollout steps it on its clock (:func:`muscle_tick`)."""
+    wm = with_muscle_wearer(p.model.walk, muscle, standing_w)
+    return EventParams(p.model._replace(walk=wm), p.data._replace(walk=make_walk_data(wm, model)))
+
+
+def muscle_records(wm: WalkModel, record_times: np.ndarray) -> dict[str, np.ndarray]:
+    """EventData's record_times, muscle_rec and n_muscle_rec for a run recording at
+    ``record_times`` (float64[k], s): NaN records, none under the impedance wearer."""
+    rows = record_times.shape[0] if wm.muscle.on[0] != 0 else 0
+    return {"record_times": record_times, "muscle_rec": np.full((rows, 2, N_MUSCLES + 3), np.nan),
+            "n_muscle_rec": np.zeros(1, dtype=np.int64)}
 
 
 def reset_data(p: EventParams) -> None:
@@ -410,8 +522,10 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSett
     record (:func:`reset_data`), so a set-up replays the same; never raises for a failing
     design (the status says what happened). The result owns its arrays."""
     reset_data(p)
-    walk_observe(0.0, x0, mode0, p)   # the first metric sample (no-op before the window)
     rt = np.zeros(0) if record_times is None else np.ascontiguousarray(record_times, dtype=np.float64)
+    p = p._replace(data=p.data._replace(**muscle_records(p.model.walk, rt)))
+    first_muscle_step(x0, p)          # the muscle wearer's step at t = 0 (none under impedance)
+    walk_observe(0.0, x0, mode0, p)   # the first metric sample (no-op before the window)
     s = hy.settings("dopri5", rtol=settings.rtol, atol=settings.atol, h_max=settings.h_max,
                     event_tol=settings.event_tol, max_steps=settings.max_steps,
                     max_transitions=settings.max_transitions,
@@ -422,14 +536,23 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSett
      n_events, n_steps, _n_rejected, _n_flow) = out
     name, message = _status(int(status), int(user_code), float(t), s)
     time = settings.max_time if status == hy.SUCCESS else float(t)
+    md = p.data.walk.muscle
+    muscles = None
+    if p.model.walk.muscle.on[0] != 0:      # the records after the last tick: the muscles it left
+        muscles = p.data.muscle_rec
+        record_muscles(md, muscles, int(p.data.n_muscle_rec[0]), int(np.searchsorted(rt, t, side="right")))
+    held = md.torque.copy()
     forces = np.full((rt.shape[0], mode.shape[0], 2), np.nan)
     buf = np.zeros((mode.shape[0], 2))
     for k in range(rt.shape[0]):
         if not np.isnan(rec_x[k, 0]):
+            if muscles is not None:         # the torques the muscles held then (hard contact's forces)
+                md.torque[:] = muscles[k, :, N_MUSCLES:]
             contact_forces(rt[k], rec_x[k].copy(), rec_mode[k].copy(), p, buf)
             forces[k] = buf
+    md.torque[:] = held
     return Rollout(name, message, time, p.data.walk.acc, x, mode, int(n_steps), int(n_events), rt,
-                   rec_x, rec_mode, forces)
+                   rec_x, rec_mode, forces, record_muscles=muscles)
 
 
 def _status(status: int, user_code: int, t: float, s) -> tuple[str, str]:

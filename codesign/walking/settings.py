@@ -94,11 +94,8 @@ class WalkSettings:
     wearer_model: str = "impedance"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
-        """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``);
-        UserError (one line) for a contact model the wearer model cannot run under."""
-        rollout = dataclasses.replace(self.rollout, **changes)
-        check_wearer_contact(self.wearer_model, rollout.contact_model)
-        return dataclasses.replace(self, rollout=rollout)
+        """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
+        return dataclasses.replace(self, rollout=dataclasses.replace(self.rollout, **changes))
 
     @staticmethod
     def from_dict(d: Mapping[str, Any] | None) -> "WalkSettings":
@@ -168,9 +165,9 @@ class WalkSettings:
                             f"expected one of {', '.join(ASSIST_TIMINGS)}")
         wearer_model = d.get("wearer_model", "impedance")
         if wearer_model not in WEARER_MODELS:
-            raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}; expected one of "
-                            f"{', '.join(WEARER_MODELS)}")
-        check_wearer_contact(wearer_model, rollout.contact_model)
+            raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}"
+                            f"{nearest(wearer_model, WEARER_MODELS) if isinstance(wearer_model, str) else ''}; "
+                            f"expected one of {', '.join(WEARER_MODELS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -241,12 +238,3 @@ def _drivetrain_from_dict(model: str, table: Mapping) -> Actuator:
     if isinstance(regen, bool) or not isinstance(regen, (int, float)) or not 0.0 <= regen <= 1.0:
         raise UserError(f"evaluation.actuators.regeneration: got {shown(regen)}; expected a fraction in [0, 1]")
     return drivetrain_actuator(Drivetrain(motor, float(ratio)), float(regen), model)
-
-
-def check_wearer_contact(wearer_model: str, contact_model: str) -> None:
-    """UserError (one line) for the muscle wearer under a contact model other than "hard":
-    the event-driven and soft rollouts call the controller at their integrators' trial
-    times, and the reflexes' delays need the fixed control step."""
-    if wearer_model == "muscles" and contact_model != "hard":
-        raise UserError(f"evaluation.wearer_model: \"muscles\" with contact_model = {shown(contact_model)}; "
-                        "expected contact_model = \"hard\" (the muscles' reflex delays need the fixed time step)")

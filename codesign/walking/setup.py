@@ -33,7 +33,6 @@ from codesign.screening.screen import screen
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
 from codesign.walking import rollout as ro
-from codesign.walking import stepping
 from codesign.walking.muscle_wearer import make_muscle_model, muscle_rows, standing_rate, start_loads
 from codesign.walking.rollout_base import contact_heights, place_on_ground
 from codesign.walking.design import Design
@@ -368,7 +367,7 @@ def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSetti
     load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
     mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
                            x0, load0, **reflexes)
-    return stepping.with_muscles(p, model, mm, standing_rate(mm))
+    return ro.with_muscles(p, model, mm, standing_rate(mm))
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,

@@ -68,7 +68,7 @@ from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_D
                                            cuff_forces, make_walk, make_walk_data,
                                            reset_walk_data, site_forces, status_of, with_muscle_wearer,
                                            zero_arrays)
-from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step
+from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step, record_muscles
 
 
 class StepModel(NamedTuple):
@@ -229,21 +229,6 @@ def record(t, h, x, sw, record_times, k_rec, rec_x, rec_mode, rec_force, rec_res
         if k_rec < n_rec:
             rec_force[k_rec, :, :] = 0.0
     return k_rec, t_prev
-
-
-@njit(cache=True, _nrt=False)
-def record_muscles(md, rec_mus, k_first, k_end):
-    """Store the muscle wearer's state after this step's :func:`muscle_step` in the records
-    k_first..k_end-1 (those taken at this step's start): per leg each muscle's activation
-    (rec_mus[k, leg, :7], Geyer & Herr's order, codesign.model.muscle_table.NAMES) and
-    the torques on the paper's (ankle, knee, hip) angles held over the step
-    (rec_mus[k, leg, 7:], N m)."""
-    for k in range(k_first, k_end):
-        for leg in range(2):
-            for i in range(N_MUSCLES):
-                rec_mus[k, leg, i] = md.mus.act[leg, i]
-            for j in range(3):
-                rec_mus[k, leg, N_MUSCLES + j] = md.torque[leg, j]
 
 
 @njit(cache=True, _nrt=False)

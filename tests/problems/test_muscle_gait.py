@@ -76,13 +76,13 @@ def test_a_reflex_outside_its_physical_range_is_one_line(name, value):
     assert "\n" not in message and name in message and "physical range" in message
 
 
-def test_the_muscle_wearer_refuses_another_contact_model_when_a_check_asks_for_it():
-    """A report's or a study's soft-contact check changes a parsed setting (with_rollout):
-    for the muscle wearer that is the same one-line refusal as in a spec."""
+def test_a_check_changes_the_muscle_wearers_contact_model():
+    """A report's or a study's soft-contact check changes a parsed setting (with_rollout);
+    the muscle wearer runs under every contact model."""
     walk = WalkSettings.from_dict({"wearer_model": "muscles"})
     assert walk.with_rollout(h=5e-4).rollout.h == 5e-4
-    with pytest.raises(UserError, match="contact_model"):
-        walk.with_rollout(contact_model="soft")
+    soft = walk.with_rollout(contact_model="soft")
+    assert soft.rollout.contact_model == "soft" and soft.wearer_model == "muscles"
 
 
 def test_simulate_refuses_a_reflex_out_of_range_with_exit_2_and_writes_nothing(tmp_path):
