@@ -84,8 +84,8 @@ GEYER_HERR_2010 = MuscleConstants(w=0.56, c=math.log(0.05), n=1.5, k=5.0, eps_re
 FV_BEYOND_SLOPE = 100.0   # f_v = N + 100 (v0 - 1) for v0 > 1, so f_v^-1 exists for f_v > N
 V0_CAP = 10.0             # lengthening faster than 10 v_max l_opt is cut (a CE with no force)
 DENOMINATOR_FLOOR = 1e-12  # A f_l + f_pe* below this is taken as this (A = 0, l_ce <= l_opt)
-BISECTION_STEPS = 60
-LENGTH_TOL = 1e-13        # m: the step equation's bracket width at which bisection stops
+ROOT_STEPS = 100          # bound on the step equation's iterations (bisection alone needs ~36)
+LENGTH_TOL = 1e-13        # m: the step equation's bracket width, or residual, at which it stops
 
 # joints of the geometry table (muscle_table.py), in the order of the paper's angles
 ANKLE, KNEE, HIP, NO_JOINT = 0, 1, 2, -1
@@ -188,27 +188,57 @@ def ce_step(l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_op
     """One backward-Euler step of the CE length: (l_ce', v_ce') with
     l_ce' = l_ce + dt v_ce(l_ce', l_mtu, act), l_mtu and act the values at the step's end.
 
-    g(x) = x - l_ce - dt v_ce(x) is negative at x = l_ce - dt v_max l_opt and positive at
-    l_ce + dt V0_CAP v_max l_opt (v_ce lies between), so bisection on that bracket always
-    finds a root (to LENGTH_TOL)."""
+    g(x) = x - l_ce - dt v_ce(x) (m) is negative at x = l_ce - dt v_max l_opt and positive
+    at l_ce + dt V0_CAP v_max l_opt (v_ce lies between), so the bracket always holds a
+    root (or, where v_ce jumps -- a slack tendon at A = 0 --, the jump). It is solved by
+    the Illinois method (false position, the retained end's value halved when the same
+    end stays twice), safeguarded by bisection: where two iterations have not halved the
+    bracket, the next is a midpoint step. It stops at a residual |g| or a bracket below
+    LENGTH_TOL: ~6 evaluations of v_ce where bisection needed ~36 (docs/muscles.md,
+    "Numerics")."""
     vmax = v_max * l_opt
     lo = l_ce - dt * vmax
     hi = l_ce + dt * V0_CAP * vmax
     floor = 1e-6 * l_opt
     if lo < floor:
         lo = floor
-    mid = 0.5 * (lo + hi)
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        g = mid - l_ce - dt * ce_velocity(mid, l_mtu, act, v_max, l_opt, l_slack, cst)
-        if g > 0.0:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo < LENGTH_TOL:
+    g_lo = lo - l_ce - dt * ce_velocity(lo, l_mtu, act, v_max, l_opt, l_slack, cst)
+    if g_lo >= 0.0:
+        return lo, (lo - l_ce) / dt
+    g_hi = hi - l_ce - dt * ce_velocity(hi, l_mtu, act, v_max, l_opt, l_slack, cst)
+    if g_hi <= 0.0:
+        return hi, (hi - l_ce) / dt
+    x = 0.5 * (lo + hi)
+    kept = 0              # +1: hi kept last time, -1: lo kept
+    bisect = False
+    before = math.inf     # the bracket's width two iterations ago
+    for _ in range(ROOT_STEPS):
+        width = hi - lo
+        if width < LENGTH_TOL:
+            x = 0.5 * (lo + hi)
             break
-    mid = 0.5 * (lo + hi)
-    return mid, (mid - l_ce) / dt
+        if bisect:
+            x = 0.5 * (lo + hi)
+        else:
+            x = lo - g_lo * width / (g_hi - g_lo)
+            if not (lo < x < hi):
+                x = 0.5 * (lo + hi)
+        g = x - l_ce - dt * ce_velocity(x, l_mtu, act, v_max, l_opt, l_slack, cst)
+        if abs(g) < LENGTH_TOL:
+            break
+        if g > 0.0:
+            hi, g_hi = x, g
+            if kept == -1:
+                g_lo *= 0.5
+            kept = -1
+        else:
+            lo, g_lo = x, g
+            if kept == 1:
+                g_hi *= 0.5
+            kept = 1
+        bisect = hi - lo > 0.5 * before
+        before = width
+    return x, (x - l_ce) / dt
 
 
 @njit(cache=True, _nrt=False)
