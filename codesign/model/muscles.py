@@ -183,31 +183,55 @@ def mtu_forces(l_ce: float, v_ce: float, l_mtu: float, act: float, f_max: float,
 
 
 @njit(cache=True, _nrt=False)
+def step_residual(x: float, l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_opt: float,
+                  l_slack: float, cst: MuscleConstants) -> float:
+    """g(x) = x - l_ce - dt v_ce(x) (m): the backward-Euler step equation of the CE length."""
+    return x - l_ce - dt * ce_velocity(x, l_mtu, act, v_max, l_opt, l_slack, cst)
+
+
+@njit(cache=True, _nrt=False)
 def ce_step(l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_opt: float,
-            l_slack: float, cst: MuscleConstants) -> tuple:
+            l_slack: float, cst: MuscleConstants, v_guess: float = 0.0) -> tuple:
     """One backward-Euler step of the CE length: (l_ce', v_ce') with
     l_ce' = l_ce + dt v_ce(l_ce', l_mtu, act), l_mtu and act the values at the step's end.
 
-    g(x) = x - l_ce - dt v_ce(x) (m) is negative at x = l_ce - dt v_max l_opt and positive
-    at l_ce + dt V0_CAP v_max l_opt (v_ce lies between), so the bracket always holds a
-    root (or, where v_ce jumps -- a slack tendon at A = 0 --, the jump). It is solved by
-    the Illinois method (false position, the retained end's value halved when the same
-    end stays twice), safeguarded by bisection: where two iterations have not halved the
-    bracket, the next is a midpoint step. It stops at a residual |g| or a bracket below
-    LENGTH_TOL: ~6 evaluations of v_ce where bisection needed ~36 (docs/muscles.md,
-    "Numerics")."""
+    g(x) = x - l_ce - dt v_ce(x) (m, :func:`step_residual`) is negative at
+    x = l_ce - dt v_max l_opt and positive at l_ce + dt V0_CAP v_max l_opt (v_ce lies
+    between), so that bracket always holds a root (or, where v_ce jumps -- a slack tendon
+    at A = 0 --, the jump). The search starts at the guess x0 = l_ce + dt v_guess (the last
+    step's v_ce, m/s) and x1 = x0 - g(x0): g's slope 1 - dt dv_ce/dx is >= 1 where v_ce
+    falls with the CE length, so the root lies between them; then the Illinois method
+    (false position, the retained end's value halved when the same end stays twice),
+    safeguarded by bisection (where two iterations have not halved the bracket, the next
+    is a midpoint step), on the tightest bracket known. It stops at a residual |g| or a
+    bracket below LENGTH_TOL (docs/muscles.md, "Numerics")."""
     vmax = v_max * l_opt
     lo = l_ce - dt * vmax
     hi = l_ce + dt * V0_CAP * vmax
     floor = 1e-6 * l_opt
     if lo < floor:
         lo = floor
-    g_lo = lo - l_ce - dt * ce_velocity(lo, l_mtu, act, v_max, l_opt, l_slack, cst)
-    if g_lo >= 0.0:
-        return lo, (lo - l_ce) / dt
-    g_hi = hi - l_ce - dt * ce_velocity(hi, l_mtu, act, v_max, l_opt, l_slack, cst)
-    if g_hi <= 0.0:
-        return hi, (hi - l_ce) / dt
+    g_lo = math.nan        # NaN: the end's residual not evaluated yet
+    g_hi = math.nan
+    x = min(max(l_ce + dt * v_guess, lo), hi)
+    for _ in range(2):     # the guess, then its slope-1 step
+        g = step_residual(x, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
+        if abs(g) < LENGTH_TOL:
+            return x, (x - l_ce) / dt
+        if g > 0.0:
+            hi, g_hi = x, g
+            x = max(x - g, lo)
+        else:
+            lo, g_lo = x, g
+            x = min(x - g, hi)
+    if math.isnan(g_lo):
+        g_lo = step_residual(lo, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
+        if g_lo >= 0.0:
+            return lo, (lo - l_ce) / dt
+    if math.isnan(g_hi):
+        g_hi = step_residual(hi, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
+        if g_hi <= 0.0:
+            return hi, (hi - l_ce) / dt
     x = 0.5 * (lo + hi)
     kept = 0              # +1: hi kept last time, -1: lo kept
     bisect = False
@@ -223,7 +247,7 @@ def ce_step(l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_op
             x = lo - g_lo * width / (g_hi - g_lo)
             if not (lo < x < hi):
                 x = 0.5 * (lo + hi)
-        g = x - l_ce - dt * ce_velocity(x, l_mtu, act, v_max, l_opt, l_slack, cst)
+        g = step_residual(x, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
         if abs(g) < LENGTH_TOL:
             break
         if g > 0.0:
@@ -300,13 +324,14 @@ def muscles_step(table, cst: MuscleConstants, phi: np.ndarray, stim: np.ndarray,
                  l_ce: np.ndarray, act: np.ndarray, v_ce: np.ndarray, l_mtu: np.ndarray,
                  f_se: np.ndarray) -> None:
     """Advance every MTU of one leg by dt (s) at the paper's angles phi (rad) at the step's
-    end and stimulations ``stim`` held over it: act (exact), then l_ce (backward Euler);
-    writes l_ce, act, v_ce (m/s), l_mtu (m) and the tendon forces f_se (N) in place."""
+    end and stimulations ``stim`` held over it: act (exact), then l_ce (backward Euler,
+    started at the last step's v_ce); writes l_ce, act, v_ce (m/s), l_mtu (m) and the
+    tendon forces f_se (N) in place."""
     mtu_lengths(table, phi, l_mtu)
     for i in range(table.f_max.shape[0]):
         act[i] = activation_step(act[i], stim[i], dt, cst.tau)
         l_ce[i], v_ce[i] = ce_step(l_ce[i], l_mtu[i], act[i], dt, table.v_max[i], table.l_opt[i],
-                                   table.l_slack[i], cst)
+                                   table.l_slack[i], cst, v_ce[i])
         f_se[i] = table.f_max[i] * tendon_force_norm(l_mtu[i] - l_ce[i], table.l_slack[i], cst.eps_ref)
 
 

@@ -58,7 +58,7 @@ from codesign.control.reflex import (GEYER_HERR_2010_DELAYS, N_MUSCLES, DelaySte
                                      reflex_params, reflex_start, signal_history)
 from codesign.model.metabolics import UMBERGER_2010, MetabolicConstants, energy_rate, muscle_mass
 from codesign.model.muscle_table import MuscleTable, muscle_table
-from codesign.model.muscles import GEYER_HERR_2010, MuscleConstants, force_length, mtu_forces
+from codesign.model.muscles import GEYER_HERR_2010, MuscleConstants, force_length, force_velocity
 
 WEARER_MODELS = ("impedance", "muscles")
 # the paper's joints in the order of reflex_muscle_step's (ankle, knee, hip) and their map
@@ -201,9 +201,8 @@ def muscle_energy_rate(table, cst, met, mass, mus, stim_held, rate) -> float:
             v_ce = mus.v_ce[leg, i]
             a = mus.act[leg, i]
             l_opt = table.l_opt[i]
-            _, f_ce, _, _ = mtu_forces(l_ce, v_ce, mus.l_mtu[leg, i], a, table.f_max[i], table.v_max[i],
-                                       l_opt, table.l_slack[i], cst)
-            f_iso = force_length(l_ce / l_opt, cst.w, cst.c)
+            f_iso = force_length(l_ce / l_opt, cst.w, cst.c)     # the CE force as muscles.mtu_forces's
+            f_ce = a * table.f_max[i] * f_iso * force_velocity(v_ce / (table.v_max[i] * l_opt), cst.k, cst.n)
             _, _, _, e = energy_rate(stim_held[leg, i], a, l_ce / l_opt, v_ce / l_opt, f_iso, f_ce, v_ce,
                                      mass[i], table.slow_twitch[i], table.v_max[i], met)
             rate[leg, i] = e

@@ -237,10 +237,11 @@ def test_the_table_names_a_source_for_every_parameter_and_checks_ranges():
 
 
 def test_the_ce_step_solves_its_backward_euler_equation_as_brentq_does():
-    """ce_step's root of g(x) = x - l_ce - dt v_ce(x) (Illinois safeguarded by bisection)
-    against scipy's brentq on the same equation and bracket, for random states of the seven
-    muscles (a quarter at A = 0, where a slack tendon makes v_ce jump): within 2e-13 m
-    (the solver's LENGTH_TOL, 1e-13, on either side; measured 9.9e-14 over 21 000 states)."""
+    """ce_step's root of g(x) = x - l_ce - dt v_ce(x) (a guess, its slope-1 step, then
+    Illinois safeguarded by bisection) against scipy's brentq on the same equation and
+    bracket, for random states of the seven muscles (a quarter at A = 0, where a slack
+    tendon makes v_ce jump) and random guesses of v_ce (half of them 0): within 2e-13 m
+    (the solver's LENGTH_TOL, 1e-13, on either side)."""
     rng = np.random.default_rng(7)
     for spec in MUSCLES:
         l_opt, l_slack, v_max = spec.l_opt, spec.l_slack, spec.v_max
@@ -249,7 +250,8 @@ def test_the_ce_step_solves_its_backward_euler_equation_as_brentq_does():
             l_ce = l_opt * rng.uniform(0.4, 1.6)
             l_mtu = l_slack * rng.uniform(0.95, 1.08) + l_ce * rng.uniform(0.8, 1.2)
             dt = 1e-3
-            x, v = M.ce_step(l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, C)
+            guess = 0.0 if rng.random() < 0.5 else rng.normal(0.0, 0.5 * v_max * l_opt)
+            x, v = M.ce_step(l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, C, guess)
 
             def g(y):
                 return y - l_ce - dt * M.ce_velocity(y, l_mtu, act, v_max, l_opt, l_slack, C)
