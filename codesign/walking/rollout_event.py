@@ -152,7 +152,9 @@ def muscle_tick(t, x, mode, p):
     tick, and the dynamics' cache dropped (the held torques changed at the same state).
     Hard contact: the torques' step can leave an active point's force outside its mode's
     bounds at once (a pull, or beyond the friction cone), where its guard would never
-    cross zero; then the modes are resolved again under the new torques, as after an
+    cross zero, or push a released point still resting on the ground (within TOL_H, not
+    separating) into it, where its touch-down guard, never positive since the release, is
+    not armed; then the modes are resolved again under the new torques, as after an
     impact (:func:`resolve_after`). Returns 0 or a contact termination code."""
     m, s, wm = p.model
     w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
@@ -176,8 +178,12 @@ def muscle_tick(t, x, mode, p):
     evaluate(t, x, mode, p)
     g = np.empty(2 * c)
     ct.write_guards(m, cw, s, mode, g)
+    nl = 2 * m.loop_body_a.shape[0]
     for i in range(c):
-        if mode[i] != cr.INACTIVE and (g[2 * i] <= 0.0 or g[2 * i + 1] <= 0.0):
+        pushed = mode[i] != cr.INACTIVE and (g[2 * i] <= 0.0 or g[2 * i + 1] <= 0.0)
+        resting = (mode[i] == cr.INACTIVE and cw.pos[nl + i] <= s[cr.TOL_H]
+                   and cw.vel[nl + i] <= s[cr.TOL_V])
+        if pushed or resting:
             before = np.zeros(2)
             _foot_contacts(mode, wm.contact_foot, before)
             return resolve_after(t, x, mode, p, -1, -1, before)
