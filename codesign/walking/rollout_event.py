@@ -158,7 +158,6 @@ def muscle_tick(t, x, mode, p):
     impact (:func:`resolve_after`). Returns 0 or a contact termination code."""
     m, s, wm = p.model
     w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
-    n = cw.qdd.shape[0]
     c = mode.shape[0]
     hard = s[cr.CONTACT_MODEL] != cr.SOFT
     evaluate(t, x, mode, p)
@@ -169,10 +168,7 @@ def muscle_tick(t, x, mode, p):
             force[i, 0] = 0.0
             force[i, 1] = 0.0
     leg_loads(force, s[cr.SLOPE], wm.contact_foot, wd.muscle.load)
-    muscle_step(x[:n], x[n:], wm.muscle, wd.muscle)
-    wd.muscle.tick[0] = next_tick(t, wm.muscle.h[0])
-    cw.cache_ok[0] = 0
-    record_tick(p.data, wd.muscle)
+    step_muscles(t, x, p)
     if not hard:
         return 0
     evaluate(t, x, mode, p)
@@ -193,14 +189,21 @@ def muscle_tick(t, x, mode, p):
 @njit(cache=True)
 def first_muscle_step(x, p):
     """The muscle wearer's step at t = 0 (the loads of its start record, as the stepping
-    rollout's first step) and its next tick; nothing under the impedance wearer."""
+    rollout's first step); nothing under the impedance wearer."""
+    if p.model.walk.muscle.on[0] != 0:
+        step_muscles(0.0, x, p)
+
+
+@njit(cache=True)
+def step_muscles(t, x, p):
+    """One :func:`codesign.walking.muscle_wearer.muscle_step` at (t, x) with the loads in
+    the data record, the next tick, the dynamics' cache dropped (the held torques changed
+    at the same state) and the records taken until the next tick."""
     wm = p.model.walk
     wd = p.data.walk
-    if wm.muscle.on[0] == 0:
-        return
     n = p.data.contact_work.qdd.shape[0]
     muscle_step(x[:n], x[n:], wm.muscle, wd.muscle)
-    wd.muscle.tick[0] = next_tick(0.0, wm.muscle.h[0])
+    wd.muscle.tick[0] = next_tick(t, wm.muscle.h[0])
     p.data.contact_work.cache_ok[0] = 0
     record_tick(p.data, wd.muscle)
 
