@@ -165,10 +165,7 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
     the impedance wearer); standing_w (W), body_mass (kg), speed (m/s)."""
     t = np.asarray(t, float)
     w = t >= t_start
-    knee = -np.degrees(np.asarray(angles, float)[w][:, [1, 4]])
-    on = np.asarray(feet, float)[w] > 0
-    alone = on & ~on[:, ::-1]           # a leg in single support: its foot on, the other's off
-    out = {"knee_flexion_stance_peak_deg": float(knee[alone].max()) if alone.any() else math.nan,
+    out = {"knee_flexion_stance_peak_deg": knee_stance_peak_reference(t, t_start, angles, feet),
            "metabolic_power": math.nan, "metabolic_cost": math.nan}
     if edot is not None:
         tw = t[w]
@@ -176,3 +173,42 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
         out["metabolic_power"] = power
         out["metabolic_cost"] = power / (body_mass * speed)
     return out
+
+
+def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.3) -> float:
+    """Plain reference of accumulators.accumulate_knee_stance_peak: from each foot's
+    contact samples (float[s, 2], 0/1; the walk starts with both feet off) its touchdowns
+    (back on after >= min_swing s off) and strides; a sample is in a loading window when
+    t >= t_start, its foot is on and it lies within ``share`` of the previous stride after
+    the stride's touchdown; the knee has flexed from the first sample after the touchdown
+    whose foot is on and whose flexion (deg; engine angles float[s, 6]) exceeds the
+    previous sample's. The peak is the largest flexion over the loading samples of a knee
+    that has flexed, and over the last sample of each run of consecutive loading samples
+    of a knee that has not, when a sample follows the run. NaN: nothing counted."""
+    t = np.asarray(t, float)
+    knee = -np.degrees(np.asarray(angles, float)[:, [1, 4]])
+    best = -math.inf
+    for leg in range(2):
+        on = np.asarray(feet, float)[:, leg] > 0
+        before = np.concatenate([[False], on[:-1]])
+        lifts = t[before & ~on]
+        downs = []
+        for i in np.flatnonzero(on & ~before):
+            earlier = lifts[lifts < t[i]]
+            if earlier.size == 0 or t[i] - earlier[-1] >= min_swing:
+                downs.append(i)
+        bounds = downs + [t.size]
+        for j in range(len(downs)):
+            a, b = bounds[j], bounds[j + 1]                   # this stride's samples [a, b)
+            stride = t[a] - t[downs[j - 1]] if j > 0 else math.nan
+            rises = [i for i in range(a + 1, b) if on[i] and knee[i, leg] > knee[i - 1, leg]]
+            flexed_from = rises[0] if rises else b
+            loading = on[a:b] & (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
+            for i in range(a, b):
+                if not loading[i - a]:
+                    continue
+                if i >= flexed_from:
+                    best = max(best, float(knee[i, leg]))
+                elif i + 1 < t.size and (i + 1 >= b or not loading[i + 1 - a] or i + 1 >= flexed_from):
+                    best = max(best, float(knee[i, leg]))
+    return best if math.isfinite(best) else math.nan

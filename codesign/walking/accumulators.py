@@ -42,7 +42,8 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
                                        W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
                                        W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
-from codesign.walking.metrics import (KNEE_STANCE_PEAK, M_I_E, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
+from codesign.walking.metrics import (KNEE_DOWN, KNEE_FLEXED, KNEE_FOOT, KNEE_HELD, KNEE_LAST, KNEE_STANCE_PEAK,
+                                       KNEE_STRIDE, KNEE_UP, LOADING_SHARE, M_I_E, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
                                        M_T_PREV)
 
 
@@ -66,19 +67,50 @@ def accumulate_muscles(acc: np.ndarray, t: float, edot: float) -> None:
 @njit(cache=True, _nrt=False)
 def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q: np.ndarray,
                                 feet: np.ndarray) -> None:
-    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg alone on the
-    ground (its foot on it, the other's off: feet[2] 0/1) at a sample in the window;
-    gait_q int64[6] the hip, knee, ankle coordinates of the right then the left leg. Single
-    support holds the loading response's flexion (Winter: 16-18 deg at ~15 % of the cycle)
-    and leaves out pre-swing, where a loaded knee flexes to ~40 deg before toe-off."""
-    if t < acc[T_START]:
-        return
+    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg in its
+    loading response in the window: at the samples where its foot is on the ground within
+    LOADING_SHARE of its last stride's duration after its touchdown, from the first at
+    which its knee flexes (its flexion above the previous sample's); a knee that never
+    flexes there counts its angle at the window's last sample. gait_q int64[6] the hip,
+    knee, ankle coordinates of the right then the left leg, feet[2] its foot on the ground
+    (0/1).
+
+    Every sample, also before the window, each foot's touchdowns are followed: a foot back
+    on the ground after at least MIN_SWING_S in the air (a shorter air time is a scuff or a
+    rebound, as for the steps) touches down, and a stride lasts from one touchdown to the
+    next. The window leaves out late stance and pre-swing, where the loaded knee flexes to
+    ~40 deg before toe-off; waiting for the knee to flex leaves out the swing's flexion a
+    knee lands with and then extends from (a stiff knee that lands at 12 deg and locks
+    straight read 12.9 deg without it). Nothing is counted before the leg's first whole
+    stride, nor a window still open when the walk ends with its knee not yet flexed."""
     for leg in range(2):
         k = gait_q[3 * leg + 1]
-        if feet[leg] > 0.0 and feet[1 - leg] == 0.0 and k >= 0:
-            flexion = -math.degrees(q[k])
-            if flexion > acc[KNEE_STANCE_PEAK]:
-                acc[KNEE_STANCE_PEAK] = flexion
+        if k < 0:
+            continue
+        flexion = -math.degrees(q[k])
+        on = feet[leg] > 0.0
+        was_on = acc[KNEE_FOOT + leg] > 0.0
+        acc[KNEE_FOOT + leg] = 1.0 if on else 0.0
+        if on and not was_on and not t - acc[KNEE_UP + leg] < MIN_SWING_S:   # NaN: no lift-off yet
+            acc[KNEE_STRIDE + leg] = t - acc[KNEE_DOWN + leg]                  # NaN: the first
+            acc[KNEE_DOWN + leg] = t
+            acc[KNEE_FLEXED + leg] = 0.0
+        elif was_on and not on:
+            acc[KNEE_UP + leg] = t
+        elif on and flexion > acc[KNEE_LAST + leg]:
+            acc[KNEE_FLEXED + leg] = 1.0
+        acc[KNEE_LAST + leg] = flexion
+        loading = on and t >= acc[T_START] and t - acc[KNEE_DOWN + leg] <= LOADING_SHARE * acc[KNEE_STRIDE + leg]
+        if loading and acc[KNEE_FLEXED + leg] == 0.0:
+            acc[KNEE_HELD + leg] = flexion
+            continue
+        # a run of samples of a knee not yet flexed ended (the window closed or the knee
+        # flexes): its last angle counts (NaN: no such run)
+        if acc[KNEE_HELD + leg] > acc[KNEE_STANCE_PEAK]:
+            acc[KNEE_STANCE_PEAK] = acc[KNEE_HELD + leg]
+        acc[KNEE_HELD + leg] = math.nan
+        if loading and flexion > acc[KNEE_STANCE_PEAK]:
+            acc[KNEE_STANCE_PEAK] = flexion
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)
@@ -537,12 +569,12 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
     the window), wd.site_force (N), wd.effort_tau / effort_rate /
     effort_cmd, wd.drive.G, wd.wearer_tau / wearer_rate (:func:`rollout_base.control`).
 
-    Every sample, also before the window: the first half's ground-reaction peak and the
-    gait sample; inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
+    Every sample, also before the window: the first half's ground-reaction peak, the
+    gait sample and the stance knee's peak (which follows the feet from the start); inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
     the forces are read only there) the gait physics, the sample, the actuators, the
     transmission and the active wearer, in this order (the gait physics integrates from
     the previous sample's time, which :func:`accumulate_sample` then moves), then the
-    stance knee's peak and the muscle wearer's metabolic rate wd.muscle.edot (issue 45).
+    muscle wearer's metabolic rate wd.muscle.edot (issue 45).
 
     First of all (issue 46 item 2), the device senses the sample: its gait-phase
     estimators see the state x_state at t_state and the feet
@@ -553,6 +585,7 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
     accumulate_phase(acc, t_state, feet, wd.drive.phase_now, state_tol)
     accumulate_ground_peak_start(acc, t, grf)
     accumulate_gait_sample(acc, t_state, x_state, wm.gait_q, feet, state_tol)
+    accumulate_knee_stance_peak(acc, t, x, wm.gait_q, feet)
     if t < acc[T_START]:
         return
     accumulate_gait(acc, t, loaded, sliding, grf, x, wm.gait_q, cuff, feet, pitch)
@@ -562,5 +595,4 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
                          wm.effort_limit, wm.effort_motor)
     accumulate_transmission(acc, t, wd.drive.G)
     accumulate_wearer(acc, t, wd.wearer_tau, wd.wearer_rate)
-    accumulate_knee_stance_peak(acc, t, x, wm.gait_q, feet)
     accumulate_muscles(acc, t, wd.muscle.edot[0])

@@ -146,8 +146,11 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("metabolic_cost", "J/(kg m)", "metabolic_power / (the person's body mass x speed): net J per kg per "
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
-    Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion of a leg in single support "
-           "(the loading response, not pre-swing), both legs (any wearer)", "accumulate_knee_stance_peak", "finalize_muscles"),
+    Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion of a leg with its foot on the "
+           "ground within LOADING_SHARE = 30 % of its last stride after its touchdown, once its knee flexes (the "
+           "loading response's yield; not the swing's flexion it lands with, nor late stance or pre-swing; a knee "
+           "that never flexes there counts its angle at the window's end), both legs (any wearer; NaN before a "
+           "whole stride)", "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),
@@ -274,6 +277,17 @@ LIFTOFF_T = LIFTOFF_R
 # integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
 M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_STANCE_PEAK = _header.add(
     "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_STANCE_PEAK")
+# and per leg (slot + leg), from its foot's samples: the last sample's contact (0/1) and
+# knee flexion (deg), whether its knee has flexed since its touchdown (0/1), its last
+# touchdown after a swing of at least MIN_SWING_S and last lift-off (s; NaN: none yet),
+# its last stride's duration, touchdown to touchdown (s; NaN: none yet), and the flexion
+# of a knee that has not flexed yet at its loading window's latest sample (deg; NaN: none)
+(KNEE_FOOT_R, KNEE_FOOT_L, KNEE_LAST_R, KNEE_LAST_L, KNEE_FLEXED_R, KNEE_FLEXED_L, KNEE_DOWN_R, KNEE_DOWN_L,
+ KNEE_UP_R, KNEE_UP_L, KNEE_STRIDE_R, KNEE_STRIDE_L, KNEE_HELD_R, KNEE_HELD_L) = _header.add(
+    "KNEE_FOOT_R", "KNEE_FOOT_L", "KNEE_LAST_R", "KNEE_LAST_L", "KNEE_FLEXED_R", "KNEE_FLEXED_L", "KNEE_DOWN_R",
+    "KNEE_DOWN_L", "KNEE_UP_R", "KNEE_UP_L", "KNEE_STRIDE_R", "KNEE_STRIDE_L", "KNEE_HELD_R", "KNEE_HELD_L")
+KNEE_FOOT, KNEE_LAST, KNEE_FLEXED = KNEE_FOOT_R, KNEE_LAST_R, KNEE_FLEXED_R
+KNEE_DOWN, KNEE_UP, KNEE_STRIDE, KNEE_HELD = KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R, KNEE_HELD_R
 # --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
 # nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
 # the gait samples (accumulate_gait_sample): their spacing (s), capacity, the next one's
@@ -307,6 +321,11 @@ SITE_SLOTS = len(SITE_SLOT_NAMES)
 # steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
 # (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s
+# The stance knee's peak (knee_flexion_stance_peak_deg) is read in the first 30 % of a
+# stride after the leg's touchdown, its foot on the ground: Winter's stance lasts ~60 % of
+# the cycle, the knee's loading-response peak (16-18 deg) comes at ~15 %, mid-stance at
+# ~30 %; after it the knee extends, then flexes again from heel-off (~40 %) toward toe-off.
+LOADING_SHARE = 0.3
 # The gait samples behind the stride metrics (stride_r_*): every 10 ms from t = 0, the
 # grid ``codesign simulate`` records at by default, so that its printed agreement and the
 # metric are one number. A row: the engine angles of hip, knee, ankle of the right then
@@ -377,6 +396,7 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     # --- issue 45
     acc[KNEE_STANCE_PEAK] = -math.inf
+    acc[KNEE_DOWN_R:KNEE_HELD_L + 1] = math.nan
     return acc
 
 

@@ -100,6 +100,46 @@ def test_compiled_equals_reference():
         assert got[k] == pytest.approx(ref[k], rel=1e-10, abs=1e-12, nan_ok=True), k
 
 
+def periodic_stance_knee_peak(flexion_of) -> float:
+    """knee_flexion_stance_peak_deg of strides of 1.1 s with 60 % stance (Winter's cycle),
+    the left leg half a stride behind and starting in swing, each knee's flexion (deg)
+    ``flexion_of(tau)`` at tau s after its touchdown, a 30-ms scuff in the right leg's
+    swing with its knee at 60 deg; 6 s sampled every ms, the window from 3 s."""
+    stride, stance, dt = 1.1, 0.66, 1e-3
+    t = np.arange(int(round(6.0 / dt))) * dt
+    angles = np.zeros((t.size, 6))
+    feet = np.zeros((t.size, 2))
+    for leg in range(2):
+        tau = np.mod(t - 0.5 * stride * leg, stride)          # s since its touchdown
+        feet[:, leg] = tau < stance
+        flexion = flexion_of(tau)
+        if leg == 0:
+            scuff = (tau > 0.75) & (tau < 0.78)
+            feet[scuff, 0] = 1.0
+            flexion[scuff] = 60.0
+        angles[:, 3 * leg + 1] = -np.radians(flexion)          # engine knee = -flexion
+    feet[t < 0.5 * stride, 1] = 0.0
+    acc = mt.new_accumulator(0, 3.0)
+    gait_q = np.arange(6, dtype=np.int64)
+    for k in range(t.size):
+        ac.accumulate_knee_stance_peak(acc, t[k], angles[k], gait_q, feet[k])
+    return mt.finalize_muscles(acc, 70.0, 1.2)["knee_flexion_stance_peak_deg"]
+
+
+def test_stance_knee_peak_is_the_loading_response_of_a_periodic_gait():
+    """A knee that flexes 18 deg at 15 % of the cycle (loading response) and 40 deg at 45 %
+    (late stance, the other foot still off: the single-support rule read it, as a searched
+    stiff-kneed gait showed) reads 18 deg: not the 40 deg nor the scuff's 60 deg. A knee
+    that lands at 15 deg and locks straight (-3 deg) reads its angle at the window's end,
+    30 % of the stride (0.33 s) after touchdown, not the flexion it landed with."""
+    yielding = periodic_stance_knee_peak(lambda tau: 18.0 * np.exp(-((tau - 0.165) / 0.04) ** 2)
+                                         + 40.0 * np.exp(-((tau - 0.50) / 0.02) ** 2))
+    assert yielding == pytest.approx(18.0, abs=1e-3)
+    stiff = periodic_stance_knee_peak(lambda tau: -3.0 + 18.0 * np.exp(-tau / 0.03) * (tau < 0.66)
+                                      + 60.0 * (tau >= 0.66))
+    assert stiff == pytest.approx(-3.0 + 18.0 * math.exp(-0.33 / 0.03), abs=0.01)
+
+
 def test_known_answers():
     m = compiled(*synthetic(), **KW)
     speed = (1.25 * 5 + 0.02 * (np.sin(2 * W * 10) - np.sin(2 * W * 5))) / 5
@@ -112,9 +152,8 @@ def test_known_answers():
     assert m["non_contact_time"] == 0.0                              # 60 % stance: overlap
     # |40 sin * 2 cos| + |25 cos * -3 sin| = 155 |sin cos|, mean |sin cos| = 1/pi
     assert m["power"] == pytest.approx(155 / math.pi, rel=1e-4)
-    # single support: the right leg alone until 7.5 s, its knee flexing 7 deg at sin(W t) = -1
-    # (the left knee's 30 deg is never alone on the ground)
-    assert m["knee_flexion_stance_peak_deg"] == pytest.approx(7.0, abs=1e-4)
+    # the right foot on from the start, the left's one stance open: no whole stance yet
+    assert math.isnan(m["knee_flexion_stance_peak_deg"])
     assert math.isnan(m["metabolic_power"]) and math.isnan(m["metabolic_cost"])   # no muscles
     assert m["torque_rms"] == pytest.approx(math.sqrt((40**2 / 2 + 25**2 / 2) / 2), rel=1e-4)
     assert m["cost_of_transport"] == pytest.approx(155 / math.pi * 5 / (70 * 9.81 * speed * 5), rel=1e-4)
