@@ -175,16 +175,17 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
     return out
 
 
-def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.3) -> float:
+def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.3, yield_deg=2.0) -> float:
     """Plain reference of accumulators.accumulate_knee_stance_peak: from each foot's
     contact samples (float[s, 2], 0/1; the walk starts with both feet off) its touchdowns
     (back on after >= min_swing s off) and strides; a sample is in a loading window when
     t >= t_start, its foot is on and it lies within ``share`` of the previous stride after
-    the stride's touchdown; the knee has flexed from the first sample after the touchdown
-    whose foot is on and whose flexion (deg; engine angles float[s, 6]) exceeds the
-    previous sample's. The peak is the largest flexion over the loading samples of a knee
-    that has flexed, and over the last sample of each run of consecutive loading samples
-    of a knee that has not, when a sample follows the run. NaN: nothing counted."""
+    the stride's touchdown; the knee has yielded from the first sample of the stride whose
+    foot is on and whose flexion (deg; engine angles float[s, 6]) is ``yield_deg`` above
+    the least flexion of the stride's foot-on samples so far. The peak is the largest
+    flexion over the loading samples of a knee that has yielded, and the last loading
+    sample before the yield when the knee yields or the window's time ends within the
+    samples. NaN: nothing counted."""
     t = np.asarray(t, float)
     knee = -np.degrees(np.asarray(angles, float)[:, [1, 4]])
     best = -math.inf
@@ -201,14 +202,16 @@ def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.
         for j in range(len(downs)):
             a, b = bounds[j], bounds[j + 1]                   # this stride's samples [a, b)
             stride = t[a] - t[downs[j - 1]] if j > 0 else math.nan
-            rises = [i for i in range(a + 1, b) if on[i] and knee[i, leg] > knee[i - 1, leg]]
-            flexed_from = rises[0] if rises else b
-            loading = on[a:b] & (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
-            for i in range(a, b):
-                if not loading[i - a]:
-                    continue
-                if i >= flexed_from:
-                    best = max(best, float(knee[i, leg]))
-                elif i + 1 < t.size and (i + 1 >= b or not loading[i + 1 - a] or i + 1 >= flexed_from):
-                    best = max(best, float(knee[i, leg]))
+            low = np.minimum.accumulate(np.where(on[a:b], knee[a:b, leg], np.inf))
+            yields = np.flatnonzero(on[a:b] & (knee[a:b, leg] >= low + yield_deg))
+            yielded_from = a + yields[0] if yields.size else b
+            window = (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
+            loading = np.flatnonzero(on[a:b] & window) + a
+            after = loading[loading >= yielded_from]
+            if after.size:
+                best = max(best, float(knee[after, leg].max()))
+            held = loading[loading < yielded_from]
+            over = yielded_from < t.size or t[-1] - t[a] > share * stride   # the window ended
+            if held.size and over:
+                best = max(best, float(knee[held[-1], leg]))
     return best if math.isfinite(best) else math.nan

@@ -42,8 +42,8 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
                                        W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
                                        W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
-from codesign.walking.metrics import (KNEE_DOWN, KNEE_FLEXED, KNEE_FOOT, KNEE_HELD, KNEE_LAST, KNEE_STANCE_PEAK,
-                                       KNEE_STRIDE, KNEE_UP, LOADING_SHARE, M_I_E, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
+from codesign.walking.metrics import (KNEE_DOWN, KNEE_FOOT, KNEE_HELD, KNEE_LOW, KNEE_STANCE_PEAK, KNEE_STRIDE,
+                                       KNEE_UP, KNEE_YIELDED, LOADING_SHARE, M_I_E, YIELD_DEG, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
                                        M_T_PREV)
 
 
@@ -70,19 +70,20 @@ def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q
     """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg in its
     loading response in the window: at the samples where its foot is on the ground within
     LOADING_SHARE of its last stride's duration after its touchdown, from the first at
-    which its knee flexes (its flexion above the previous sample's); a knee that never
-    flexes there counts its angle at the window's last sample. gait_q int64[6] the hip,
-    knee, ankle coordinates of the right then the left leg, feet[2] its foot on the ground
-    (0/1).
+    which its knee has flexed YIELD_DEG above its least flexion since the touchdown; a knee
+    that does not yield there counts its angle at the window's last sample with the foot
+    on (a rebound in the air within the window does not end it). gait_q int64[6]
+    the hip, knee, ankle coordinates of the right then the left leg, feet[2] its foot on
+    the ground (0/1).
 
     Every sample, also before the window, each foot's touchdowns are followed: a foot back
     on the ground after at least MIN_SWING_S in the air (a shorter air time is a scuff or a
     rebound, as for the steps) touches down, and a stride lasts from one touchdown to the
     next. The window leaves out late stance and pre-swing, where the loaded knee flexes to
-    ~40 deg before toe-off; waiting for the knee to flex leaves out the swing's flexion a
-    knee lands with and then extends from (a stiff knee that lands at 12 deg and locks
-    straight read 12.9 deg without it). Nothing is counted before the leg's first whole
-    stride, nor a window still open when the walk ends with its knee not yet flexed."""
+    ~40 deg before toe-off; waiting for the yield leaves out the swing's flexion a knee
+    lands with and then extends from (a stiff knee that lands at 11 deg and locks straight
+    read 12.9 deg without it). Nothing is counted before the leg's first whole stride, nor
+    a window still open when the walk ends with its knee not yet yielded."""
     for leg in range(2):
         k = gait_q[3 * leg + 1]
         if k < 0:
@@ -94,22 +95,26 @@ def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q
         if on and not was_on and not t - acc[KNEE_UP + leg] < MIN_SWING_S:   # NaN: no lift-off yet
             acc[KNEE_STRIDE + leg] = t - acc[KNEE_DOWN + leg]                  # NaN: the first
             acc[KNEE_DOWN + leg] = t
-            acc[KNEE_FLEXED + leg] = 0.0
+            acc[KNEE_LOW + leg] = flexion
+            acc[KNEE_YIELDED + leg] = 0.0
         elif was_on and not on:
             acc[KNEE_UP + leg] = t
-        elif on and flexion > acc[KNEE_LAST + leg]:
-            acc[KNEE_FLEXED + leg] = 1.0
-        acc[KNEE_LAST + leg] = flexion
-        loading = on and t >= acc[T_START] and t - acc[KNEE_DOWN + leg] <= LOADING_SHARE * acc[KNEE_STRIDE + leg]
-        if loading and acc[KNEE_FLEXED + leg] == 0.0:
-            acc[KNEE_HELD + leg] = flexion
+        if on:
+            acc[KNEE_LOW + leg] = min(acc[KNEE_LOW + leg], flexion)
+            if flexion >= acc[KNEE_LOW + leg] + YIELD_DEG:
+                acc[KNEE_YIELDED + leg] = 1.0
+        window = t >= acc[T_START] and t - acc[KNEE_DOWN + leg] <= LOADING_SHARE * acc[KNEE_STRIDE + leg]
+        yielded = acc[KNEE_YIELDED + leg] > 0.0
+        if window and not yielded:
+            if on:                       # (a rebound's samples in the air change nothing)
+                acc[KNEE_HELD + leg] = flexion
             continue
-        # a run of samples of a knee not yet flexed ended (the window closed or the knee
-        # flexes): its last angle counts (NaN: no such run)
+        # the window is over or the knee yields: a knee that had not yielded in it counts
+        # its last angle there (NaN: none)
         if acc[KNEE_HELD + leg] > acc[KNEE_STANCE_PEAK]:
             acc[KNEE_STANCE_PEAK] = acc[KNEE_HELD + leg]
         acc[KNEE_HELD + leg] = math.nan
-        if loading and flexion > acc[KNEE_STANCE_PEAK]:
+        if window and on and flexion > acc[KNEE_STANCE_PEAK]:
             acc[KNEE_STANCE_PEAK] = flexion
 
 

@@ -147,10 +147,11 @@ REGISTRY: tuple[Metric, ...] = (
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
     Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion of a leg with its foot on the "
-           "ground within LOADING_SHARE = 30 % of its last stride after its touchdown, once its knee flexes (the "
-           "loading response's yield; not the swing's flexion it lands with, nor late stance or pre-swing; a knee "
-           "that never flexes there counts its angle at the window's end), both legs (any wearer; NaN before a "
-           "whole stride)", "accumulate_knee_stance_peak", "finalize_muscles"),
+           "ground within LOADING_SHARE = 30 % of its last stride after its touchdown, once it has flexed "
+           "YIELD_DEG = 2 deg above its least flexion since the touchdown (the loading response's yield; not the "
+           "swing's flexion it lands with, nor late stance or pre-swing; a knee that does not yield counts its "
+           "angle at the window's end), both legs (any wearer; NaN before a whole stride)",
+           "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),
@@ -277,16 +278,17 @@ LIFTOFF_T = LIFTOFF_R
 # integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
 M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_STANCE_PEAK = _header.add(
     "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_STANCE_PEAK")
-# and per leg (slot + leg), from its foot's samples: the last sample's contact (0/1) and
-# knee flexion (deg), whether its knee has flexed since its touchdown (0/1), its last
-# touchdown after a swing of at least MIN_SWING_S and last lift-off (s; NaN: none yet),
-# its last stride's duration, touchdown to touchdown (s; NaN: none yet), and the flexion
-# of a knee that has not flexed yet at its loading window's latest sample (deg; NaN: none)
-(KNEE_FOOT_R, KNEE_FOOT_L, KNEE_LAST_R, KNEE_LAST_L, KNEE_FLEXED_R, KNEE_FLEXED_L, KNEE_DOWN_R, KNEE_DOWN_L,
+# and per leg (slot + leg), from its foot's samples: the last sample's contact (0/1), its
+# knee's least flexion since its touchdown (deg), whether the knee has yielded in this
+# stance (0/1), its last touchdown after a swing of at least MIN_SWING_S and last
+# lift-off (s; NaN: none yet), its last stride's duration, touchdown to touchdown (s; NaN:
+# none yet), and the flexion of a knee not yet yielded at its loading window's latest
+# sample (deg; NaN: none)
+(KNEE_FOOT_R, KNEE_FOOT_L, KNEE_LOW_R, KNEE_LOW_L, KNEE_YIELDED_R, KNEE_YIELDED_L, KNEE_DOWN_R, KNEE_DOWN_L,
  KNEE_UP_R, KNEE_UP_L, KNEE_STRIDE_R, KNEE_STRIDE_L, KNEE_HELD_R, KNEE_HELD_L) = _header.add(
-    "KNEE_FOOT_R", "KNEE_FOOT_L", "KNEE_LAST_R", "KNEE_LAST_L", "KNEE_FLEXED_R", "KNEE_FLEXED_L", "KNEE_DOWN_R",
+    "KNEE_FOOT_R", "KNEE_FOOT_L", "KNEE_LOW_R", "KNEE_LOW_L", "KNEE_YIELDED_R", "KNEE_YIELDED_L", "KNEE_DOWN_R",
     "KNEE_DOWN_L", "KNEE_UP_R", "KNEE_UP_L", "KNEE_STRIDE_R", "KNEE_STRIDE_L", "KNEE_HELD_R", "KNEE_HELD_L")
-KNEE_FOOT, KNEE_LAST, KNEE_FLEXED = KNEE_FOOT_R, KNEE_LAST_R, KNEE_FLEXED_R
+KNEE_FOOT, KNEE_LOW, KNEE_YIELDED = KNEE_FOOT_R, KNEE_LOW_R, KNEE_YIELDED_R
 KNEE_DOWN, KNEE_UP, KNEE_STRIDE, KNEE_HELD = KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R, KNEE_HELD_R
 # --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
 # nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
@@ -326,6 +328,11 @@ MIN_SWING_S = 0.2   # s
 # the cycle, the knee's loading-response peak (16-18 deg) comes at ~15 %, mid-stance at
 # ~30 %; after it the knee extends, then flexes again from heel-off (~40 %) toward toe-off.
 LOADING_SHARE = 0.3
+# A knee yields in loading response when it flexes this much above its least flexion since
+# the touchdown: more than the sub-degree flexion an impact puts into a locked knee (a
+# searched stiff-kneed walk: <= 1 deg, landing at 11 deg and straight 10 ms later), far
+# less than people's 11-15 deg from heel strike to the peak (Winter: ~3-5 deg to 16-18).
+YIELD_DEG = 2.0
 # The gait samples behind the stride metrics (stride_r_*): every 10 ms from t = 0, the
 # grid ``codesign simulate`` records at by default, so that its printed agreement and the
 # metric are one number. A row: the engine angles of hip, knee, ankle of the right then

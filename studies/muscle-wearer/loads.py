@@ -1,9 +1,18 @@
 """Browning et al. 2007's leg and waist loads on the muscle-driven human (issue 45's
-validation): docs/designs/human-muscles.json walked 10 s with each load
-(``evaluation.loads``), its reflexes kept as searched unloaded; the rise of its net
-metabolic power per kg of the person's body mass against the published rise.
+validation): a design walked 10 s with each load (``evaluation.loads``), its reflexes kept
+as searched unloaded, or searched again under each load (``--search``: as people adapt
+their gait to a load, and as a device's wearer will be); the rise of its net metabolic
+power per kg of the person's body mass against the published rise.
 
-    .venv/bin/python studies/muscle-wearer/loads.py        # ~1 min; writes loads.csv here
+    .venv/bin/python studies/muscle-wearer/loads.py             # kept (~1 min): loads.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --search    # searched (~15 min on 2
+                                                                # cores): loads-searched.csv
+
+``--search`` runs, per load, ``codesign optimize`` on a spec written beside its run
+(results/muscle-loads/<load>.toml): the unloaded search's problem and stages
+(search-knee.toml), the load in ``[evaluation]``, PSO 24 x 30 started within +-5 % of the
+design's reflexes, seed 45 for every load; then its best walks 10 s with the load. Each
+run is resumed (or reused) when its store exists.
 
 The published rises are secondary readings (Browning et al., Med Sci Sports Exerc
 39(3):515-525, 2007; its figure could not be read here): linear fits of net metabolic rate
@@ -11,20 +20,30 @@ The published rises are secondary readings (Browning et al., Med Sci Sports Exer
 W/kg per kg (the fits in the code accompanying Khalilian-Motamed Bonab & Patoglu,
 arXiv:2110.00062, which cite Browning) -- and the foot's ~8 % of the unloaded 2.35 W/kg per
 kg (lecture notes reading Browning's figure; 7.5-8.5 %/kg in a 2021 paper citing it,
-PMC8299804). /work/notes/browning-2007.md has the search.
+PMC8299804).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import math
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
+import tomli_w
+
 from codesign.model.anthropometry import human_geometry
-from codesign.walking import WalkSettings, evaluate, load_design
+from codesign.run.stored import stored_candidate
+from codesign.walking import Design, WalkSettings, evaluate, load_design
 
 HERE = Path(__file__).resolve().parent
-DESIGN = HERE.parents[1] / "docs" / "designs" / "human-muscles.json"
+ROOT = HERE.parents[1]
+DESIGN = ROOT / "docs" / "designs" / "human-muscles.json"
+SEARCH_SPEC = HERE / "search-knee.toml"      # the unloaded search: problem and stages
+RUNS = ROOT / "results" / "muscle-loads"
 UNLOADED_W_PER_KG = 2.35          # Browning's unloaded net rate as read (see above)
 # W/kg of net metabolic rate per kg of total added mass, by location (see above)
 PUBLISHED_SLOPE = {"foot": 0.08 * UNLOADED_W_PER_KG, "shank": 0.076, "thigh": 0.075, "torso": 0.045}
@@ -32,23 +51,52 @@ PUBLISHED_SLOPE = {"foot": 0.08 * UNLOADED_W_PER_KG, "shank": 0.076, "thigh": 0.
 # torso load at the hip (position 0)
 CONDITIONS = (("foot", 2.0), ("foot", 4.0), ("shank", 2.0), ("shank", 4.0), ("thigh", 4.0), ("thigh", 8.0),
               ("torso", 4.0), ("torso", 8.0), ("torso", 16.0))
+# the re-search per load: a local PSO around the unloaded reflexes
+SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 30}
+SEARCH_SPREAD = 0.05
+SEARCH_SEED = 45
 
 
-def walk(loads: list[dict]) -> dict[str, float]:
+def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     """The design's metrics with ``loads`` (its own evaluation settings otherwise); a walk
     that falls before the window has only ``time`` of them."""
-    design = load_design(DESIGN)
     settings = WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", "loads": loads})
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 
 
+def searched(design_file: Path, slug: str, load: dict) -> Design:
+    """The reflexes searched again under ``load`` from ``design_file``'s (module docstring):
+    the best of results/muscle-loads/<slug>, run (or resumed) first."""
+    base = tomllib.loads(SEARCH_SPEC.read_text())
+    design = load_design(design_file)
+    folder = RUNS / slug
+    spec = {"name": f"muscle-loads-{slug}", "seed": SEARCH_SEED, "problem": base["problem"],
+            "optimizer": SEARCH, "space": {"start_design": str(design_file), "start_spread": SEARCH_SPREAD},
+            "evaluation": {**design.evaluation, "loads": [load]},
+            "execution": {"mode": "local", "workers": 2}, "objectives": base["objectives"]}
+    RUNS.mkdir(parents=True, exist_ok=True)
+    spec_file = RUNS / f"{slug}.toml"
+    spec_file.write_text(tomli_w.dumps(spec))
+    command = ["resume", str(folder)] if (folder / "run.sqlite").exists() else \
+        ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
+    subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
+    return stored_candidate(str(folder), best=True, which=None).design
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--design", type=Path, default=DESIGN, help="the unloaded design (JSON)")
+    parser.add_argument("--search", action="store_true", help="search the reflexes again under each load")
+    args = parser.parse_args()
     body_mass = human_geometry().mass_kg
-    base = walk([])
+    unloaded = load_design(args.design)
+    base = walk(unloaded, [])
     rows = []
     for segment, kg in CONDITIONS:
         load = {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
-        m = walk([load])
+        slug = f"{segment}-{kg:g}kg"
+        design = searched(args.design, slug, load) if args.search else unloaded
+        m = walk(design, [load])
         total = kg * (1 if segment == "torso" else 2)
         walked = m["time"] >= base["time"]         # a fall leaves the window unmeasured: NaN
         rise = (m["metabolic_power"] - base["metabolic_power"]) / body_mass if walked else math.nan
@@ -57,13 +105,15 @@ def main() -> None:
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    with open(HERE / "loads.csv", "w", newline="") as f:
+    out = HERE / ("loads-searched.csv" if args.search else "loads.csv")
+    with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    print(f"unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net {base['metabolic_power']:.1f} W = "
-          f"{base['metabolic_power'] / body_mass:.2f} W/kg ({base['metabolic_cost']:.2f} J/(kg m)), "
-          f"body mass {body_mass:.1f} kg")
+    print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
+          f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
+          f"({base['metabolic_cost']:.2f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes "
+          f"{'searched again under each load' if args.search else 'kept'}; wrote {out}")
     print("| load | total kg | walked s | speed m/s | rise W/kg | published W/kg | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:

@@ -100,18 +100,19 @@ def test_compiled_equals_reference():
         assert got[k] == pytest.approx(ref[k], rel=1e-10, abs=1e-12, nan_ok=True), k
 
 
-def periodic_stance_knee_peak(flexion_of) -> float:
+def periodic_stance_knee_peak(flexion_of, rebound=(0.0, 0.0)) -> float:
     """knee_flexion_stance_peak_deg of strides of 1.1 s with 60 % stance (Winter's cycle),
     the left leg half a stride behind and starting in swing, each knee's flexion (deg)
     ``flexion_of(tau)`` at tau s after its touchdown, a 30-ms scuff in the right leg's
-    swing with its knee at 60 deg; 6 s sampled every ms, the window from 3 s."""
+    swing with its knee at 60 deg, each foot in the air over ``rebound`` (s after its
+    touchdown, [start, end)); 6 s sampled every ms, the window from 3 s."""
     stride, stance, dt = 1.1, 0.66, 1e-3
     t = np.arange(int(round(6.0 / dt))) * dt
     angles = np.zeros((t.size, 6))
     feet = np.zeros((t.size, 2))
     for leg in range(2):
         tau = np.mod(t - 0.5 * stride * leg, stride)          # s since its touchdown
-        feet[:, leg] = tau < stance
+        feet[:, leg] = (tau < stance) & ~((tau >= rebound[0]) & (tau < rebound[1]))
         flexion = flexion_of(tau)
         if leg == 0:
             scuff = (tau > 0.75) & (tau < 0.78)
@@ -131,13 +132,23 @@ def test_stance_knee_peak_is_the_loading_response_of_a_periodic_gait():
     (late stance, the other foot still off: the single-support rule read it, as a searched
     stiff-kneed gait showed) reads 18 deg: not the 40 deg nor the scuff's 60 deg. A knee
     that lands at 15 deg and locks straight (-3 deg) reads its angle at the window's end,
-    30 % of the stride (0.33 s) after touchdown, not the flexion it landed with."""
+    30 % of the stride (0.33 s) after touchdown, not the flexion it landed with, also with
+    an impact's 1-deg flexion on the way."""
     yielding = periodic_stance_knee_peak(lambda tau: 18.0 * np.exp(-((tau - 0.165) / 0.04) ** 2)
                                          + 40.0 * np.exp(-((tau - 0.50) / 0.02) ** 2))
     assert yielding == pytest.approx(18.0, abs=1e-3)
     stiff = periodic_stance_knee_peak(lambda tau: -3.0 + 18.0 * np.exp(-tau / 0.03) * (tau < 0.66)
                                       + 60.0 * (tau >= 0.66))
     assert stiff == pytest.approx(-3.0 + 18.0 * math.exp(-0.33 / 0.03), abs=0.01)
+    # the same with a 1-deg impact bump 10 ms after touchdown: not a yield
+    bumped = periodic_stance_knee_peak(lambda tau: -3.0 + 18.0 * np.exp(-tau / 0.03) * (tau < 0.66)
+                                       + 60.0 * (tau >= 0.66) + 1.0 * np.exp(-((tau - 0.01) / 0.003) ** 2))
+    assert bumped == pytest.approx(stiff, abs=0.01)
+    # or a 3-ms rebound 2 ms after touchdown (foot in the air, knee still at ~14 deg): not
+    # the window's end
+    rebound = periodic_stance_knee_peak(lambda tau: -3.0 + 18.0 * np.exp(-tau / 0.03) * (tau < 0.66)
+                                        + 60.0 * (tau >= 0.66), rebound=(0.002, 0.005))
+    assert rebound == pytest.approx(stiff, abs=0.01)
 
 
 def test_known_answers():
