@@ -101,7 +101,8 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
     # --- issue 45: the impedance wearer's (no metabolic rate); the stance knee from the gait
     out.update(muscle_metrics_reference(t, t_start, gait["angles"], gait["feet"], None, 0.0, math.nan, math.nan)
                if gait is not None else {"metabolic_power": math.nan, "metabolic_cost": math.nan,
-                                         "knee_flexion_stance_peak_deg": math.nan})
+                                         "knee_flexion_stance_peak_deg": math.nan,
+                                         "knee_flexion_stance_peak_min_deg": math.nan})
     out["assist_phase_error"] = math.nan    # issue 46 item 2: no phase-timed assistance here
     return {k: float(v) for k, v in out.items()}
 
@@ -165,7 +166,10 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
     the impedance wearer); standing_w (W), body_mass (kg), speed (m/s)."""
     t = np.asarray(t, float)
     w = t >= t_start
-    out = {"knee_flexion_stance_peak_deg": knee_stance_peak_reference(t, t_start, angles, feet),
+    legs = [knee_stance_peak_reference(t, t_start, angles, feet, leg) for leg in range(2)]
+    both = all(math.isfinite(v) for v in legs)
+    out = {"knee_flexion_stance_peak_deg": max(legs) if both else math.nan,
+           "knee_flexion_stance_peak_min_deg": min(legs) if both else math.nan,
            "metabolic_power": math.nan, "metabolic_cost": math.nan}
     if edot is not None:
         tw = t[w]
@@ -175,7 +179,7 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
     return out
 
 
-def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.3, yield_deg=2.0) -> float:
+def knee_stance_peak_reference(t, t_start, angles, feet, leg, min_swing=0.2, share=0.3, yield_deg=2.0) -> float:
     """Plain reference of accumulators.accumulate_knee_stance_peak: from each foot's
     contact samples (float[s, 2], 0/1; the walk starts with both feet off) its touchdowns
     (back on after >= min_swing s off) and strides; a sample is in a loading window when
@@ -185,33 +189,32 @@ def knee_stance_peak_reference(t, t_start, angles, feet, min_swing=0.2, share=0.
     the least flexion of the stride's foot-on samples so far. The peak is the largest
     flexion over the loading samples of a knee that has yielded, and the last loading
     sample before the yield when the knee yields or the window's time ends within the
-    samples. NaN: nothing counted."""
+    samples; of one leg (0 right, 1 left). NaN: nothing counted."""
     t = np.asarray(t, float)
     knee = -np.degrees(np.asarray(angles, float)[:, [1, 4]])
     best = -math.inf
-    for leg in range(2):
-        on = np.asarray(feet, float)[:, leg] > 0
-        before = np.concatenate([[False], on[:-1]])
-        lifts = t[before & ~on]
-        downs = []
-        for i in np.flatnonzero(on & ~before):
-            earlier = lifts[lifts < t[i]]
-            if earlier.size == 0 or t[i] - earlier[-1] >= min_swing:
-                downs.append(i)
-        bounds = downs + [t.size]
-        for j in range(len(downs)):
-            a, b = bounds[j], bounds[j + 1]                   # this stride's samples [a, b)
-            stride = t[a] - t[downs[j - 1]] if j > 0 else math.nan
-            low = np.minimum.accumulate(np.where(on[a:b], knee[a:b, leg], np.inf))
-            yields = np.flatnonzero(on[a:b] & (knee[a:b, leg] >= low + yield_deg))
-            yielded_from = a + yields[0] if yields.size else b
-            window = (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
-            loading = np.flatnonzero(on[a:b] & window) + a
-            after = loading[loading >= yielded_from]
-            if after.size:
-                best = max(best, float(knee[after, leg].max()))
-            held = loading[loading < yielded_from]
-            over = yielded_from < t.size or t[-1] - t[a] > share * stride   # the window ended
-            if held.size and over:
-                best = max(best, float(knee[held[-1], leg]))
+    on = np.asarray(feet, float)[:, leg] > 0
+    before = np.concatenate([[False], on[:-1]])
+    lifts = t[before & ~on]
+    downs = []
+    for i in np.flatnonzero(on & ~before):
+        earlier = lifts[lifts < t[i]]
+        if earlier.size == 0 or t[i] - earlier[-1] >= min_swing:
+            downs.append(i)
+    bounds = downs + [t.size]
+    for j in range(len(downs)):
+        a, b = bounds[j], bounds[j + 1]                   # this stride's samples [a, b)
+        stride = t[a] - t[downs[j - 1]] if j > 0 else math.nan
+        low = np.minimum.accumulate(np.where(on[a:b], knee[a:b, leg], np.inf))
+        yields = np.flatnonzero(on[a:b] & (knee[a:b, leg] >= low + yield_deg))
+        yielded_from = a + yields[0] if yields.size else b
+        window = (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
+        loading = np.flatnonzero(on[a:b] & window) + a
+        after = loading[loading >= yielded_from]
+        if after.size:
+            best = max(best, float(knee[after, leg].max()))
+        held = loading[loading < yielded_from]
+        over = yielded_from < t.size or t[-1] - t[a] > share * stride   # the window ended
+        if held.size and over:
+            best = max(best, float(knee[held[-1], leg]))
     return best if math.isfinite(best) else math.nan

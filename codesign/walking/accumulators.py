@@ -42,7 +42,7 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
                                        W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
                                        W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
-from codesign.walking.metrics import (KNEE_DOWN, KNEE_FOOT, KNEE_HELD, KNEE_LOW, KNEE_STANCE_PEAK, KNEE_STRIDE,
+from codesign.walking.metrics import (KNEE_DOWN, KNEE_FOOT, KNEE_HELD, KNEE_LOW, KNEE_PEAK, KNEE_STRIDE,
                                        KNEE_UP, KNEE_YIELDED, LOADING_SHARE, M_I_E, YIELD_DEG, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST,
                                        M_T_PREV)
 
@@ -67,8 +67,8 @@ def accumulate_muscles(acc: np.ndarray, t: float, edot: float) -> None:
 @njit(cache=True, _nrt=False)
 def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q: np.ndarray,
                                 feet: np.ndarray) -> None:
-    """The largest anatomical knee flexion (deg, = -engine knee angle) of a leg in its
-    loading response in the window: at the samples where its foot is on the ground within
+    """The largest anatomical knee flexion (deg, = -engine knee angle) of each leg in its
+    loading response in the window (slot KNEE_PEAK + leg): at the samples where its foot is on the ground within
     LOADING_SHARE of its last stride's duration after its touchdown, from the first at
     which its knee has flexed YIELD_DEG above its least flexion since the touchdown; a knee
     that does not yield there counts its angle at the window's last sample with the foot
@@ -111,11 +111,11 @@ def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q
             continue
         # the window is over or the knee yields: a knee that had not yielded in it counts
         # its last angle there (NaN: none)
-        if acc[KNEE_HELD + leg] > acc[KNEE_STANCE_PEAK]:
-            acc[KNEE_STANCE_PEAK] = acc[KNEE_HELD + leg]
+        if acc[KNEE_HELD + leg] > acc[KNEE_PEAK + leg]:
+            acc[KNEE_PEAK + leg] = acc[KNEE_HELD + leg]
         acc[KNEE_HELD + leg] = math.nan
-        if window and on and flexion > acc[KNEE_STANCE_PEAK]:
-            acc[KNEE_STANCE_PEAK] = flexion
+        if window and on and flexion > acc[KNEE_PEAK + leg]:
+            acc[KNEE_PEAK + leg] = flexion
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)

@@ -150,7 +150,10 @@ REGISTRY: tuple[Metric, ...] = (
            "ground within LOADING_SHARE = 30 % of its last stride after its touchdown, once it has flexed "
            "YIELD_DEG = 2 deg above its least flexion since the touchdown (the loading response's yield; not the "
            "swing's flexion it lands with, nor late stance or pre-swing; a knee that does not yield counts its "
-           "angle at the window's end), both legs (any wearer; NaN before a whole stride)",
+           "angle at the window's end): the larger of the two legs' peaks (any wearer; NaN before each leg's "
+           "first whole stride)", "accumulate_knee_stance_peak", "finalize_muscles"),
+    Metric("knee_flexion_stance_peak_min_deg", "deg", "the smaller of the two legs' stance knee peaks "
+           "(knee_flexion_stance_peak_deg's rule): the knee that yields less in loading response (any wearer)",
            "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
@@ -276,8 +279,9 @@ LIFTOFF_T = LIFTOFF_R
 # --- issue 45: the muscle wearer's metabolic rate (accumulate_muscles): on (0/1), its
 # standing rate (W), own samples and clock, the previous sample's rate and its trapezoid
 # integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
-M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_STANCE_PEAK = _header.add(
-    "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_STANCE_PEAK")
+M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_PEAK_R, KNEE_PEAK_L = _header.add(
+    "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_PEAK_R", "KNEE_PEAK_L")
+KNEE_PEAK = KNEE_PEAK_R      # the largest stance knee flexion of leg k: slot KNEE_PEAK + k
 # and per leg (slot + leg), from its foot's samples: the last sample's contact (0/1), its
 # knee's least flexion since its touchdown (deg), whether the knee has yielded in this
 # stance (0/1), its last touchdown after a swing of at least MIN_SWING_S and last
@@ -402,7 +406,7 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_CHANNELS] = channels
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     # --- issue 45
-    acc[KNEE_STANCE_PEAK] = -math.inf
+    acc[KNEE_PEAK_R] = acc[KNEE_PEAK_L] = -math.inf
     acc[KNEE_DOWN_R:KNEE_HELD_L + 1] = math.nan
     return acc
 
@@ -532,11 +536,14 @@ def finalize_muscles(acc: np.ndarray, body_mass: float, speed: float) -> dict[st
     """The muscle wearer's metrics (:data:`REGISTRY`, issue 45): ``metabolic_power`` (W,
     net of standing), ``metabolic_cost`` (J/(kg m): per kg of the person's ``body_mass``
     and per metre at the window's ``speed``, m/s), NaN under the impedance wearer; and
-    ``knee_flexion_stance_peak_deg`` (any wearer; NaN: no stance sample)."""
+    ``knee_flexion_stance_peak_deg`` / ``knee_flexion_stance_peak_min_deg``, the larger /
+    smaller of the two legs' stance knee peaks (any wearer; NaN: a leg without one)."""
     nan = math.nan
-    knee = acc[KNEE_STANCE_PEAK]
+    legs = (acc[KNEE_PEAK_R], acc[KNEE_PEAK_L])
+    measured = all(math.isfinite(v) for v in legs)
     out = {"metabolic_power": nan, "metabolic_cost": nan,
-           "knee_flexion_stance_peak_deg": knee if math.isfinite(knee) else nan}
+           "knee_flexion_stance_peak_deg": max(legs) if measured else nan,
+           "knee_flexion_stance_peak_min_deg": min(legs) if measured else nan}
     duration = acc[M_T_PREV] - acc[M_T_FIRST]
     if acc[M_ON] > 0 and acc[M_SAMPLES] > 1 and duration > 0:
         power = acc[M_I_E] / duration - acc[M_STANDING]
