@@ -180,19 +180,18 @@ def muscle_metrics_reference(t, t_start, angles, feet, edot, standing_w, body_ma
 
 
 def knee_stance_peak_reference(t, t_start, angles, feet, leg, min_swing=0.2, share=0.3, yield_deg=2.0) -> float:
-    """Plain reference of accumulators.accumulate_knee_stance_peak: from each foot's
-    contact samples (float[s, 2], 0/1; the walk starts with both feet off) its touchdowns
-    (back on after >= min_swing s off) and strides; a sample is in a loading window when
-    t >= t_start, its foot is on and it lies within ``share`` of the previous stride after
-    the stride's touchdown; the knee has yielded from the first sample of the stride whose
+    """Plain reference of accumulators.accumulate_knee_stance_peak for one leg (0 right, 1
+    left): from its foot's contact samples (float[s, 2], 0/1; the walk starts with both
+    feet off) its touchdowns (back on after >= min_swing s off) and strides; a stance's
+    loading window, when its touchdown is at t >= t_start, holds the samples within
+    ``share`` of the previous stride after it; the knee has yielded from the first sample of the stride whose
     foot is on and whose flexion (deg; engine angles float[s, 6]) is ``yield_deg`` above
-    the least flexion of the stride's foot-on samples so far. The peak is the largest
-    flexion over the loading samples of a knee that has yielded, and the last loading
-    sample before the yield when the knee yields or the window's time ends within the
-    samples; of one leg (0 right, 1 left). NaN: nothing counted."""
+    the least flexion of the stride's foot-on samples so far. A window's peak, counted
+    when a sample follows it: the largest flexion of its foot-on samples from the yield,
+    or without a yield before the window's end its last foot-on sample's. The mean of the
+    peaks; NaN: none."""
     t = np.asarray(t, float)
-    knee = -np.degrees(np.asarray(angles, float)[:, [1, 4]])
-    best = -math.inf
+    knee = -np.degrees(np.asarray(angles, float)[:, 1 + 3 * leg])
     on = np.asarray(feet, float)[:, leg] > 0
     before = np.concatenate([[False], on[:-1]])
     lifts = t[before & ~on]
@@ -202,19 +201,23 @@ def knee_stance_peak_reference(t, t_start, angles, feet, leg, min_swing=0.2, sha
         if earlier.size == 0 or t[i] - earlier[-1] >= min_swing:
             downs.append(i)
     bounds = downs + [t.size]
-    for j in range(len(downs)):
+    peaks = []
+    for j in range(1, len(downs)):
         a, b = bounds[j], bounds[j + 1]                   # this stride's samples [a, b)
-        stride = t[a] - t[downs[j - 1]] if j > 0 else math.nan
-        low = np.minimum.accumulate(np.where(on[a:b], knee[a:b, leg], np.inf))
-        yields = np.flatnonzero(on[a:b] & (knee[a:b, leg] >= low + yield_deg))
-        yielded_from = a + yields[0] if yields.size else b
-        window = (t[a:b] >= t_start) & (t[a:b] - t[a] <= share * stride)
-        loading = np.flatnonzero(on[a:b] & window) + a
-        after = loading[loading >= yielded_from]
-        if after.size:
-            best = max(best, float(knee[after, leg].max()))
-        held = loading[loading < yielded_from]
-        over = yielded_from < t.size or t[-1] - t[a] > share * stride   # the window ended
-        if held.size and over:
-            best = max(best, float(knee[held[-1], leg]))
-    return best if math.isfinite(best) else math.nan
+        stride = t[a] - t[downs[j - 1]]
+        window = np.flatnonzero((t[a] >= t_start) & (t[a:b] - t[a] <= share * stride)) + a
+        if window.size == 0 or window[-1] + 1 >= t.size:  # none, or still open at the end
+            continue
+        close = window[-1] + 1
+        low = np.minimum.accumulate(np.where(on[a:b], knee[a:b], np.inf))
+        yields = np.flatnonzero(on[a:b] & (knee[a:b] >= low + yield_deg)) + a
+        loading = window[on[window]]
+        if loading.size == 0:
+            continue
+        if yields.size and yields[0] < close:
+            top = loading[loading >= yields[0]]
+            if top.size:
+                peaks.append(float(knee[top].max()))
+        else:
+            peaks.append(float(knee[loading[-1]]))
+    return float(np.mean(peaks)) if peaks else math.nan

@@ -146,14 +146,14 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("metabolic_cost", "J/(kg m)", "metabolic_power / (the person's body mass x speed): net J per kg per "
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
-    Metric("knee_flexion_stance_peak_deg", "deg", "largest anatomical knee flexion of a leg with its foot on the "
-           "ground within LOADING_SHARE = 30 % of its last stride after its touchdown, once it has flexed "
-           "YIELD_DEG = 2 deg above its least flexion since the touchdown (the loading response's yield; not the "
-           "swing's flexion it lands with, nor late stance or pre-swing; a knee that does not yield counts its "
-           "angle at the window's end): the larger of the two legs' peaks (any wearer; NaN before each leg's "
-           "first whole stride)", "accumulate_knee_stance_peak", "finalize_muscles"),
-    Metric("knee_flexion_stance_peak_min_deg", "deg", "the smaller of the two legs' stance knee peaks "
-           "(knee_flexion_stance_peak_deg's rule): the knee that yields less in loading response (any wearer)",
+    Metric("knee_flexion_stance_peak_deg", "deg", "loading-response knee flexion: per stance, the largest "
+           "anatomical knee flexion with the foot on the ground within LOADING_SHARE = 30 % of the leg's last stride "
+           "after its touchdown, once the knee has flexed YIELD_DEG = 2 deg above its least flexion since the "
+           "touchdown (a knee that does not yield: its last angle there); averaged over the leg's stances that "
+           "start in the window; the larger of the two legs' (any wearer; NaN before each leg's first whole stride)",
+           "accumulate_knee_stance_peak", "finalize_muscles"),
+    Metric("knee_flexion_stance_peak_min_deg", "deg", "the smaller of the two legs' mean loading-response knee "
+           "flexion (knee_flexion_stance_peak_deg's rule): the knee that yields less (any wearer)",
            "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
@@ -279,21 +279,23 @@ LIFTOFF_T = LIFTOFF_R
 # --- issue 45: the muscle wearer's metabolic rate (accumulate_muscles): on (0/1), its
 # standing rate (W), own samples and clock, the previous sample's rate and its trapezoid
 # integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
-M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E, KNEE_PEAK_R, KNEE_PEAK_L = _header.add(
-    "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E", "KNEE_PEAK_R", "KNEE_PEAK_L")
-KNEE_PEAK = KNEE_PEAK_R      # the largest stance knee flexion of leg k: slot KNEE_PEAK + k
-# and per leg (slot + leg), from its foot's samples: the last sample's contact (0/1), its
-# knee's least flexion since its touchdown (deg), whether the knee has yielded in this
-# stance (0/1), its last touchdown after a swing of at least MIN_SWING_S and last
-# lift-off (s; NaN: none yet), its last stride's duration, touchdown to touchdown (s; NaN:
-# none yet), and the flexion of a knee not yet yielded at its loading window's latest
-# sample (deg; NaN: none)
-(KNEE_FOOT_R, KNEE_FOOT_L, KNEE_LOW_R, KNEE_LOW_L, KNEE_YIELDED_R, KNEE_YIELDED_L, KNEE_DOWN_R, KNEE_DOWN_L,
- KNEE_UP_R, KNEE_UP_L, KNEE_STRIDE_R, KNEE_STRIDE_L, KNEE_HELD_R, KNEE_HELD_L) = _header.add(
-    "KNEE_FOOT_R", "KNEE_FOOT_L", "KNEE_LOW_R", "KNEE_LOW_L", "KNEE_YIELDED_R", "KNEE_YIELDED_L", "KNEE_DOWN_R",
-    "KNEE_DOWN_L", "KNEE_UP_R", "KNEE_UP_L", "KNEE_STRIDE_R", "KNEE_STRIDE_L", "KNEE_HELD_R", "KNEE_HELD_L")
-KNEE_FOOT, KNEE_LOW, KNEE_YIELDED = KNEE_FOOT_R, KNEE_LOW_R, KNEE_YIELDED_R
-KNEE_DOWN, KNEE_UP, KNEE_STRIDE, KNEE_HELD = KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R, KNEE_HELD_R
+M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E = _header.add(
+    "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E")
+# and per leg (slot + leg; accumulate_knee_stance_peak), from its foot's samples: the last
+# sample's contact (0/1); its last touchdown after a swing of at least MIN_SWING_S and its
+# last lift-off (s; NaN: none yet); its last stride's duration, touchdown to touchdown (s;
+# NaN: none yet); in the open loading window: its knee's least flexion since the touchdown
+# (deg), whether the knee has yielded (0/1), the largest flexion since it yielded and the
+# latest before (deg; NaN: none), the window open (0/1); the windows' peaks summed (deg)
+# and counted
+(KNEE_FOOT_R, KNEE_FOOT_L, KNEE_DOWN_R, KNEE_DOWN_L, KNEE_UP_R, KNEE_UP_L, KNEE_STRIDE_R, KNEE_STRIDE_L,
+ KNEE_LOW_R, KNEE_LOW_L, KNEE_YIELDED_R, KNEE_YIELDED_L, KNEE_TOP_R, KNEE_TOP_L, KNEE_HELD_R, KNEE_HELD_L,
+ KNEE_OPEN_R, KNEE_OPEN_L, KNEE_SUM_R, KNEE_SUM_L, KNEE_N_R, KNEE_N_L) = _header.add(
+    *(f"KNEE_{name}_{side}" for name in ("FOOT", "DOWN", "UP", "STRIDE", "LOW", "YIELDED", "TOP", "HELD", "OPEN",
+                                         "SUM", "N") for side in "RL"))
+KNEE_FOOT, KNEE_DOWN, KNEE_UP, KNEE_STRIDE = KNEE_FOOT_R, KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R
+KNEE_LOW, KNEE_YIELDED, KNEE_TOP, KNEE_HELD = KNEE_LOW_R, KNEE_YIELDED_R, KNEE_TOP_R, KNEE_HELD_R
+KNEE_OPEN, KNEE_SUM, KNEE_N = KNEE_OPEN_R, KNEE_SUM_R, KNEE_N_R
 # --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
 # nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
 # the gait samples (accumulate_gait_sample): their spacing (s), capacity, the next one's
@@ -406,8 +408,7 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_CHANNELS] = channels
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     # --- issue 45
-    acc[KNEE_PEAK_R] = acc[KNEE_PEAK_L] = -math.inf
-    acc[KNEE_DOWN_R:KNEE_HELD_L + 1] = math.nan
+    acc[KNEE_DOWN_R:KNEE_STRIDE_L + 1] = math.nan
     return acc
 
 
@@ -537,9 +538,10 @@ def finalize_muscles(acc: np.ndarray, body_mass: float, speed: float) -> dict[st
     net of standing), ``metabolic_cost`` (J/(kg m): per kg of the person's ``body_mass``
     and per metre at the window's ``speed``, m/s), NaN under the impedance wearer; and
     ``knee_flexion_stance_peak_deg`` / ``knee_flexion_stance_peak_min_deg``, the larger /
-    smaller of the two legs' stance knee peaks (any wearer; NaN: a leg without one)."""
+    smaller of the two legs' mean loading-response knee peaks (any wearer; NaN: a leg
+    without one)."""
     nan = math.nan
-    legs = (acc[KNEE_PEAK_R], acc[KNEE_PEAK_L])
+    legs = tuple(acc[KNEE_SUM + leg] / acc[KNEE_N + leg] if acc[KNEE_N + leg] > 0 else nan for leg in range(2))
     measured = all(math.isfinite(v) for v in legs)
     out = {"metabolic_power": nan, "metabolic_cost": nan,
            "knee_flexion_stance_peak_deg": max(legs) if measured else nan,
