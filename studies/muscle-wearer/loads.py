@@ -8,11 +8,13 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --search    # searched (~15 min on 2
                                                                 # cores): loads-searched.csv
 
-``--search`` runs, per load, ``codesign optimize`` on a spec written beside its run
-(results/muscle-loads/<load>.toml): the unloaded search's problem and stages
-(search-knee.toml), the load in ``[evaluation]``, PSO 24 x 30 started within +-5 % of the
-design's reflexes, seed 45 for every load; then its best walks 10 s with the load. Each
-run is resumed (or reused) when its store exists.
+``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
+written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
+problem, the load in ``[evaluation]``, PSO 24 x 30 started within +-5 % of the design's
+reflexes, seed 45 for every load, and the stages of a person on a treadmill: walk the
+10 s at the speed (the credibility stages), then the least net metabolic cost. The rise
+is then the loaded search's best against the unloaded search's, searched alike. Each run
+is resumed (or reused) when its store exists.
 
 The published rises are secondary readings (Browning et al., Med Sci Sports Exerc
 39(3):515-525, 2007; its figure could not be read here): linear fits of net metabolic rate
@@ -26,15 +28,16 @@ PMC8299804).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import csv
 import math
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import tomli_w
 
+from codesign.control.reflex import REFLEX_PREFIX
 from codesign.model.anthropometry import human_geometry
 from codesign.run.stored import stored_candidate
 from codesign.walking import Design, WalkSettings, evaluate, load_design
@@ -42,7 +45,6 @@ from codesign.walking import Design, WalkSettings, evaluate, load_design
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DESIGN = ROOT / "docs" / "designs" / "human-muscles.json"
-SEARCH_SPEC = HERE / "search-knee.toml"      # the unloaded search: problem and stages
 RUNS = ROOT / "results" / "muscle-loads"
 UNLOADED_W_PER_KG = 2.35          # Browning's unloaded net rate as read (see above)
 # W/kg of net metabolic rate per kg of total added mass, by location (see above)
@@ -55,6 +57,14 @@ CONDITIONS = (("foot", 2.0), ("foot", 4.0), ("shank", 2.0), ("shank", 4.0), ("th
 SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 30}
 SEARCH_SPREAD = 0.05
 SEARCH_SEED = 45
+# a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
+TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
+                    {"metric": "speed_match", "sense": "maximize", "until": 0.95},
+                    {"metric": "speed_std", "sense": "minimize", "until": 0.1},
+                    {"metric": "assist_fraction", "sense": "minimize", "until": 0.0},
+                    {"metric": "non_contact_time", "sense": "minimize", "until": 0.0},
+                    {"metric": "foot_slip_fraction", "sense": "minimize", "until": 0.05},
+                    {"metric": "metabolic_cost", "sense": "minimize"})
 
 
 def walk(design: Design, loads: list[dict]) -> dict[str, float]:
@@ -64,23 +74,26 @@ def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 
 
-def searched(design_file: Path, slug: str, load: dict) -> Design:
-    """The reflexes searched again under ``load`` from ``design_file``'s (module docstring):
+def searched(design_file: Path, slug: str, load: dict | None) -> Design:
+    """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
+    (module docstring):
     the best of results/muscle-loads/<slug>, run (or resumed) first."""
-    base = tomllib.loads(SEARCH_SPEC.read_text())
     design = load_design(design_file)
     folder = RUNS / slug
-    spec = {"name": f"muscle-loads-{slug}", "seed": SEARCH_SEED, "problem": base["problem"],
-            "optimizer": SEARCH, "space": {"start_design": str(design_file), "start_spread": SEARCH_SPREAD},
-            "evaluation": {**design.evaluation, "loads": [load]},
-            "execution": {"mode": "local", "workers": 2}, "objectives": base["objectives"]}
+    spec = {"name": f"muscle-loads-{slug}", "seed": SEARCH_SEED,
+            "problem": {"name": "human_gait", "wearer_model": "muscles"},
+            "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": {
+                name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}},
+            "evaluation": {**design.evaluation, "loads": [load] if load else []},
+            "execution": {"mode": "local", "workers": 2}, "objectives": list(TREADMILL_STAGES)}
     RUNS.mkdir(parents=True, exist_ok=True)
     spec_file = RUNS / f"{slug}.toml"
     spec_file.write_text(tomli_w.dumps(spec))
     command = ["resume", str(folder)] if (folder / "run.sqlite").exists() else \
         ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
     subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
-    return stored_candidate(str(folder), best=True, which=None).design
+    best = stored_candidate(str(folder), best=True, which=None).design
+    return dataclasses.replace(best, evaluation=dict(design.evaluation))   # walked as the unloaded design
 
 
 def main() -> None:
@@ -89,7 +102,7 @@ def main() -> None:
     parser.add_argument("--search", action="store_true", help="search the reflexes again under each load")
     args = parser.parse_args()
     body_mass = human_geometry().mass_kg
-    unloaded = load_design(args.design)
+    unloaded = searched(args.design, "none", None) if args.search else load_design(args.design)
     base = walk(unloaded, [])
     rows = []
     for segment, kg in CONDITIONS:
@@ -113,7 +126,7 @@ def main() -> None:
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
           f"({base['metabolic_cost']:.2f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes "
-          f"{'searched again under each load' if args.search else 'kept'}; wrote {out}")
+          f"{'searched again under each load and unloaded' if args.search else 'kept'}; wrote {out}")
     print("| load | total kg | walked s | speed m/s | rise W/kg | published W/kg | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
