@@ -10,8 +10,9 @@ at every hip, knee and ankle row, so the law a human design names is not searche
 decode sets it to its bounds' midpoints (it only fills the controller's slots; a design
 file stays complete and replays as any other). The stages are the human gait's
 (:func:`codesign.problems.objectives.human_stages`) with the gait lab's stance knee
-(:data:`KNEE_STANCE_PEAK_MIN_DEG` to :data:`KNEE_STANCE_PEAK_MAX_DEG`) before the last, which prices effort as people pay it:
-``metabolic_cost`` (J/(kg m)) instead of the torque RMS.
+(:data:`KNEE_STANCE_PEAK_MIN_DEG` to :data:`KNEE_STANCE_PEAK_MAX_DEG`) before the last,
+which prices effort as people pay it: ``metabolic_cost`` (J/(kg m)) instead of the torque
+RMS.
 """
 
 from __future__ import annotations

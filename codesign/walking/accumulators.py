@@ -42,9 +42,8 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SA
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
                                        W_PREV_NEG, W_PREV_POS, W_PREV_TAU2, W_SAMPLES, W_SLOTS,
                                        W_T_FIRST, W_T_PREV, X_FIRST, X_LAST)
-from codesign.walking.metrics import (KNEE_DOWN, KNEE_FOOT, KNEE_HELD, KNEE_LOW, KNEE_N, KNEE_OPEN, KNEE_STRIDE,
-                                       KNEE_SUM, KNEE_TOP, KNEE_UP, KNEE_YIELDED, LOADING_SHARE, M_I_E, M_ON, M_PREV_E,
-                                       M_SAMPLES, M_T_FIRST, M_T_PREV, YIELD_DEG)
+from codesign.walking.knee_loading import accumulate_knee_stance_peak
+from codesign.walking.metrics import M_I_E, M_ON, M_PREV_E, M_SAMPLES, M_T_FIRST, M_T_PREV
 
 
 # --------------------------------------------------------------------------- muscles (issue 45)
@@ -62,68 +61,6 @@ def accumulate_muscles(acc: np.ndarray, t: float, edot: float) -> None:
     acc[M_PREV_E] = edot
     acc[M_T_PREV] = t
     acc[M_SAMPLES] += 1
-
-
-@njit(cache=True, _nrt=False)
-def accumulate_knee_stance_peak(acc: np.ndarray, t: float, q: np.ndarray, gait_q: np.ndarray,
-                                feet: np.ndarray) -> None:
-    """Each leg's loading-response knee flexion (deg, anatomical = -engine knee angle),
-    summed and counted over its stances that start in the window (slots KNEE_SUM, KNEE_N +
-    leg):
-    per stance, the largest flexion at the samples where its foot is on the ground within
-    LOADING_SHARE of its last stride's duration after its touchdown (its loading window),
-    from the first at which the knee has flexed YIELD_DEG above its least flexion since the
-    touchdown; a knee that does not yield there counts its last angle in it. gait_q
-    int64[6] the hip, knee, ankle coordinates of the right then the left leg, feet[2] its
-    foot on the ground (0/1).
-
-    Every sample, also before the window, each foot's touchdowns are followed: a foot back
-    on the ground after at least MIN_SWING_S in the air (a shorter air time is a scuff or a
-    rebound, as for the steps) touches down, and a stride lasts from one touchdown to the
-    next. The loading window leaves out late stance and pre-swing, where the loaded knee
-    flexes to ~40 deg before toe-off; waiting for the yield leaves out the swing's flexion
-    a knee lands with and then extends from (a stiff knee that lands at 13 deg and locks
-    straight read 12.2 deg without it); a rebound in the air does not end the window.
-    Averaging over stances reads a gait that yields in some stances and locks the knee in
-    others as what it does on average (one such walk's largest stance read 24 deg). Nothing
-    is counted before the leg's first whole stride, nor a window still open at the end."""
-    for leg in range(2):
-        k = gait_q[3 * leg + 1]
-        if k < 0:
-            continue
-        flexion = -math.degrees(q[k])
-        on = feet[leg] > 0.0
-        was_on = acc[KNEE_FOOT + leg] > 0.0
-        acc[KNEE_FOOT + leg] = 1.0 if on else 0.0
-        touchdown = on and not was_on and not t - acc[KNEE_UP + leg] < MIN_SWING_S   # NaN: no lift-off yet
-        if was_on and not on:
-            acc[KNEE_UP + leg] = t
-        window = not touchdown and acc[KNEE_DOWN + leg] >= acc[T_START] and \
-            t - acc[KNEE_DOWN + leg] <= LOADING_SHARE * acc[KNEE_STRIDE + leg]
-        if acc[KNEE_OPEN + leg] > 0.0 and not window:          # the window closes: its peak
-            peak = acc[KNEE_TOP + leg] if acc[KNEE_YIELDED + leg] > 0.0 else acc[KNEE_HELD + leg]
-            if math.isfinite(peak):
-                acc[KNEE_SUM + leg] += peak
-                acc[KNEE_N + leg] += 1.0
-            acc[KNEE_OPEN + leg] = 0.0
-        if touchdown:
-            acc[KNEE_STRIDE + leg] = t - acc[KNEE_DOWN + leg]                  # NaN: the first
-            acc[KNEE_DOWN + leg] = t
-            acc[KNEE_LOW + leg] = flexion
-            acc[KNEE_YIELDED + leg] = 0.0
-            acc[KNEE_TOP + leg] = acc[KNEE_HELD + leg] = math.nan
-            window = t >= acc[T_START] and 0.0 <= LOADING_SHARE * acc[KNEE_STRIDE + leg]
-        if on:
-            acc[KNEE_LOW + leg] = min(acc[KNEE_LOW + leg], flexion)
-            if flexion >= acc[KNEE_LOW + leg] + YIELD_DEG:
-                acc[KNEE_YIELDED + leg] = 1.0
-        if window and on:
-            acc[KNEE_OPEN + leg] = 1.0
-            if acc[KNEE_YIELDED + leg] > 0.0:
-                acc[KNEE_TOP + leg] = max(acc[KNEE_TOP + leg], flexion) if math.isfinite(acc[KNEE_TOP + leg]) \
-                    else flexion
-            else:
-                acc[KNEE_HELD + leg] = flexion
 
 
 # --------------------------------------------------------------------------- actuators (issue 15)
@@ -583,8 +520,9 @@ def observe_sample(acc, t, x, feet, grf, cuff, loaded, sliding, pitch, assist, t
     effort_cmd, wd.drive.G, wd.wearer_tau / wearer_rate (:func:`rollout_base.control`).
 
     Every sample, also before the window: the first half's ground-reaction peak, the
-    gait sample and the stance knee's peak (which follows the feet from the start); inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and
-    the forces are read only there) the gait physics, the sample, the actuators, the
+    gait sample and the loading-response knee (which follows the feet from the start);
+    inside the window (t >= acc[T_START]; loaded, sliding, pitch, wd.com and the forces
+    are read only there) the gait physics, the sample, the actuators, the
     transmission and the active wearer, in this order (the gait physics integrates from
     the previous sample's time, which :func:`accumulate_sample` then moves), then the
     muscle wearer's metabolic rate wd.muscle.edot (issue 45).

@@ -11,6 +11,7 @@ import numpy as np
 
 from codesign.walking import metrics as mt
 from codesign.walking.metrics import MIN_SWING_S
+from codesign.walking.samples import gait_samples
 
 
 def nominal_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,
@@ -86,13 +87,13 @@ def stride_gait_agreement(t: np.ndarray, angles: dict[str, np.ndarray], nominal,
 
 def sampled_stride_agreement(acc: np.ndarray, nominal) -> dict[str, float]:
     """:func:`stride_gait_agreement` of the gait samples a rollout's accumulator holds
-    (:func:`codesign.walking.metrics.gait_samples`: every GAIT_SAMPLE_S, each foot on the
+    (:func:`codesign.walking.samples.gait_samples`: every GAIT_SAMPLE_S, each foot on the
     ground while a contact point of it is active), over whole strides in the metrics'
     window (t >= T_START). nominal: :class:`codesign.model.gait.NominalGait`. Returns
     ``{"<joint>_corr": r, "<joint>_rms_rad": e}``."""
     from codesign.model.gait import GAIT_JOINTS
 
-    samples = mt.gait_samples(acc)
+    samples = gait_samples(acc)
     angles = {f"{joint}_{side}": samples.angles[:, 3 * leg + k]
               for leg, side in enumerate("rl") for k, joint in enumerate(GAIT_JOINTS)}
     strikes = {side: heel_strikes(samples.t, samples.feet[:, leg] > 0.0) for leg, side in enumerate("rl")}

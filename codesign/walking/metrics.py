@@ -147,14 +147,12 @@ REGISTRY: tuple[Metric, ...] = (
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
     Metric("knee_flexion_stance_peak_deg", "deg", "loading-response knee flexion: per stance, the largest "
-           "anatomical knee flexion with the foot on the ground within LOADING_SHARE = 30 % of the leg's last stride "
-           "after its touchdown, once the knee has flexed YIELD_DEG = 2 deg above its least flexion since the "
-           "touchdown (a knee that does not yield: its last angle there); averaged over the leg's stances that "
-           "start in the window; the larger of the two legs' (any wearer; NaN before each leg's first whole stride)",
+           "anatomical knee flexion with the foot on within 30 % of the leg's last stride after touchdown, once the "
+           "knee has flexed 2 deg above its least flexion since (a knee that does not yield: its last angle there), "
+           "averaged over the leg's stances from the window; the larger leg's (walking/knee_loading.py; any wearer)",
            "accumulate_knee_stance_peak", "finalize_muscles"),
-    Metric("knee_flexion_stance_peak_min_deg", "deg", "the smaller of the two legs' mean loading-response knee "
-           "flexion (knee_flexion_stance_peak_deg's rule): the knee that yields less (any wearer)",
-           "accumulate_knee_stance_peak", "finalize_muscles"),
+    Metric("knee_flexion_stance_peak_min_deg", "deg", "the smaller leg's loading-response knee flexion (the knee "
+           "that yields less; knee_flexion_stance_peak_deg's rule)", "accumulate_knee_stance_peak", "finalize_muscles"),
     Metric("contact_unsolved_fraction", "-", "fraction of the time steps whose contact impulses miss the "
            "solver's velocity or impulse tolerance (time stepping only; docs/contacts.md)", "Rollout.contact",
            "finalize_contact"),
@@ -278,24 +276,18 @@ LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
 LIFTOFF_T = LIFTOFF_R
 # --- issue 45: the muscle wearer's metabolic rate (accumulate_muscles): on (0/1), its
 # standing rate (W), own samples and clock, the previous sample's rate and its trapezoid
-# integral (J); the largest stance knee flexion (accumulate_knee_stance_peak; -inf: nothing)
+# integral (J)
 M_ON, M_STANDING, M_SAMPLES, M_T_FIRST, M_T_PREV, M_PREV_E, M_I_E = _header.add(
     "M_ON", "M_STANDING", "M_SAMPLES", "M_T_FIRST", "M_T_PREV", "M_PREV_E", "M_I_E")
-# and per leg (slot + leg; accumulate_knee_stance_peak), from its foot's samples: the last
-# sample's contact (0/1); its last touchdown after a swing of at least MIN_SWING_S and its
-# last lift-off (s; NaN: none yet); its last stride's duration, touchdown to touchdown (s;
-# NaN: none yet); in the open loading window: its knee's least flexion since the touchdown
-# (deg), whether the knee has yielded (0/1), the largest flexion since it yielded and the
-# latest before (deg; NaN: none), the window open (0/1); the windows' peaks summed (deg)
-# and counted
+# and per leg the loading-response knee's state (slot + leg: walking/knee_loading.py)
 (KNEE_FOOT_R, KNEE_FOOT_L, KNEE_DOWN_R, KNEE_DOWN_L, KNEE_UP_R, KNEE_UP_L, KNEE_STRIDE_R, KNEE_STRIDE_L,
  KNEE_LOW_R, KNEE_LOW_L, KNEE_YIELDED_R, KNEE_YIELDED_L, KNEE_TOP_R, KNEE_TOP_L, KNEE_HELD_R, KNEE_HELD_L,
  KNEE_OPEN_R, KNEE_OPEN_L, KNEE_SUM_R, KNEE_SUM_L, KNEE_N_R, KNEE_N_L) = _header.add(
-    *(f"KNEE_{name}_{side}" for name in ("FOOT", "DOWN", "UP", "STRIDE", "LOW", "YIELDED", "TOP", "HELD", "OPEN",
-                                         "SUM", "N") for side in "RL"))
-KNEE_FOOT, KNEE_DOWN, KNEE_UP, KNEE_STRIDE = KNEE_FOOT_R, KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R
-KNEE_LOW, KNEE_YIELDED, KNEE_TOP, KNEE_HELD = KNEE_LOW_R, KNEE_YIELDED_R, KNEE_TOP_R, KNEE_HELD_R
-KNEE_OPEN, KNEE_SUM, KNEE_N = KNEE_OPEN_R, KNEE_SUM_R, KNEE_N_R
+    *(f"KNEE_{n}_{side}" for n in ("FOOT", "DOWN", "UP", "STRIDE", "LOW", "YIELDED", "TOP", "HELD", "OPEN", "SUM", "N")
+      for side in "RL"))
+KNEE_FOOT, KNEE_DOWN, KNEE_UP, KNEE_STRIDE, KNEE_LOW = KNEE_FOOT_R, KNEE_DOWN_R, KNEE_UP_R, KNEE_STRIDE_R, KNEE_LOW_R
+KNEE_YIELDED, KNEE_TOP, KNEE_HELD, KNEE_OPEN = KNEE_YIELDED_R, KNEE_TOP_R, KNEE_HELD_R, KNEE_OPEN_R
+KNEE_SUM, KNEE_N = KNEE_SUM_R, KNEE_N_R
 # --- issue 31: the first half's ground-reaction peak (accumulate_ground_peak_start; -1:
 # nothing measured), the largest ankle plantarflexion (accumulate_gait; -inf: nothing), and
 # the gait samples (accumulate_gait_sample): their spacing (s), capacity, the next one's
@@ -329,16 +321,6 @@ SITE_SLOTS = len(SITE_SLOT_NAMES)
 # steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
 # (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s
-# The stance knee's peak (knee_flexion_stance_peak_deg) is read in the first 30 % of a
-# stride after the leg's touchdown, its foot on the ground: Winter's stance lasts ~60 % of
-# the cycle, the knee's loading-response peak (16-18 deg) comes at ~15 %, mid-stance at
-# ~30 %; after it the knee extends, then flexes again from heel-off (~40 %) toward toe-off.
-LOADING_SHARE = 0.3
-# A knee yields in loading response when it flexes this much above its least flexion since
-# the touchdown: more than the sub-degree flexion an impact puts into a locked knee (a
-# searched stiff-kneed walk: <= 1 deg, landing at 11 deg and straight 10 ms later), far
-# less than people's 11-15 deg from heel strike to the peak (Winter: ~3-5 deg to 16-18).
-YIELD_DEG = 2.0
 # The gait samples behind the stride metrics (stride_r_*): every 10 ms from t = 0, the
 # grid ``codesign simulate`` records at by default, so that its printed agreement and the
 # metric are one number. A row: the engine angles of hip, knee, ankle of the right then
@@ -408,7 +390,7 @@ def new_accumulator(n_sites: int, t_start: float, grf_steps: int = 0,
     acc[CUFF_CHANNELS] = channels
     acc[CUFF_ROWS] = acc[PH_STRIKES] + 2 * strike_cap
     # --- issue 45
-    acc[KNEE_DOWN_R:KNEE_STRIDE_L + 1] = math.nan
+    acc[KNEE_DOWN:KNEE_STRIDE_L + 1] = math.nan
     return acc
 
 
@@ -423,24 +405,6 @@ def gait_sample_count(max_time: float) -> int:
     GAIT_SAMPLE_S)``, simulate's recording grid)."""
     times = np.arange(0.0, max_time + 0.5 * GAIT_SAMPLE_S, GAIT_SAMPLE_S)
     return int(np.count_nonzero(times <= max_time))
-
-
-class GaitSamples(NamedTuple):
-    """The gait samples an accumulator holds (:func:`gait_samples`): t float64[k] (s),
-    angles float64[k, 6] (engine rad: hip, knee, ankle right, then left), feet
-    float64[k, 2] (right, left on the ground: 0/1)."""
-
-    t: np.ndarray
-    angles: np.ndarray
-    feet: np.ndarray
-
-
-def gait_samples(acc: np.ndarray) -> GaitSamples:
-    """The gait samples stored so far in ``acc`` (copies)."""
-    k = int(acc[GAIT_NEXT])
-    base = int(acc[GAIT_ROWS])
-    rows = acc[base:base + GAIT_COLUMNS * k].reshape(k, GAIT_COLUMNS)
-    return GaitSamples(np.arange(k) * acc[GAIT_DT], rows[:, :6].copy(), rows[:, 6:].copy())
 
 
 class PhaseSamples(NamedTuple):

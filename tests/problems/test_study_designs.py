@@ -30,6 +30,11 @@ def test_every_topology_has_its_best_stored_with_its_verification():
         assert [c["name"] for c in verify["checks"]] == ["searched", "half_step", "soft", "mujoco"]
 
 
+# metrics whose definition changed after the study recorded them: the stance knee reads
+# each leg's loading-response yield since issue 45's knee search (docs/muscles.md, Metrics)
+REDEFINED_SINCE = {"knee_flexion_stance_peak_deg"}
+
+
 @pytest.mark.slow
 def test_the_studys_best_replays_its_recorded_metrics_and_meets_every_stage():
     path = ROOT / "docs" / "designs" / "study-t07.json"
@@ -39,6 +44,8 @@ def test_the_studys_best_replays_its_recorded_metrics_and_meets_every_stage():
     problem = get_problem(design.problem["name"])         # the study's problem, a preset
     record = problem.walking.replay(design, problem.parse_settings(design.evaluation)).record
     for name, value in searched.items():
+        if name in REDEFINED_SINCE:
+            continue
         got = record.metrics[name]
         assert got == value or (math.isnan(got) and math.isnan(value)), name
     assert not unmet_conditions(record.metrics, problem.objectives)

@@ -9,6 +9,7 @@ import pytest
 from codesign.walking import accumulators as ac
 from codesign.walking import gait_agreement as ga
 from codesign.walking import metrics as mt
+from codesign.walking.samples import gait_samples
 from metric_oracles import metrics_reference
 
 F = 0.9            # gait frequency, Hz
@@ -313,7 +314,7 @@ def test_gait_samples_are_taken_on_the_recording_grid():
     for k in range(1000):
         t = (k + 1) * h
         ac.accumulate_gait_sample(acc, t, t + np.arange(6.0), gait_q, np.array([1.0, float(t > 0.5)]), 0.5 * h)
-    samples = mt.gait_samples(acc)
+    samples = gait_samples(acc)
     assert samples.t.shape == (101,) and np.array_equal(samples.t, np.arange(0.0, 1.005, 0.01))
     assert samples.angles[0, 0] == pytest.approx(h, abs=1e-15)
     assert np.allclose(samples.angles[1:, 0], samples.t[1:], atol=1e-12, rtol=0)
@@ -322,7 +323,7 @@ def test_gait_samples_are_taken_on_the_recording_grid():
     absent = np.array([0, 1, 2, -1, -1, -1], dtype=np.int64)       # no left leg: NaN
     ac.accumulate_gait_sample(acc := mt.new_accumulator(0, 0.5, gait_samples=3), 0.0, np.ones(3), absent,
                               np.ones(2), 0.0)
-    assert mt.gait_samples(acc).t.shape == (1,) and np.isnan(mt.gait_samples(acc).angles[0, 3:]).all()
+    assert gait_samples(acc).t.shape == (1,) and np.isnan(gait_samples(acc).angles[0, 3:]).all()
 
 
 def stride_samples(left_sign):
