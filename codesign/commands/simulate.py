@@ -83,6 +83,10 @@ def contact_solver_line(stats: dict) -> str:
     Lemke's method finished or kept approximate, how many missed the tolerances, and the
     largest residuals with their units."""
     tol, worst = stats["tolerance"], stats["residual_max"]
+    if stats["solver"] == "soft_law":
+        return (f"contact solver (the soft law, stepped): {stats['steps']} steps, {stats['approximate']} at the "
+                f"sweep limit; {stats['above_tolerance']} beyond the tolerance ({tol['impulse_N_s']:g} N s); "
+                f"largest residual {worst['soft_law_impulse_N_s']:.1e} N s")
     velocity = max(worst["gap_velocity_m_s"], worst["slip_velocity_m_s"])
     impulse = max(worst["negative_impulse_N_s"], worst["cone_violation_N_s"])
     return (f"contact solver ({stats['solver']}): {stats['steps']} steps, {stats['pivoted']} finished by "

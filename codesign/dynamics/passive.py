@@ -84,3 +84,19 @@ def tree_passive_arrays(spring_k, spring_rest, damping, lig_k, lig_limit, lig_ex
     for i in range(q.shape[0]):
         out[i] += _passive(spring_k[i], spring_rest[i], damping[i], lig_k[i], lig_limit[i],
                            lig_exp[i], lig_damp[i], lig_side[i], q[i], qd[i])
+
+
+@njit(cache=True, _nrt=False)
+def passive_gains(m, i, qi):
+    """(stiffness N m/rad, damping N m s/rad) of tree joint i's passive element at angle qi:
+    -d tau/d q and -d tau/d qd of :func:`joint_passive_torque`
+    (spring and damper; the ligament's power law differentiated where it is engaged)."""
+    k = m.spring_k[i]
+    d = m.damping[i]
+    if m.ligament_k[i] != 0.0:
+        pen = m.ligament_side[i] * (qi - m.ligament_limit[i])
+        if pen > 0.0:
+            e = m.ligament_exponent[i]
+            k += m.ligament_k[i] * e * pen ** (e - 1.0)
+            d += m.ligament_damping[i]
+    return k, d

@@ -23,7 +23,7 @@ caller (controller) and the model's passive elements::
 
 K, D (n x n, symmetric positive semi-definite) are the caller's stiffness and damping
 matrices of the linear part of tau (tau = ... - K q - D v) plus those of the model's
-tree-joint springs, dampers and ligaments (:func:`passive_gains`): treating them
+tree-joint springs, dampers and ligaments (:func:`codesign.dynamics.passive.passive_gains`): treating them
 implicitly (linearly implicit Euler, as "stable PD control", Tan, Liu & Turk 2011) keeps
 a stiff impedance on a light foot (and the toe spring: 122 N m/rad on ~1e-5 kg m^2,
 h sqrt(k/I) ~ 3 at h = 1 ms) stable. Everything else (gravity, Coriolis, loop-joint
@@ -57,8 +57,7 @@ M~ is factored as L^T L along the tree (:func:`codesign.dynamics.linalg.sparse_l
 pattern of the tree's ancestor pairs plus the fill of the caller's implicit rows, given
 to :func:`make_step_workspace`; a step whose M~ leaves that pattern factors densely and
 counts STAT_DENSE), so M~^-1 J^T = L^-1 (L^-T J^T) and G = J M~^-1 J^T = Y^T Y with
-Y = L^-T J^T, whose column for a contact row stays on the point's branch. Dense and
-sparse factors agree to rounding (1e-8 relative on 10-s walking metrics, tested).
+Y = L^-T J^T, whose column for a contact row stays on the point's branch.
 
 Solution: the loop rows are eliminated exactly (Schur complement of G_ll = J_l M~^-1
 J_l^T, Cholesky with a relative regularisation of 1e-12 for redundant rows), leaving the
@@ -70,12 +69,9 @@ solve, checked against every complementarity condition; when the guess fails, pr
 block Gauss-Seidel (one 2 x 2 Coulomb problem per point, solved exactly: stick, slip +,
 slip - or free) from the last impulses gives new modes for another exact solve; when that
 fails too, Lemke's pivoting method on the problem's Stewart-Trinkle LCP
-(:mod:`codesign.dynamics.contact_lcp`; in the plane the Coulomb cone is exactly two
-edges) finishes it, and its modes get the same exact solve (PIVOTING = 1, the default;
-:func:`codesign.dynamics.contact_solvers.solve_contacts`). The legacy solver (PIVOTING =
-0) runs two more Gauss-Seidel rounds instead and keeps Gauss-Seidel's impulses when no
-exact solve succeeds: up to a fifth of a walk's steps (STAT_APPROX; STAT_UNCONVERGED of
-them also hit the sweep limit).
+(:mod:`codesign.dynamics.contact_lcp`) finishes it, and its modes get the same exact
+solve (PIVOTING = 1; :func:`codesign.dynamics.contact_solvers.solve_contacts`). The
+legacy solver (PIVOTING = 0) keeps Gauss-Seidel's impulses instead (STAT_APPROX).
 
 Every step's impulses are measured against the contact conditions
 (:func:`record_residuals`, :func:`codesign.dynamics.contact_lcp.contact_residuals`): the
@@ -96,10 +92,12 @@ Slip for the caller: the tangential velocity u_t = t.J_i v+ of every point after
 (0 for a point outside the step's problem) and, accumulated over the steps, each point's
 slip path (sum of h |u_t| over the steps it carries an impulse, m) and the work its
 friction impulse dissipates (sum of -P_t u_t, J; maximal dissipation makes each term
->= 0, a sticking point adds 0). A sliding foot is the hard contact's exact answer when
-the loads ask for more than mu P_n (issue 15: the thesis-rule co-design gait of
-tests/walking/data/thesis-codesign-walking.json slides in 64 % of its foot contact with a unique,
-slipping solution of every checked step); these counters make it measurable.
+>= 0, a sticking point adds 0).
+
+The soft law, stepped (SOFT_STIFFNESS > 0): the same step with the soft penalty law of
+:mod:`codesign.dynamics.contact_soft` taken at the step's end in place of the hard
+conditions (:mod:`codesign.dynamics.contact_soft_step`): the event-driven soft model's
+forces without its stiff adaptive integration. Its one residual is the law's (N s).
 
 The production caller is the walking rollout (:mod:`codesign.walking.stepping`); a
 passive driver for tests and benchmarks is :mod:`codesign.dynamics.testing.stepping`.
@@ -115,13 +113,14 @@ from numba import njit
 
 from codesign.dynamics import contact_lcp as lcp
 from codesign.dynamics import contact_rows as ct
-from codesign.dynamics.contact_solvers import APPROXIMATE, solve_contacts
+from codesign.dynamics.contact_soft_step import soft_residual, solve_soft
+from codesign.dynamics.contact_solvers import APPROXIMATE, EXACT, solve_contacts
 from codesign.dynamics import cycles as cy
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import (cholesky, cholesky_backward, fill_pattern, sparse_l_solve,
                                       sparse_lt_solve, sparse_lt_solve2, sparse_ltl)
-from codesign.dynamics.passive import add_passive_forces
+from codesign.dynamics.passive import add_passive_forces, passive_gains
 from codesign.dynamics.rnea import bias_forces
 
 # step settings vector
@@ -136,7 +135,10 @@ PIVOTING = 7        # 1: Lemke's method finishes what Gauss-Seidel's modes do no
 TOL_VELOCITY = 8    # m/s: a step's gap and slip residuals (contact_lcp.RES_GAP, RES_SLIP) within it are solved
 TOL_IMPULSE = 9     # N s: the same of its negative-impulse and cone residuals (RES_NEGATIVE, RES_CONE)
 TOL_ENERGY = 10     # J: the bound on a step's |RES_WORK| (the energy its impulses add or remove wrongly)
-N_STEP_SETTINGS = 11
+SOFT_STIFFNESS = 11  # N/m: > 0 steps the soft law (contact_soft_step) instead of hard contacts
+SOFT_DAMPING = 12    # N s/m: its normal damper
+SOFT_VREG = 13       # m/s: its friction's regularisation
+N_STEP_SETTINGS = 14
 
 # step statistics (int64)
 STAT_STEPS = 0
@@ -223,9 +225,10 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
                   penetration_correction: float = 0.2, pgs_tol: float = 1e-8,
                   pgs_max_sweeps: int = 100, regularization: float = 1e-6,
                   reach_speed: float = 10.0, pivoting: bool = True, tol_velocity: float = 1e-6,
-                  tol_impulse: float = 1e-6, tol_energy: float = 1e-6) -> np.ndarray:
+                  tol_impulse: float = 1e-6, tol_energy: float = 1e-6, soft_stiffness: float = 0.0,
+                  soft_damping: float = 0.0, soft_v_reg: float = 1e-2) -> np.ndarray:
     """float64[N_STEP_SETTINGS] of :func:`step` (h in s; the tolerances in m/s, N s, J:
-    the module docstring)."""
+    the module docstring; soft_stiffness > 0 N/m steps the soft law, its damping in N s/m)."""
     s = np.zeros(N_STEP_SETTINGS)
     s[H] = h
     s[LOOP_CORRECTION] = loop_correction
@@ -238,6 +241,7 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
     s[TOL_VELOCITY] = tol_velocity
     s[TOL_IMPULSE] = tol_impulse
     s[TOL_ENERGY] = tol_energy
+    s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_VREG] = soft_stiffness, soft_damping, soft_v_reg
     return s
 
 
@@ -278,22 +282,6 @@ def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepW
 
 # --------------------------------------------------------------------------- the step
 @njit(cache=True, _nrt=False)
-def passive_gains(m, i, qi):
-    """(stiffness N m/rad, damping N m s/rad) of tree joint i's passive element at angle qi:
-    -d tau/d q and -d tau/d qd of :func:`codesign.dynamics.passive.joint_passive_torque`
-    (spring and damper; the ligament's power law differentiated where it is engaged)."""
-    k = m.spring_k[i]
-    d = m.damping[i]
-    if m.ligament_k[i] != 0.0:
-        pen = m.ligament_side[i] * (qi - m.ligament_limit[i])
-        if pen > 0.0:
-            e = m.ligament_exponent[i]
-            k += m.ligament_k[i] * e * pen ** (e - 1.0)
-            d += m.ligament_damping[i]
-    return k, d
-
-
-@njit(cache=True, _nrt=False)
 def _hist_bin(value):
     """The residual histogram's bin of a value >= 0 (module constants)."""
     if not value > 10.0 ** HIST_LOG_MIN:
@@ -309,8 +297,15 @@ def record_residuals(sw, ss, mu, ca):
     and add them to the walk's largest, the record's largest and the histogram; count a step
     beyond the velocity or impulse tolerance and one beyond the energy bound. An exact
     active-set solution was checked against every condition to 1e-9 m/s and 1e-12 of its
-    largest impulse: measured all the same, so the statistics cover every step."""
-    res = lcp.contact_residuals(sw.W, sw.r, sw.lower, mu, sw.Pc, ca, ss[TOL_IMPULSE], sw.res)
+    largest impulse: measured all the same, so the statistics cover every step. Under the
+    soft law (SOFT_STIFFNESS > 0) the one residual is the law's (N s, kept as RES_NEGATIVE)."""
+    if ss[SOFT_STIFFNESS] > 0.0:
+        res = sw.res
+        res[:] = 0.0
+        res[lcp.RES_NEGATIVE] = soft_residual(sw.W, sw.r, sw.lower, ss[H], ss[SOFT_STIFFNESS],
+                                              ss[SOFT_DAMPING], mu, ss[SOFT_VREG], sw.Pc, ca)
+    else:
+        res = lcp.contact_residuals(sw.W, sw.r, sw.lower, mu, sw.Pc, ca, ss[TOL_IMPULSE], sw.res)
     for j in range(lcp.N_RESIDUALS):
         v = abs(res[j]) if j == lcp.RES_WORK else max(res[j], 0.0)
         sw.res_max[j] = max(sw.res_max[j], v)
@@ -520,8 +515,9 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
                 wab -= sw.Z[l, a] * sw.Z[l, b]
             sw.W[a, b] = wab
             sw.W[b, a] = wab
-    for a in range(2 * ca):
-        sw.W[a, a] *= 1.0 + ss[REGULARIZATION]
+    if ss[SOFT_STIFFNESS] == 0.0:   # (the soft law's compliance makes its impulses unique)
+        for a in range(2 * ca):
+            sw.W[a, a] *= 1.0 + ss[REGULARIZATION]
     for j in range(ca):
         i = sw.sel[j]
         g = sw.pos[nl + i]
@@ -531,9 +527,16 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
         sw.mode_c[j] = sw.mode[i]
     mu = cs[ct.MU]
     t0 = cy.add(sw.cycles, cy.DELASSUS, t1)
-    sweeps, pivots, outcome = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
-                                             ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b,
-                                             sw.cols, sw.P_last, ss[PIVOTING] != 0.0, sw.lcp)
+    if ss[SOFT_STIFFNESS] > 0.0:     # the soft law (lower: the points' heights, m)
+        for j in range(ca):
+            sw.lower[j] = sw.pos[nl + sw.sel[j]]
+        sweeps = solve_soft(sw.W, sw.r, sw.lower, h, ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], mu,
+                            ss[SOFT_VREG], sw.Pc, sw.mode_c, ca, ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]))
+        pivots, outcome = 0, (APPROXIMATE if sweeps > ss[PGS_MAX_SWEEPS] else EXACT)
+    else:
+        sweeps, pivots, outcome = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,
+                                                 ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]), sw.A, sw.b,
+                                                 sw.cols, sw.P_last, ss[PIVOTING] != 0.0, sw.lcp)
     t1 = cy.add(sw.cycles, cy.CONTACT, t0)
     sw.stats[STAT_STEPS] += 1
     sw.stats[STAT_SWEEPS] += sweeps

@@ -1,7 +1,9 @@
 """Does a top design's gait survive a change of the contact model or of the wearer? (issues 15, 46)
 
 A gait the optimizer found with the 1-ms stepping rollout is re-evaluated at half the
-time step and under the soft (penalty) contact model, with the run's other evaluation
+time step and under the soft (penalty) contact law (``contact_model = "soft_step"``: the
+law of the event-driven ``"soft"`` peer, solved implicitly in the 1-ms step, so a check
+costs about what the walk does; docs/contacts.md compares the two), with the run's other evaluation
 settings; the report's top-solutions table shows the speed and foot slip of each
 re-evaluation next to the run's own. A gait that exists in one contact model only -- it
 falls, slows down or slides under the others -- is one the search exploited, not one a
@@ -15,10 +17,9 @@ They are made through the problem's own settings parser, so a problem that canno
 its wearer (the anthropomorphic baseline, whose segments hold the device's lumps) refuses
 them in one line instead of scaling the wrong bodies.
 
-The soft model costs minutes per 10-s evaluation of an augmented design
-(``codesign bench evaluate``), so by default only the best design is re-evaluated, at half
-the step and with soft contacts (``codesign report --robustness N`` for the best N,
-``--robustness-checks`` for the checks: the wearer checks cost a 1-ms walk each).
+By default only the best design is re-evaluated, at half the step and with soft contacts
+(``codesign report --robustness N`` for the best N, ``--robustness-checks`` for the
+checks: the wearer checks cost a 1-ms walk each).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from codesign.walking import WalkSettings
 # settings): here and in a study's verification (codesign.report.study)
 CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
     "half_step": lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h),
-    "soft": lambda walk: walk.with_rollout(contact_model="soft")}
+    "soft": lambda walk: walk.with_rollout(contact_model="soft_step")}
 # the wearer checks (check name -> factor on the run's evaluation.wearer_mass_scale)
 WEARER_CHECKS: dict[str, float] = {"wearer_light": 0.9, "wearer_heavy": 1.1}
 # every check a stored walk can be replayed under, in this order (a study adds "mujoco")
@@ -115,8 +116,7 @@ def with_robustness(table: pd.DataFrame, database: str, problem: str, n: int,
     if n <= 0 or not checks or get_problem(problem).walking is None or table.empty:
         return table
     n = min(n, len(table))
-    slow = " (the soft model: minutes per design)" if "soft" in checks else ""
-    print(f"report: re-evaluating the best {n} design{'s' if n > 1 else ''} under {', '.join(checks)}{slow}"
+    print(f"report: re-evaluating the best {n} design{'s' if n > 1 else ''} under {', '.join(checks)}"
           f" (--robustness 0 skips it; a Ctrl-C stops the report once the evaluation in progress is done)",
           file=sys.stderr, flush=True)
     rows = [reevaluate(database, str(key), checks) for key in table["eval"].head(n)]

@@ -1,10 +1,11 @@
 """The one rollout interface: build the parameters, the initial contact modes and run a
 walking rollout under any contact model (``RolloutSettings.contact_model``).
 
-``"hard"`` (the default) is the time-stepping rollout (:mod:`codesign.walking.stepping`);
+``"hard"`` (the default) is the time-stepping rollout (:mod:`codesign.walking.stepping`),
+``"soft_step"`` the same rollout with the soft penalty law solved in each step;
 ``"hard_event"`` (exact event-driven contact switching, the thesis's simulator) and
 ``"soft"`` (penalty contacts) are the event-driven peers
-(:mod:`codesign.walking.rollout_event`). All three take the same
+(:mod:`codesign.walking.rollout_event`). All four take the same
 :class:`~codesign.walking.rollout_base.RolloutSettings`, run the same controller and the
 same fall / drift / airborne checks, and return the same
 :class:`~codesign.walking.rollout_base.Rollout` with the same status names::
@@ -28,7 +29,7 @@ from codesign.dynamics.model import Model
 from codesign.interrupts import deferred_signals
 from codesign.walking import rollout_event, stepping
 from codesign.walking.muscle_wearer import MuscleModel
-from codesign.walking.rollout_base import CONTACT_MODELS, CONTACT_SOLVERS, Rollout, RolloutSettings
+from codesign.walking.rollout_base import CONTACT_MODELS, CONTACT_SOLVERS, STEPPING_MODELS, Rollout, RolloutSettings
 
 __all__ = ["CONTACT_MODELS", "CONTACT_SOLVERS", "Params", "Rollout", "RolloutSettings", "initial_modes", "make_params",
            "run", "with_muscles"]
@@ -47,7 +48,7 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     knees); upright_pitch: rad, the torso pitch the fall check measures from; drive: the
     wearer-space law's (:mod:`codesign.control.wearer`; None: the thesis's law);
     active_wearer: the wearer's own effort is measured (issue 32)."""
-    build = stepping.make_params if settings.contact_model == "hard" else rollout_event.make_params
+    build = stepping.make_params if settings.contact_model in STEPPING_MODELS else rollout_event.make_params
     return build(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive, active_wearer)
 
 
@@ -78,7 +79,7 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: Params, settings: RolloutSettings,
     during the (uninterruptible) compiled rollout acts once it has returned
     (:func:`~codesign.interrupts.deferred_signals`)."""
     if not isinstance(p, stepping.StepParams) and t0 != 0.0:
-        raise ValueError(f"t0 = {t0}: a start time needs the stepping model (contact_model 'hard')")
+        raise ValueError(f"t0 = {t0}: a start time needs the stepping model (contact_model 'hard' or 'soft_step')")
     with deferred_signals():
         if isinstance(p, stepping.StepParams):
             return stepping.run(x0, p, settings, record_times, t0)

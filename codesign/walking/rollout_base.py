@@ -54,7 +54,8 @@ WS_MIN_Z, WS_MAX_PITCH, WS_MAX_DRIFT, WS_UPRIGHT, WS_MAX_Z, WS_MAX_AIRBORNE = 0,
 # walk index vector
 WI_BASE_X, WI_BASE_Z, WI_PITCH = 0, 1, 2
 
-CONTACT_MODELS = ("hard", "hard_event", "soft")
+CONTACT_MODELS = ("hard", "soft_step", "hard_event", "soft")
+STEPPING_MODELS = ("hard", "soft_step")   # the contact models of the time-stepping rollout
 CONTACT_SOLVERS = ("pivoting", "gauss_seidel")   # the time step's (codesign.dynamics.contact_solvers)
 
 
@@ -63,7 +64,7 @@ class RolloutSettings:
     """Settings of one rollout (SI units except the *_deg field)."""
 
     max_time: float = 10.0          # s
-    contact_model: str = "hard"     # "hard" (time stepping), "hard_event", "soft" (peers)
+    contact_model: str = "hard"     # "hard", "soft_step" (time stepping), "hard_event", "soft" (peers)
     phase0: float = 0.0             # right-leg phase at t = 0 (0 = right heel strike)
     mu: float = 1.0                 # Coulomb friction coefficient
     # time stepping ("hard")
@@ -85,9 +86,10 @@ class RolloutSettings:
     max_transitions: int = 200      # chattering: events within chatter_window
     chatter_window: float = 1e-2    # s
     max_steps: int = 2_000_000
-    soft_stiffness: float = 1e5     # N/m: "soft"'s normal spring per contact point
+    soft_stiffness: float = 1e5     # N/m: "soft"'s and "soft_step"'s normal spring per contact point
     soft_damping: float = 1e3       # N s/m: its normal damper
     soft_v_reg: float = 1e-2        # m/s: its friction's regularisation (creep below it)
+    soft_max_sweeps: int = 3000     # "soft_step": Gauss-Seidel's sweep limit (~50 a step on a walk)
     # falls and invalid gaits
     min_hip_height: float = 0.6     # fraction of the standing hip height
     max_pitch_deg: float = 60.0     # torso pitch from upright
@@ -225,14 +227,17 @@ def control(t, q, v, m, wm, wd, tau):
 
 
 @njit(cache=True, _nrt=False)
-def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground):
+def check_drift(pos, n_loop_rows, mode, max_drift, active_on_ground, rigid_ground=True):
     """OK or DRIFT: a loop-closure residual pos[:n_loop_rows] (m) beyond ``max_drift``, a
-    contact point deeper than it under the ground (gaps pos[n_loop_rows:], m), or, when
-    ``active_on_ground`` (the event-driven model, whose active points are held on the
-    ground), an active point (mode != 0) off the ground by more than it."""
+    contact point deeper than it under the ground (gaps pos[n_loop_rows:], m; on a
+    ``rigid_ground`` only: soft contacts sink by design), or, when ``active_on_ground`` (the
+    event-driven model, whose active points are held on the ground), an active point
+    (mode != 0) off the ground by more than it."""
     for r in range(n_loop_rows):
         if abs(pos[r]) > max_drift:
             return DRIFT
+    if not rigid_ground:
+        return OK
     for i in range(mode.shape[0]):
         gap = pos[n_loop_rows + i]
         if gap < -max_drift or (active_on_ground and mode[i] != 0 and abs(gap) > max_drift):
@@ -433,7 +438,7 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
     interaction sites ``site_bodies``, the metric accumulator's start (window from
     max_time / 2; the stepping and soft models' also hold the ground-reaction window),
     and, for an ``active_wearer``, the joints its effort metrics measure."""
-    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model in ("hard", "soft") else 0
+    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model != "hard_event" else 0
     drive = no_drive(model.n) if drive is None else drive
     source = effort_joints(ctrl, drive)
 

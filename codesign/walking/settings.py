@@ -26,11 +26,12 @@ WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issu
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
+            "soft_max_sweeps": "a number of sweeps > 0",
             "contact_tol_velocity": "a tolerance > 0 m/s", "contact_tol_impulse": "a tolerance > 0 N s",
             "contact_tol_energy": "a bound > 0 J", "soft_stiffness": "a stiffness > 0 N/m",
             "soft_v_reg": "a speed > 0 m/s"}
 POSITIVE = ("max_time", "pgs_tol", "pgs_max_sweeps", "contact_tol_velocity", "contact_tol_impulse",
-            "contact_tol_energy", "soft_stiffness", "soft_v_reg")   # rollout settings that must be > 0
+            "contact_tol_energy", "soft_stiffness", "soft_v_reg", "soft_max_sweeps")   # rollout settings that must be > 0
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ whole rollout is one compiled loop of
    ground for longer than ``max_airborne_time``, or the hip thrown more than
    ``max_hip_rise`` above its standing height -- walking has no flight phase), on
    constraint drift (a loop-closure residual beyond ``max_drift``, or a contact point
-   deeper than ``max_drift`` under the ground) or a non-finite state; otherwise one
+   deeper than ``max_drift`` under the hard ground) or a non-finite state; otherwise one
    metric sample (:mod:`codesign.walking.accumulators`) at the step's start with the step's
    mean forces (interaction forces at the human joints: those of the continuous phases,
    :func:`impact_step` holds the last value through a touch-down impact; at the device's
@@ -142,7 +142,7 @@ def observe(t, x, p, assist_active):
         return code
     nl = 2 * m.loop_body_a.shape[0]
     c = m.contact_body.shape[0]
-    code = check_drift(sw.pos, nl, sw.mode, wm.ws[WS_MAX_DRIFT], False)
+    code = check_drift(sw.pos, nl, sw.mode, wm.ws[WS_MAX_DRIFT], False, ss[ts.SOFT_STIFFNESS] == 0.0)
     if code != OK:
         return code
     feet_before0 = wd.feet[0]
@@ -311,13 +311,17 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     """The compiled rollout's parameter record for ``model`` under ``ctrl`` (and its
     wearer-space ``drive``, :mod:`codesign.control.wearer`; None: the thesis's law): its
     model and a fresh data record."""
-    cs = ct.make_settings("hard", mu=settings.mu)
+    cs = ct.make_settings("hard", mu=settings.mu)     # (the ground's rows; "soft_step": step settings)
+    soft = settings.contact_model == "soft_step"
     ss = ts.step_settings(h=settings.h, penetration_correction=settings.penetration_correction,
-                          pgs_tol=settings.pgs_tol, pgs_max_sweeps=settings.pgs_max_sweeps,
+                          pgs_tol=settings.pgs_tol,
+                          pgs_max_sweeps=settings.soft_max_sweeps if soft else settings.pgs_max_sweeps,
                           pivoting=settings.contact_solver == "pivoting",
                           tol_velocity=settings.contact_tol_velocity,
                           tol_impulse=settings.contact_tol_impulse,
-                          tol_energy=settings.contact_tol_energy)
+                          tol_energy=settings.contact_tol_energy,
+                          soft_stiffness=settings.soft_stiffness if soft else 0.0,
+                          soft_damping=settings.soft_damping, soft_v_reg=settings.soft_v_reg)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)
@@ -393,6 +397,16 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
                    rec_mus if muscles else None)
 
 
+def residual_names(ss: np.ndarray) -> dict[int, str]:
+    """The contact residuals a stepping rollout measures (contact_lcp.RES_* -> name with
+    its unit) under step settings ``ss``: the hard conditions' five, or the soft law's one."""
+    if ss[ts.SOFT_STIFFNESS] > 0.0:
+        return {lcp.RES_NEGATIVE: "soft_law_impulse_N_s"}
+    return {lcp.RES_GAP: "gap_velocity_m_s", lcp.RES_NEGATIVE: "negative_impulse_N_s",
+            lcp.RES_CONE: "cone_violation_N_s", lcp.RES_SLIP: "slip_velocity_m_s",
+            lcp.RES_WORK: "energy_error_J"}
+
+
 def step_statistics(p: StepParams) -> dict[str, Any]:
     """The contact solver's account of a stepping rollout (record.json's ``time_step``;
     docs/contacts.md says what each entry means): steps, Gauss-Seidel sweeps, the steps that
@@ -404,9 +418,8 @@ def step_statistics(p: StepParams) -> dict[str, Any]:
     sw = p.data.step_work
     s = sw.stats
     ss = p.model.step_settings
-    names = {lcp.RES_GAP: "gap_velocity_m_s", lcp.RES_NEGATIVE: "negative_impulse_N_s",
-             lcp.RES_CONE: "cone_violation_N_s", lcp.RES_SLIP: "slip_velocity_m_s",
-             lcp.RES_WORK: "energy_error_J"}
+    soft = ss[ts.SOFT_STIFFNESS] > 0.0
+    names = residual_names(ss)
     return {"steps": int(s[ts.STAT_STEPS]), "sweeps": int(s[ts.STAT_SWEEPS]),
             "pivoted": int(s[ts.STAT_PIVOTED]), "pivots": int(s[ts.STAT_PIVOTS]),
             "unconverged": int(s[ts.STAT_UNCONVERGED]), "approximate": int(s[ts.STAT_APPROX]),
@@ -418,7 +431,7 @@ def step_statistics(p: StepParams) -> dict[str, Any]:
             "residual_max": {name: float(sw.res_max[j]) for j, name in names.items()},
             "residual_p99": {name: ts.residual_quantile(sw.res_hist[j], 0.99)
                              for j, name in names.items()},
-            "solver": "pivoting" if ss[ts.PIVOTING] != 0.0 else "gauss_seidel",
+            "solver": "soft_law" if soft else "pivoting" if ss[ts.PIVOTING] != 0.0 else "gauss_seidel",
             "dense_factor": int(s[ts.STAT_DENSE]),
             "slip_path_m": float(sw.slip_path.sum()),
             "friction_work_J": float(sw.friction_work.sum())}

@@ -17,11 +17,7 @@ from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
 from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
 from codesign.walking.rollout_base import clone_arrays, control, zero_arrays
-
-
-# the contact residuals' columns, in contact_lcp.RES_* order (units in the names)
-RESIDUAL_COLUMNS = ("contact_gap_velocity_m_s", "contact_negative_impulse_N_s",
-                    "contact_cone_violation_N_s", "contact_slip_velocity_m_s", "contact_energy_error_J")
+from codesign.walking.stepping import residual_names
 
 
 def trajectory_table(rollout, setup):
@@ -30,7 +26,7 @@ def trajectory_table(rollout, setup):
     stepping rollout's: each point's mean force since the previous sample, impacts
     counted by their impulse: :class:`~codesign.walking.rollout_base.Rollout`), and for
     the stepping rollout the largest contact residuals of the steps since the previous
-    sample (:data:`RESIDUAL_COLUMNS`, docs/contacts.md), and under the muscle wearer each
+    sample (``contact_<residual>``: :func:`codesign.walking.stepping.residual_names`, docs/contacts.md), and under the muscle wearer each
     muscle's activation ``act_<muscle>_<r|l>`` (0-1; Geyer & Herr's SOL, TA, GAS, VAS, HAM,
     GLU, HFL) after the step that starts there."""
     import pandas as pd
@@ -52,8 +48,8 @@ def trajectory_table(rollout, setup):
         cols[f"fn_{name}_N"] = forces[:, c, 0]
         cols[f"ft_{name}_N"] = forces[:, c, 1]
     if rollout.record_residuals is not None:
-        for j, name in enumerate(RESIDUAL_COLUMNS):
-            cols[name] = rollout.record_residuals[ok, j]
+        for j, name in residual_names(setup.p.model.step_settings).items():
+            cols[f"contact_{name}"] = rollout.record_residuals[ok, j]
     if rollout.record_muscles is not None:
         for leg, side in enumerate("rl"):
             for i, name in enumerate(MUSCLE_NAMES):
