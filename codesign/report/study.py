@@ -12,7 +12,10 @@
    parent);
 3. **verification**: each round's best replayed under the run's settings, at half the
    time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
-   (``[study] verify``), each with its walking verdict (``verify/<round>.json``);
+   (``[study] verify``), each with its walking verdict (``verify/<round>.json``); with
+   ``verify_candidates = N`` the round's next best in the run's order are replayed in turn
+   until one walks under every check made, and that one is the round's best (robustness
+   chosen among designs the search ranks alike; the first when none holds);
 4. ``study.csv`` / ``study.md``: per topology the best design (``best-tNN.json``), the
    stage it reached, its verdict under each check, the thesis's Table 5.4 quantities
    (device mass, CoM shift, longest segment, power, torque, assist time), speed, cuff
@@ -71,6 +74,7 @@ class Check:
     walks: bool
     verdict: str
     metrics: dict[str, float]
+    made: bool = True          # False: not checked (a design MuJoCo's export cannot hold ...)
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,9 @@ class RoundBest:
     ``evaluation`` ("ITERATION:PARTICLE"), ``topology`` and ``actuators`` ("2-3"),
     ``stage`` ("stage k of n"), ``fitness`` (the store's stage, counted from 0, and stage
     value: the run's lexicographic order, :func:`codesign.objectives.fitness_key`),
-    ``design`` (the design file written for it, relative to the study folder)."""
+    ``design`` (the design file written for it, relative to the study folder), ``rank``
+    (its place in the round's order: 1 for the round's best, more when the verification
+    replayed better-ranked evaluations that failed a check)."""
 
     round: str
     evaluation: str
@@ -89,6 +95,12 @@ class RoundBest:
     fitness: tuple[int, float]
     design: str
     checks: tuple[Check, ...]
+    rank: int = 1
+
+    @property
+    def holds(self) -> bool:
+        """Whether it walks under every check that was made."""
+        return all(check.walks for check in self.checks if check.made)
 
     @property
     def passed(self) -> int:
@@ -187,34 +199,44 @@ def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionS
     for index, (topology, evaluation) in enumerate(focus_choices(global_run, study.focus, study.topologies)):
         child = _focus_spec(folder, global_run, topology, evaluation, spec, index)
         rounds.append((child.name, run_round(child, folder, child.name, execution, progress)))
-    bests = [verify_round(folder, name, run, study.verify) for name, run in rounds]
+    bests = [verify_round(folder, name, run, study.verify, study.verify_candidates) for name, run in rounds]
     write_study_table(folder, bests)
     return folder, ranked_bests(bests)
 
 
-def _round_best(run: Path) -> tuple[dict, str, int | None, str, str]:
-    """(the best's row, "ITERATION:PARTICLE", topology, actuators, "stage k of n") of a
-    round (its best by the report's ranking)."""
+def _round_bests(run: Path, n: int) -> list[tuple[dict, str, int | None, str, str]]:
+    """(the row, "ITERATION:PARTICLE", topology, actuators, "stage k of n") of a round's
+    ``n`` best evaluations, best first (the report's ranking)."""
     data = load_run(run)
-    best = ranked(data.evaluations).iloc[0]
-    topology, actuators = _subspace_topologies(data).get(int(best["subspace_id"]), (None, "-"))
     objectives = data.spec.objectives or resolve_problem(data.spec).objectives
-    stage = stage_label(int(best["stage"]), objectives).split(":")[0] if best["status"] == "ok" else "failed"
-    return best, f"{int(best['iteration'])}:{int(best['particle'])}", topology, actuators, stage
+    topologies = _subspace_topologies(data)
+    out = []
+    for _, best in ranked(data.evaluations).head(n).iterrows():
+        topology, actuators = topologies.get(int(best["subspace_id"]), (None, "-"))
+        stage = stage_label(int(best["stage"]), objectives).split(":")[0] if best["status"] == "ok" else "failed"
+        out.append((best, f"{int(best['iteration'])}:{int(best['particle'])}", topology, actuators, stage))
+    return out
 
 
-def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...]) -> RoundBest:
+def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...], candidates: int = 1) -> RoundBest:
     """The round's best replayed under each check (module docstring), written to
     ``folder/verify/<name>.json`` with its design file ``folder/best-<name>.json``; read back
-    when already there."""
+    when already there. With ``candidates`` > 1 the next best are replayed in turn until one
+    holds under every check made (:attr:`RoundBest.holds`); the first is kept when none does."""
     path = folder / VERIFY_FOLDER / f"{name}.json"
     if path.exists():
         return _read_round_best(path)
-    best, evaluation, topology, actuators, stage = _round_best(run)
     design_file = f"best-{name}.json"
-    results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file)
-    fitness = (int(best["stage"]), float(best["stage_value"]))
-    out = RoundBest(name, evaluation, topology, actuators, stage, fitness, design_file, results)
+    tried: list[RoundBest] = []
+    for rank, (best, evaluation, topology, actuators, stage) in enumerate(_round_bests(run, candidates), start=1):
+        results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file)
+        fitness = (int(best["stage"]), float(best["stage_value"]))
+        tried.append(RoundBest(name, evaluation, topology, actuators, stage, fitness, design_file, results, rank))
+        if tried[-1].holds:
+            break
+    out = tried[-1] if tried[-1].holds else tried[0]
+    if out is not tried[-1]:        # the design file is the kept one's
+        write_design_file(run, out.evaluation, folder / design_file)
     path.parent.mkdir(exist_ok=True)
     write_text_atomic(path, json_text(dataclasses.asdict(out)) + "\n")
     return out
@@ -235,17 +257,10 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
     :func:`codesign.walking.crosscheck.crosscheck`; a design the export cannot hold is a
     check not made, with the reason); writes the design file (the run's settings as its
     ``evaluation``) to ``design_path``."""
-    from codesign.problems import get_problem
     from codesign.report.robustness import check_settings
-    from codesign.run.stored import inline_run_reference, stored_candidate
+    from codesign.run.stored import inline_run_reference
 
-    stored = stored_candidate(str(run), False, evaluation)
-    problem = get_problem(stored.problem)
-    from codesign.problems.identity import problem_document
-
-    design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation},
-                                 problem=problem_document(problem.name, problem.options, stored.table))
-    write_text_atomic(design_path, json.dumps(design.to_json(), indent=1) + "\n")   # as every design file: its problem first
+    stored, problem = write_design_file(run, evaluation, design_path)
     table = inline_run_reference(stored.table, problem.run_reference)
     settings = problem.parse_settings(table)
     out = []
@@ -256,12 +271,28 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
         try:
             variant = settings if check == "searched" else check_settings(problem, table, settings, check)
         except UserError as exc:       # e.g. the anthropomorphic baseline refuses a wearer scale
-            out.append(Check(check, False, f"not checked: {exc}", {}))
+            out.append(Check(check, False, f"not checked: {exc}", {}, made=False))
             continue
         record = problem.walking.replay(stored.design, variant).record
         out.append(_check(check, dict(record.metrics), record.message, settings.walk.rollout.max_time)
                    if record.ok else Check(check, False, f"not simulated: {record.message}", {}))
     return tuple(out)
+
+
+def write_design_file(run: Path, evaluation: str, design_path: Path):
+    """Write the run's evaluation as a design file (the run's settings as its
+    ``evaluation``, its problem first, as every design file); returns (the stored
+    candidate, its problem)."""
+    from codesign.problems import get_problem
+    from codesign.problems.identity import problem_document
+    from codesign.run.stored import stored_candidate
+
+    stored = stored_candidate(str(run), False, evaluation)
+    problem = get_problem(stored.problem)
+    design = dataclasses.replace(stored.design, evaluation={**stored.table, **stored.design.evaluation},
+                                 problem=problem_document(problem.name, problem.options, stored.table))
+    write_text_atomic(design_path, json.dumps(design.to_json(), indent=1) + "\n")
+    return stored, problem
 
 
 def _mujoco_check(problem, design, settings) -> Check:
@@ -278,7 +309,7 @@ def _mujoco_check(problem, design, settings) -> Check:
         _, mj = crosscheck(replay.setup, settings.walk, replay.rollout, replay.record.metrics,
                            replay.timings.get("rollout_s", math.nan), np.zeros(0))
     except UserError as exc:          # a model MuJoCo's tree-sparse mass matrix cannot hold
-        return Check("mujoco", False, f"not checked: {exc}", {})
+        return Check("mujoco", False, f"not checked: {exc}", {}, made=False)
     stop = "" if mj.status == "ok" else f"{mj.status}: {mj.message}"
     return _check("mujoco", {**mj.metrics, "time_fraction": mj.time / max_time}, stop, max_time)
 
@@ -317,8 +348,16 @@ def best_line(best: RoundBest, folder: Path) -> str:
     under each check -- and where its design file is."""
     checks = "; ".join(f"{label}: {verdict}" for label, verdict in best.check_verdicts()[1:])
     return (f"best: topology {best.topology} (actuators {best.actuators}, {best.round} {best.evaluation}, "
-            f"{best.stage}): {best.checks[0].verdict}" + (f"; {checks}" if checks else "")
+            f"{best.stage}{_rank_words(best)}): {best.checks[0].verdict}" + (f"; {checks}" if checks else "")
             + f" -- {folder / best.design}")
+
+
+def _rank_words(best: RoundBest) -> str:
+    """", the round's 3rd best (the 2 before it fail a check)" for a kept design below the
+    round's first; "" for the first."""
+    if best.rank == 1:
+        return ""
+    return f", the round's no. {best.rank} (the {best.rank - 1} before it fail a check)"
 
 
 def study_table(bests: list[RoundBest]) -> pd.DataFrame:

@@ -24,7 +24,9 @@ class StudySpec:
     get one whatever the global round found; focus_particles, focus_iterations: each
     focused round's swarm; warm_start: its open parameters start in the range of the
     parent's N best evaluations of that topology (``codesign freeze --warm-start``);
-    verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`)."""
+    verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`);
+    verify_candidates: how many of a round's best evaluations the verification may replay,
+    in the run's order, to keep the first that walks under every check it makes."""
 
     focus: int = 3
     topologies: tuple[int, ...] = ()
@@ -32,13 +34,14 @@ class StudySpec:
     focus_iterations: int = 60
     warm_start: int = 10
     verify: tuple[str, ...] = VERIFY_CHECKS
+    verify_candidates: int = 1
 
 
 def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                             "verify"))
+                             "verify", "verify_candidates"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -65,4 +68,6 @@ def parse_study(data: Any) -> StudySpec:
                      focus_iterations=read_int(data, "focus_iterations", path, StudySpec.focus_iterations,
                                                low=1, high=1_000_000),
                      warm_start=read_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
-                     verify=tuple(verify))
+                     verify=tuple(verify),
+                     verify_candidates=read_int(data, "verify_candidates", path, StudySpec.verify_candidates,
+                                                low=1, high=1000))

@@ -157,3 +157,37 @@ def test_a_wearer_check_replays_the_stored_design_on_the_scaled_wearer(tmp_path)
         direct = walk(design, settings).metrics
         assert check.metrics == {k: float(v) for k, v in direct.items() if math.isfinite(v)}
         assert check.metrics != checks[0].metrics
+
+
+@pytest.mark.parametrize("holding", [3, None])
+def test_the_verification_keeps_the_first_candidate_that_holds_under_every_check(tmp_path, monkeypatch, holding):
+    """verify_candidates = 5: the round's best five are replayed in the run's order until one
+    walks under every check made (a check not made does not count against it); its design
+    file is written. When none holds, the round's best is kept, with its own design file."""
+    from codesign.objectives import ranked
+    from codesign.report import study as st
+    from codesign.report.rundata import load_run
+    from codesign.run.driver import start_run
+
+    run = start_run(parse_spec(
+        'name = "candidates"\nseed = 3\n[problem]\nname = "human_gait"\n[optimizer]\nalgorithm = "pso"\n'
+        'particles = 4\niterations = 2\n[evaluation]\nmax_time = 0.2\n[execution]\nmode = "serial"\n'),
+        results=tmp_path, progress=False)
+    order = [f"{int(r.iteration)}:{int(r.particle)}" for r in ranked(load_run(run).evaluations).head(5).itertuples()]
+    replayed = []
+
+    def fake_replay(run_path, evaluation, checks, design_path):
+        st.write_design_file(run_path, evaluation, design_path)
+        replayed.append(evaluation)
+        walks = holding is not None and evaluation == order[holding - 1]
+        return (st.Check("searched", walks, "", {}), st.Check("half_step", walks, "", {}),
+                st.Check("mujoco", False, "not checked: loop armature", {}, made=False))
+
+    monkeypatch.setattr(st, "replay_checks", fake_replay)
+    best = st.verify_round(tmp_path, "global", run, ("half_step", "mujoco"), candidates=5)
+    expected = holding or 1
+    assert replayed == order[:holding or 5]
+    assert best.rank == expected and best.evaluation == order[expected - 1] and best.holds == (holding is not None)
+    st.write_design_file(run, order[expected - 1], tmp_path / "expected.json")
+    assert (tmp_path / best.design).read_text() == (tmp_path / "expected.json").read_text()
+    assert st._read_round_best(tmp_path / "verify" / "global.json") == best
