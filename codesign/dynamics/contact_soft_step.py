@@ -25,7 +25,9 @@ of the same law.
 
 Solution: Gauss-Seidel over the points, each of its two equations solved exactly given
 the other impulses (the scalar maps are monotone: one root, or the jump), until the
-largest change is below ``tol`` times the largest impulse. The residual returned is the
+largest change is below ``tol`` times the largest impulse; after half the sweep limit,
+each update is under-relaxed by half (points of one foot landing together can otherwise
+trade the law's jump back and forth). The residual returned is the
 largest |P - law(u(P))| over the rows (N s), the measure of a step solved.
 """
 
@@ -98,13 +100,14 @@ def solve_soft(W, r, gap, h, k, d, mu, v_reg, P, mode, c, tol, max_sweeps):
     for sweep in range(max_sweeps):
         change = 0.0
         scale = 1e-300
+        omega = 1.0 if 2 * sweep < max_sweeps else 0.5
         for i in range(c):
             an = _row_velocity(W, r, P, i, n2) - W[i, i] * P[i]
-            pn = normal_impulse(an, W[i, i], gap[i], h, k, d)
+            pn = P[i] + omega * (normal_impulse(an, W[i, i], gap[i], h, k, d) - P[i])
             change = max(change, abs(pn - P[i]))
             P[i] = pn
             at = _row_velocity(W, r, P, c + i, n2) - W[c + i, c + i] * P[c + i]
-            pt = tangent_impulse(at, W[c + i, c + i], pn, mu, v_reg)
+            pt = P[c + i] + omega * (tangent_impulse(at, W[c + i, c + i], pn, mu, v_reg) - P[c + i])
             change = max(change, abs(pt - P[c + i]))
             P[c + i] = pt
             scale = max(scale, abs(pn))

@@ -189,7 +189,7 @@ def test_soft_peer_ground_reaction_of_a_drop_lies_between_plastic_and_elastic():
     drop = 0.1
     t_fall = math.sqrt(2 * drop / 9.81)
     peaks = {}
-    for model_name in ("hard", "soft"):
+    for model_name in ("hard", "soft", "soft_step"):
         model, human, p, x0, _, settings = airborne_start(drop, 0.0, 2 * (t_fall - 0.02),
                                                           contact_model=model_name,
                                                           max_airborne_time=0.5)
@@ -202,6 +202,9 @@ def test_soft_peer_ground_reaction_of_a_drop_lies_between_plastic_and_elastic():
     plastic = math.sqrt(2 * g * drop) / (g * T) + 1.0         # body weights
     assert peaks["hard"] == pytest.approx(plastic, rel=0.01)
     assert peaks["hard"] < peaks["soft"] < 2 * (plastic - 1.0) + 1.0
+    # the same law stepped: inside the same bounds, and within 5 % of the event-driven peak
+    assert peaks["hard"] < peaks["soft_step"] < 2 * (plastic - 1.0) + 1.0
+    assert peaks["soft_step"] == pytest.approx(peaks["soft"], rel=0.05)
 
 
 @pytest.mark.parametrize("name", ["human-thesis-walking", "codesign-walking"])
