@@ -229,7 +229,8 @@ def verify_round(folder: Path, name: str, run: Path, checks: tuple[str, ...], ca
     design_file = f"best-{name}.json"
     tried: list[RoundBest] = []
     for rank, (best, evaluation, topology, actuators, stage) in enumerate(_round_bests(run, candidates), start=1):
-        results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file)
+        results = replay_checks(run, evaluation, ("searched", *checks), folder / design_file,
+                                stop_on_failure=rank > 1)
         fitness = (int(best["stage"]), float(best["stage_value"]))
         tried.append(RoundBest(name, evaluation, topology, actuators, stage, fitness, design_file, results, rank))
         if tried[-1].holds:
@@ -248,7 +249,8 @@ def _read_round_best(path: Path) -> RoundBest:
     return RoundBest(**{**doc, "fitness": tuple(doc["fitness"])}, checks=checks)
 
 
-def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path) -> tuple[Check, ...]:
+def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_path: Path,
+                  stop_on_failure: bool = False) -> tuple[Check, ...]:
     """Replay the run's evaluation under each check: ``searched`` (the run's settings),
     ``half_step``, ``soft``, ``wearer_light`` and ``wearer_heavy``
     (:func:`codesign.report.robustness.check_settings`: the contact model, or every wearer
@@ -256,8 +258,8 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
     made, with the reason), ``mujoco`` (the MuJoCo export under its own compiled law,
     :func:`codesign.walking.crosscheck.crosscheck`; a design the export cannot hold is a
     check not made, with the reason); writes the design file (the run's settings as its
-    ``evaluation``) to ``design_path``."""
-    from codesign.report.robustness import check_settings
+    ``evaluation``) to ``design_path``. ``stop_on_failure``: the checks after the first made
+    that does not walk are left out (a candidate the verification will not keep)."""
     from codesign.run.stored import inline_run_reference
 
     stored, problem = write_design_file(run, evaluation, design_path)
@@ -265,18 +267,25 @@ def replay_checks(run: Path, evaluation: str, checks: tuple[str, ...], design_pa
     settings = problem.parse_settings(table)
     out = []
     for check in checks:
-        if check == "mujoco":
-            out.append(_mujoco_check(problem, stored.design, settings))
-            continue
-        try:
-            variant = settings if check == "searched" else check_settings(problem, table, settings, check)
-        except UserError as exc:       # e.g. the anthropomorphic baseline refuses a wearer scale
-            out.append(Check(check, False, f"not checked: {exc}", {}, made=False))
-            continue
-        record = problem.walking.replay(stored.design, variant).record
-        out.append(_check(check, dict(record.metrics), record.message, settings.walk.rollout.max_time)
-                   if record.ok else Check(check, False, f"not simulated: {record.message}", {}))
+        out.append(_mujoco_check(problem, stored.design, settings) if check == "mujoco"
+                   else _replay_check(problem, stored.design, table, settings, check))
+        if stop_on_failure and out[-1].made and not out[-1].walks:
+            break
     return tuple(out)
+
+
+def _replay_check(problem, design, table, settings, check: str) -> Check:
+    """The design replayed under the run's settings (``searched``) or a robustness check's."""
+    from codesign.report.robustness import check_settings
+
+    try:
+        variant = settings if check == "searched" else check_settings(problem, table, settings, check)
+    except UserError as exc:       # e.g. the anthropomorphic baseline refuses a wearer scale
+        return Check(check, False, f"not checked: {exc}", {}, made=False)
+    record = problem.walking.replay(design, variant).record
+    if not record.ok:
+        return Check(check, False, f"not simulated: {record.message}", {})
+    return _check(check, dict(record.metrics), record.message, settings.walk.rollout.max_time)
 
 
 def write_design_file(run: Path, evaluation: str, design_path: Path):

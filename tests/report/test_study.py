@@ -176,8 +176,9 @@ def test_the_verification_keeps_the_first_candidate_that_holds_under_every_check
     order = [f"{int(r.iteration)}:{int(r.particle)}" for r in ranked(load_run(run).evaluations).head(5).itertuples()]
     replayed = []
 
-    def fake_replay(run_path, evaluation, checks, design_path):
+    def fake_replay(run_path, evaluation, checks, design_path, stop_on_failure=False):
         st.write_design_file(run_path, evaluation, design_path)
+        assert stop_on_failure == bool(replayed)      # the first candidate gets every check
         replayed.append(evaluation)
         walks = holding is not None and evaluation == order[holding - 1]
         return (st.Check("searched", walks, "", {}), st.Check("half_step", walks, "", {}),
