@@ -83,7 +83,8 @@ def with_sentence(readme_text: str, record: MakeRunRecord, where: str) -> str:
 
 def measure_make_run(run: str, date: str, machine: str) -> MakeRunRecord:
     """The record of a finished run or study (``make run``'s ``results/demo``): its best by
-    the report's ranking (a study's: its ranked best round's, :mod:`codesign.report.study`),
+    the report's ranking (a study's: the design its verification kept in its ranked best
+    round, :mod:`codesign.report.study`),
     the stage it reached, and the walking verdict of its best replayed under the run's own
     settings (one rollout of the spec's ``max_time``, as ``codesign simulate --run RUN
     --best``); a study's verification of it as its checks."""
@@ -93,13 +94,15 @@ def measure_make_run(run: str, date: str, machine: str) -> MakeRunRecord:
         return _measure_run(run, date, machine, "none", "")
     best = study_bests(Path(run))[0]
     checks = "; ".join(f"{label}: {verdict}" for label, verdict in best.check_verdicts()[1:]) or "none"
-    return _measure_run(str(Path(run) / best.round), date, machine, checks, f"{best.round} ", str(run))
+    return _measure_run(str(Path(run) / best.round), date, machine, checks, f"{best.round} ", str(run),
+                        best.evaluation)
 
 
 def _measure_run(run: str, date: str, machine: str, checks: str, prefix: str,
-                 shown: str | None = None) -> MakeRunRecord:
+                 shown: str | None = None, evaluation: str | None = None) -> MakeRunRecord:
     """:func:`measure_make_run` of one run (``prefix``: the round's name before the
-    evaluation's, ``shown``: the folder the record names, default ``run``)."""
+    evaluation's, ``shown``: the folder the record names, default ``run``; ``evaluation``:
+    "ITERATION:PARTICLE" to record, default the run's best)."""
 
     from codesign.objectives import ranked, stage_label
     from codesign.problems import get_problem
@@ -118,10 +121,14 @@ def _measure_run(run: str, date: str, machine: str, checks: str, prefix: str,
         raise UserError(f"{run}: status {row['status']!r}; expected a finished run (`make run` to its end)")
     if evaluations.empty:
         raise UserError(f"{run}: no evaluations stored; expected the demo's finished run")
-    best = ranked(evaluations).iloc[0]
+    order = ranked(evaluations)
+    if evaluation is not None:
+        iteration, particle = (int(v) for v in evaluation.split(":"))
+        order = order[(order["iteration"] == iteration) & (order["particle"] == particle)]
+    best = order.iloc[0]
     spec = parse_spec(str(row["spec_toml"]), f"{run} (stored spec)")
     problem = get_problem(spec.problem)
-    stored = stored_candidate(run, True, None)
+    stored = stored_candidate(run, evaluation is None, evaluation)
     settings = problem.parse_settings(inline_run_reference(stored.table, problem.run_reference))
     record = problem.walking.replay(stored.design, settings).record
     max_time = settings.walk.rollout.max_time
@@ -132,7 +139,8 @@ def _measure_run(run: str, date: str, machine: str, checks: str, prefix: str,
         evaluation=f"{prefix}{int(best['iteration'])}:{int(best['particle'])}",
         stage=stage_label(int(best["stage"]), objectives).split(":")[0],
         verdict=verdict, checks=checks, date=date, machine=machine, run=shown,
-        source=f"`codesign designs make-run {shown}`: the run's stored best, replayed {max_time:g} s")
+        source=f"`codesign designs make-run {shown}`: the {'study' if evaluation else 'run'}'s stored best, "
+               f"replayed {max_time:g} s")
 
 
 def write_make_run(record: MakeRunRecord, record_path: Path, readme: Path) -> None:
