@@ -333,14 +333,21 @@ def _check(name: str, metrics: dict, stop: str, max_time: float) -> Check:
 
 
 def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
-    """One best per topology -- its focused round's where there is one, else the global
-    round's -- best first: the most checks walked, then the run's lexicographic order (most
-    stages, smallest stage value)."""
+    """One best per topology -- its focused round's, unless the global round's best of that
+    topology holds under more of the checks (:func:`_robustness`) -- best first: the most
+    checks walked, then the run's lexicographic order (most stages, smallest stage value)."""
     by_topology: dict[int | None, RoundBest] = {}
     for best in bests:
-        if best.round != GLOBAL or best.topology not in by_topology:
+        kept = by_topology.get(best.topology)
+        if kept is None or _robustness(best) > _robustness(kept):
             by_topology[best.topology] = best
     return sorted(by_topology.values(), key=lambda b: (-b.passed, -b.fitness[0], b.fitness[1]))
+
+
+def _robustness(best: RoundBest) -> tuple[bool, int, bool]:
+    """(holds under every check made, checks walked, a focused round's): what ranks two
+    rounds' bests of one topology."""
+    return best.holds, best.passed, best.round != GLOBAL
 
 
 def study_bests(folder: Path) -> list[RoundBest]:
@@ -370,8 +377,8 @@ def _rank_words(best: RoundBest) -> str:
 
 
 def study_table(bests: list[RoundBest]) -> pd.DataFrame:
-    """One row per topology, ranked: its best round's best (the focused round where there is
-    one, else the global round's), the stage it reached, its verdict under each check and
+    """One row per topology, ranked: its best round's best (the focused round's, unless the
+    global round's holds under more checks), the stage it reached, its verdict under each check and
     the :data:`TABLE_METRICS` of its replay under the run's settings, ranked
     (:func:`ranked_bests`)."""
     rows = []
@@ -393,7 +400,8 @@ def write_study_table(folder: Path, bests: list[RoundBest]) -> pd.DataFrame:
     table = study_table(bests)
     write_text_atomic(folder / STUDY_CSV, table.to_csv(index=False))
     lines = [f"# Study {folder.name}", "",
-             "Per topology, the best of its focused round (else of the global round), replayed under "
+             "Per topology, the best of its focused round (the global round's where that one holds "
+             "under more checks, or there is no focused round), replayed under "
              "the run's settings and each verification check; ranked by the checks it walks, then by "
              "the run's stages.", "",
              "| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]

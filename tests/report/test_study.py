@@ -192,3 +192,20 @@ def test_the_verification_keeps_the_first_candidate_that_holds_under_every_check
     st.write_design_file(run, order[expected - 1], tmp_path / "expected.json")
     assert (tmp_path / best.design).read_text() == (tmp_path / "expected.json").read_text()
     assert st._read_round_best(tmp_path / "verify" / "global.json") == best
+
+
+def test_a_topology_is_shown_by_the_round_whose_best_holds_under_more_checks():
+    """Per topology the focused round's best, unless the global round's best of that
+    topology walks under more of the checks (the focused round's may fail soft contacts
+    where the global one's holds)."""
+    from codesign.report.study import Check, RoundBest, ranked_bests
+
+    def best(round_name, topology, soft, fitness):
+        checks = (Check("searched", True, "", {}), Check("soft", soft, "", {}),
+                  Check("mujoco", False, "not checked", {}, made=False))
+        return RoundBest(round_name, "1:1", topology, "1-3", "stage 15 of 15", fitness, "x.json", checks)
+
+    glob7, focus7 = best(GLOBAL, 7, True, (14, 2.0)), best("focus-t07", 7, False, (14, 1.0))
+    glob1, focus1 = best(GLOBAL, 1, True, (14, 3.0)), best("focus-t01", 1, True, (14, 2.5))
+    assert ranked_bests([glob7, glob1, focus7, focus1]) == [glob7, focus1]   # then by stage value
+    assert ranked_bests([glob7, focus7]) == [glob7] and ranked_bests([focus7]) == [focus7]
