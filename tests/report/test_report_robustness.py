@@ -28,7 +28,7 @@ def test_the_best_design_is_reevaluated_under_both_variants(tmp_path):
     best = str(table["eval"].iloc[0])
     stored = stored_candidate(str(run), False, best)
     settings = WalkSettings.from_dict({"max_time": 0.2})
-    variants = {"h/2": {"max_time": 0.2, "h": 5e-4}, "soft": {"max_time": 0.2, "contact_model": "soft_step"}}
+    variants = {"h/2": {"max_time": 0.2, "h": 5e-4}, "soft": {"max_time": 0.2, "contact_model": "soft_step", "h": 2.5e-4}}
     for name, change in rb.VARIANTS:
         assert change(settings) == WalkSettings.from_dict(variants[name])    # the variant, spelled out
         direct = walk(stored.design, WalkSettings.from_dict(variants[name])).metrics
