@@ -17,13 +17,14 @@ SCREEN_SAMPLES ?= 50
 TEST_WORKERS ?= 2
 
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
-# into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before), the
-# event-driven and soft rollouts' each in a process of its own at the same time (--peers).
+# into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before).
+# The event-driven and soft peers' kernels (the tests use them, `make run` does not) are
+# compiled by `make test`, each in a process of its own at the same time (--peers).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	$(CODESIGN) warmup --peers
+	$(CODESIGN) warmup
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -62,6 +63,7 @@ walking: $(STAMP) $(CATALOG) cache
 
 ## test: the whole test suite
 test: $(STAMP)
+	$(CODESIGN) warmup --peers
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## topologies: stage 1, regenerate the topology and actuator-pair catalog

@@ -2,15 +2,15 @@
 processes (each CLI call, each Dask worker) load them in about a second.
 
 Prints one line before a compile (with its expected duration) and one after; with a warm
-cache only the second, after checking numba's index files (about a second, no evaluation). ``make`` runs it at install (the venv stamp) and before ``make run``.
+cache only the second, after checking numba's index files (about a second, no evaluation). ``make`` runs it at install (the venv stamp), before ``make run`` and before ``make test``.
 Exit status 1 if kernels are still missing afterwards (a cache folder that cannot be
 written: see ``CODESIGN_CACHE_DIR``).
 
-``--peers`` (make's install) also compiles the event-driven and soft rollouts
+``--peers`` (``make test``) also compiles the event-driven and soft rollouts
 (:func:`warm_up_peer`, :data:`PEER_MODELS`), each in a process of its own started first, so
 the compiles run at once (numba compiles on one thread; the install's two cores then both
-work): the tests and the contact-model checks use those rollouts, and their first compile
-costs minutes. One more line says how long it took.
+work): the tests use those rollouts (``make run``'s checks do not: its soft check steps
+the soft law), and their first compile costs minutes. One more line says how long it took.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ HELP = "compile the walking kernels into the disk cache (make does this at insta
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--peers", action="store_true",
                         help="also compile the event-driven and soft rollouts, each in a process of its own at the same "
-                             "time (make's install does: the tests use them)")
+                             "time (make test does: the tests use them)")
 
 
 PEER_MODELS = ("hard_event", "soft")   # the contact models of the other rollouts
