@@ -9,7 +9,9 @@
    warm-starts its open parameters from the global round's best evaluations there --
    what ``codesign freeze RUN --solution EVAL --keep topology,actuators --warm-start N``
    writes (the spec is kept as ``focus-tNN.toml``; its run's store names ``global`` as its
-   parent);
+   parent); with ``focus_rounds = K``, a topology whose verified best (below) does not
+   hold under every check gets ``focus-tNN-2`` ... ``-K``, each the same continuation of
+   its previous focused round's best (what was done by hand: round after round);
 3. **verification**: each round's best replayed under the run's settings, at half the
    time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
    (``[study] verify``), each with its walking verdict (``verify/<round>.json``); with
@@ -151,15 +153,22 @@ def focus_choices(global_run: Path, focus: int, topologies: tuple[int, ...]) -> 
     return [(int(r.topology), f"{int(r.iteration)}:{int(r.particle)}") for r in best.itertuples()]
 
 
-def focus_spec_text(global_run: Path, topology: int, evaluation: str, spec: Spec, index: int) -> str:
+def focus_name(topology: int, round_number: int = 1) -> str:
+    """``focus-tNN`` for a topology's first focused round, ``focus-tNN-K`` for its K-th."""
+    return f"focus-t{topology:02d}" + (f"-{round_number}" if round_number > 1 else "")
+
+
+def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec, index: int,
+                    round_number: int = 1) -> str:
     """The focused round's spec for ``topology``: ``codesign freeze``'s continuation of the
-    global round's ``evaluation`` keeping its topology and actuator pair, warm-started from
-    the global round's ``warm_start`` best evaluations that fit, with the study's swarm
+    parent round's ``evaluation`` (the global round's for the first, the previous focused
+    round's after it) keeping its topology and actuator pair, warm-started from the
+    parent's ``warm_start`` best evaluations that fit, with the study's swarm
     (``focus_particles`` x ``focus_iterations``) and its own seed (the study's + 1 +
     ``index``, the round's place in the study). Nothing is written."""
     study = spec.study
-    name = f"focus-t{topology:02d}"
-    text, _ = freeze_spec(global_run, ["topology", "actuators"], solution=evaluation, name=name,
+    name = focus_name(topology, round_number)
+    text, _ = freeze_spec(parent_run, ["topology", "actuators"], solution=evaluation, name=name,
                           warm_start=study.warm_start)
     # freeze's header names the parent's folder; the study's says where it is relative to it
     header = [line for line in text.splitlines() if line.startswith("#") and "Written by" not in line]
@@ -169,18 +178,19 @@ def focus_spec_text(global_run: Path, topology: int, evaluation: str, spec: Spec
     optimizer = document.setdefault("optimizer", {})
     optimizer["particles"] = study.focus_particles
     optimizer["iterations"] = study.focus_iterations
-    lines = [f"# Study {spec.name}, focused round on topology {topology}, written by `codesign study` "
-             f"from its round {GLOBAL} (../{GLOBAL}/run.sqlite):", *header]
+    parent = parent_run.parent.name
+    lines = [f"# Study {spec.name}, focused round {round_number} on topology {topology}, written by `codesign "
+             f"study` from its round {parent} (../{parent}/run.sqlite):", *header]
     return "\n".join(lines) + "\n" + compact_toml(document)
 
 
-def _focus_spec(folder: Path, global_run: Path, topology: int, evaluation: str, spec: Spec,
-                index: int) -> Spec:
-    """The focused round's spec, written once as ``folder/focus-tNN.toml`` (read back when a
-    resumed study finds it)."""
-    path = folder / f"focus-t{topology:02d}.toml"
+def _focus_spec(folder: Path, parent_run: Path, topology: int, evaluation: str, spec: Spec,
+                index: int, round_number: int = 1) -> Spec:
+    """The focused round's spec, written once as ``folder/focus-tNN[-K].toml`` (read back
+    when a resumed study finds it)."""
+    path = folder / f"{focus_name(topology, round_number)}.toml"
     if not path.exists():
-        write_text_atomic(path, focus_spec_text(global_run, topology, evaluation, spec, index))
+        write_text_atomic(path, focus_spec_text(parent_run, topology, evaluation, spec, index, round_number))
     return parse_spec(path.read_text(encoding="utf-8"), source=str(path))
 
 
@@ -194,12 +204,23 @@ def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionS
     folder = Path(results) / check_run_name(spec.name, f"{spec.source}: name")
     folder.mkdir(parents=True, exist_ok=True)
     global_run = run_round(spec, folder, GLOBAL, execution, progress)
-    rounds = [(GLOBAL, global_run)]
     study = spec.study
-    for index, (topology, evaluation) in enumerate(focus_choices(global_run, study.focus, study.topologies)):
-        child = _focus_spec(folder, global_run, topology, evaluation, spec, index)
-        rounds.append((child.name, run_round(child, folder, child.name, execution, progress)))
-    bests = [verify_round(folder, name, run, study.verify, study.verify_candidates) for name, run in rounds]
+    bests = [verify_round(folder, GLOBAL, global_run, study.verify, study.verify_candidates)]
+    # (topology, its last focused round's run, that round's best) of the topologies still open
+    chosen = focus_choices(global_run, study.focus, study.topologies)
+    open_rounds = [(topology, global_run, evaluation) for topology, evaluation in chosen]
+    index = 0
+    for round_number in range(1, study.focus_rounds + 1):
+        next_rounds = []
+        for topology, parent_run, evaluation in open_rounds:
+            child = _focus_spec(folder, parent_run, topology, evaluation, spec, index, round_number)
+            index += 1
+            run = run_round(child, folder, child.name, execution, progress)
+            best = verify_round(folder, child.name, run, study.verify, study.verify_candidates)
+            bests.append(best)
+            next_rounds.append((topology, run, best.evaluation))
+        shown = {b.topology: b for b in ranked_bests(bests)}
+        open_rounds = [r for r in next_rounds if not shown[r[0]].holds]
     write_study_table(folder, bests)
     return folder, ranked_bests(bests)
 
@@ -333,9 +354,10 @@ def _check(name: str, metrics: dict, stop: str, max_time: float) -> Check:
 
 
 def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
-    """One best per topology -- its focused round's, unless the global round's best of that
-    topology holds under more of the checks (:func:`_robustness`) -- best first: the most
-    checks walked, then the run's lexicographic order (most stages, smallest stage value)."""
+    """One best per topology -- its focused rounds' best, unless the global round's best of
+    that topology holds under more of the checks (:func:`_robustness`) -- best first: the
+    most checks walked, then the run's lexicographic order (most stages, smallest stage
+    value)."""
     by_topology: dict[int | None, RoundBest] = {}
     for best in bests:
         kept = by_topology.get(best.topology)
@@ -344,10 +366,10 @@ def ranked_bests(bests: list[RoundBest]) -> list[RoundBest]:
     return sorted(by_topology.values(), key=lambda b: (-b.passed, -b.fitness[0], b.fitness[1]))
 
 
-def _robustness(best: RoundBest) -> tuple[bool, int, bool]:
-    """(holds under every check made, checks walked, a focused round's): what ranks two
-    rounds' bests of one topology."""
-    return best.holds, best.passed, best.round != GLOBAL
+def _robustness(best: RoundBest) -> tuple[bool, int, bool, int, float]:
+    """(holds under every check made, checks walked, a focused round's, stage, -stage
+    value): what ranks two rounds' bests of one topology."""
+    return best.holds, best.passed, best.round != GLOBAL, best.fitness[0], -best.fitness[1]
 
 
 def study_bests(folder: Path) -> list[RoundBest]:

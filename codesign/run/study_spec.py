@@ -26,7 +26,9 @@ class StudySpec:
     parent's N best evaluations of that topology (``codesign freeze --warm-start``);
     verify: the checks each round's best is replayed under (:data:`VERIFY_CHECKS`);
     verify_candidates: how many of a round's best evaluations the verification may replay,
-    in the run's order, to keep the first that walks under every check it makes."""
+    in the run's order, to keep the first that walks under every check it makes;
+    focus_rounds: focused rounds per topology at most -- a topology whose best so far does
+    not hold under every check gets another, continued from its last focused round."""
 
     focus: int = 3
     topologies: tuple[int, ...] = ()
@@ -35,13 +37,14 @@ class StudySpec:
     warm_start: int = 10
     verify: tuple[str, ...] = VERIFY_CHECKS
     verify_candidates: int = 1
+    focus_rounds: int = 1
 
 
 def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                             "verify", "verify_candidates"))
+                             "verify", "verify_candidates", "focus_rounds"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -70,4 +73,5 @@ def parse_study(data: Any) -> StudySpec:
                      warm_start=read_int(data, "warm_start", path, StudySpec.warm_start, high=100_000),
                      verify=tuple(verify),
                      verify_candidates=read_int(data, "verify_candidates", path, StudySpec.verify_candidates,
-                                                low=1, high=1000))
+                                                low=1, high=1000),
+                     focus_rounds=read_int(data, "focus_rounds", path, StudySpec.focus_rounds, low=1, high=100))
