@@ -50,6 +50,8 @@ focus_rounds = 2
                           r'half_step, soft, mujoco, wearer_light, wearer_heavy \(unknown: "slow"\)'),
     ('verify = ["wearer_light", "wearer_light"]', r"study\.verify: got .*; expected a list of distinct checks"),
     ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
+    ("focus_rounds = 0", r"study\.focus_rounds: got 0; expected an integer in \[1, 100\]"),
+    ("verify_candidates = 1.5", r"study\.verify_candidates: got 1\.5; expected an integer in \[1, 1000\]"),
 ])
 def test_a_study_table_it_cannot_run_is_one_line(table, message):
     import re

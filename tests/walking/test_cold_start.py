@@ -122,7 +122,7 @@ def test_bench_coldstart_counts_the_warm_process_loads(tmp_path):
 
 
 def test_warmup_with_peers_also_leaves_the_event_driven_and_soft_rollouts_cached():
-    """``codesign warmup --peers`` (make's install): the second process compiled or loaded
+    """``codesign warmup --peers`` (make test, before the suite): the second process compiled or loaded
     the other contact models' rollouts, so a fresh process's soft walk loads them: numba's
     cache log shows no compile of the soft rollout's kernel (NUMBA_DEBUG_CACHE)."""
     done = subprocess.run(CLI + ["warmup", "--peers"], capture_output=True, text=True, env=_env(), cwd=ROOT,
