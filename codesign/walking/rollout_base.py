@@ -89,7 +89,7 @@ class RolloutSettings:
     soft_stiffness: float = 1e5     # N/m: "soft"'s and "soft_step"'s normal spring per contact point
     soft_damping: float = 1e3       # N s/m: its normal damper
     soft_v_reg: float = 1e-2        # m/s: its friction's regularisation (creep below it)
-    soft_max_sweeps: int = 3000     # "soft_step": Gauss-Seidel's sweep limit (~50 a step on a walk)
+    soft_max_sweeps: int = 3000     # "soft_step": Gauss-Seidel's sweep limit (~50-60 a step on a walk)
     # falls and invalid gaits
     min_hip_height: float = 0.6     # fraction of the standing hip height
     max_pitch_deg: float = 60.0     # torso pitch from upright
