@@ -73,18 +73,28 @@ def _row_velocity(W, r, P, row, n2):
 
 
 @njit(cache=True, _nrt=False)
+def _normal_law(W, r, gap, h, k, d, P, i, c):
+    """The normal impulse the law gives point i given every other impulse in P (N s)."""
+    an = _row_velocity(W, r, P, i, 2 * c) - W[i, i] * P[i]
+    return normal_impulse(an, W[i, i], gap[i], h, k, d)
+
+
+@njit(cache=True, _nrt=False)
+def _tangent_law(W, r, mu, v_reg, P, i, c, pn):
+    """The friction impulse the law gives point i with normal impulse pn (N s)."""
+    t = c + i
+    at = _row_velocity(W, r, P, t, 2 * c) - W[t, t] * P[t]
+    return tangent_impulse(at, W[t, t], pn, mu, v_reg)
+
+
+@njit(cache=True, _nrt=False)
 def soft_residual(W, r, gap, h, k, d, mu, v_reg, P, c):
     """The largest |P - law(u(P))| over the 2c rows (N s): 0 for impulses that meet the
     implicit soft law exactly."""
     worst = 0.0
-    n2 = 2 * c
     for i in range(c):
-        an = _row_velocity(W, r, P, i, n2) - W[i, i] * P[i]
-        pn = normal_impulse(an, W[i, i], gap[i], h, k, d)
-        worst = max(worst, abs(P[i] - pn))
-        at = _row_velocity(W, r, P, c + i, n2) - W[c + i, c + i] * P[c + i]
-        pt = tangent_impulse(at, W[c + i, c + i], P[i], mu, v_reg)
-        worst = max(worst, abs(P[c + i] - pt))
+        worst = max(worst, abs(P[i] - _normal_law(W, r, gap, h, k, d, P, i, c)))
+        worst = max(worst, abs(P[c + i] - _tangent_law(W, r, mu, v_reg, P, i, c, P[i])))
     return worst
 
 
@@ -95,19 +105,16 @@ def solve_soft(W, r, gap, h, k, d, mu, v_reg, P, mode, c, tol, max_sweeps):
     law (module docstring); mode (int64[c]) gets each point's mode (INACTIVE without a
     normal impulse, STICK below v_reg, SLIP_POS / SLIP_NEG at the friction bound). Returns
     the number of sweeps (max_sweeps + 1 if Gauss-Seidel did not converge)."""
-    n2 = 2 * c
     sweeps = max_sweeps + 1
     for sweep in range(max_sweeps):
         change = 0.0
         scale = 1e-300
         omega = 1.0 if 2 * sweep < max_sweeps else 0.5
         for i in range(c):
-            an = _row_velocity(W, r, P, i, n2) - W[i, i] * P[i]
-            pn = P[i] + omega * (normal_impulse(an, W[i, i], gap[i], h, k, d) - P[i])
+            pn = P[i] + omega * (_normal_law(W, r, gap, h, k, d, P, i, c) - P[i])
             change = max(change, abs(pn - P[i]))
             P[i] = pn
-            at = _row_velocity(W, r, P, c + i, n2) - W[c + i, c + i] * P[c + i]
-            pt = P[c + i] + omega * (tangent_impulse(at, W[c + i, c + i], pn, mu, v_reg) - P[c + i])
+            pt = P[c + i] + omega * (_tangent_law(W, r, mu, v_reg, P, i, c, pn) - P[c + i])
             change = max(change, abs(pt - P[c + i]))
             P[c + i] = pt
             scale = max(scale, abs(pn))
