@@ -209,6 +209,9 @@ class DaskExecutor:
         # and tornado's "Exception in callback" for a client future whose stream closed with
         # the scheduler, which can come before the driver hears of the loss (a second line)
         logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
+        # and the comms' "Batched Comm Closed" traceback of a worker the cluster ended (a
+        # SLURM job at its walltime): the loss reaches the driver as a lost worker
+        logging.getLogger("distributed.batched").setLevel(logging.CRITICAL)
         scheduler_log = logging.getLogger("distributed.scheduler")
         if not any(isinstance(f, RecoveredGatherFilter) for f in scheduler_log.filters):
             scheduler_log.addFilter(RecoveredGatherFilter())
