@@ -34,7 +34,8 @@ overall best if that lies in the new subspace, otherwise empty (its first evalua
 there sets it). Initial population: particles are spread equally over the valid subspaces
 (particle i in subspace perm[i mod S], perm a random permutation), as §3.2.1 says; a
 space's start point (``Space.start``, e.g. a parent run's solution) then places particle 0
-in its start subspace at its values (the random draws are the same with or without it).
+in its start subspace at its values, and its seeds (``Space.seeds``) particles 1, 2, ...
+(the random draws are the same with or without them).
 
 All randomness comes from one numpy Generator (PCG64) owned by the optimizer on the
 driver; :meth:`MMPSO.state` returns plain arrays (plus the generator state as JSON bytes)
@@ -89,10 +90,15 @@ class MMPSO:
         low, high = space.sub_init_low[self.sub], space.sub_init_high[self.sub]
         self.x = low + self.rng.random((n, d)) * (high - low)
         self.v = self._initial_velocity(self.rng.random((n, d)), self.sub)
-        if space.start:                      # particle 0 at the given start point
-            self.sub[0] = space.start_subspace
-            for name, value in space.start.items():
-                self.x[0, space.index[name]] = value
+        points = ([(space.start_subspace, space.start)] if space.start else []) + list(
+            zip(space.seed_subspaces, space.seeds))
+        if len(points) > n:
+            raise ValueError(f"{len(points)} start points (start and seeds) for {n} particles; expected at "
+                             f"most one per particle")
+        for i, (s_row, point) in enumerate(points):     # particles 0, 1, ... at the given points
+            self.sub[i] = s_row
+            for name, value in point.items():
+                self.x[i, space.index[name]] = value
         self.pbest_x, self.pbest_key = self.x.copy(), np.tile(NO_KEY, (n, 1))
         self.best_x, self.best_key = self.x.copy(), np.tile(NO_KEY, (n, 1))
         self.best_sub = self.sub.copy()

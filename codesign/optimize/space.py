@@ -38,7 +38,10 @@ class Space:
     predicate on the tuple of group names (one per pool) for rules a list cannot state.
     ``start``: parameter values at which particle 0 starts (e.g. a parent run's solution,
     so that a continuation keeps it); particle 0 starts in the first valid subspace that
-    uses every one of them (``start_subspace``). ``start_spread`` > 0: every particle
+    uses every one of them (``start_subspace``). ``seeds``: further start points, particle 1,
+    2, ... (0, 1, ... without ``start``) at each one's values, each in the first valid
+    subspace that uses every one of them (``seed_subspaces``; e.g. a parent's solution with
+    another topology's control law). ``start_spread`` > 0: every particle
     draws those parameters within +-start_spread x (high - low) of the start point (their
     initialisation range, clipped to the bounds): a swarm around a known solution.
     ``subspace_starts``: (group names, parameter values) pairs, e.g. the screening's best
@@ -55,6 +58,7 @@ class Space:
     frozen_parameters: Mapping[str, float] = field(default_factory=dict)
     valid: Callable[[tuple[str, ...]], bool] | None = None
     start: Mapping[str, float] = field(default_factory=dict)
+    seeds: tuple[Mapping[str, float], ...] = ()
     start_spread: float = 0.0
     subspace_starts: tuple[tuple[tuple[str, ...], Mapping[str, float]], ...] = ()
 
@@ -96,11 +100,10 @@ class Space:
                 for name in pool.groups[g].parameters:
                     used[s, index[name]] = True
                     active[s, index[name]] = name not in self.frozen_parameters
-        start_cols = [index[name] for name in self.start]
-        start_subspace = next((s for s in range(len(subspaces)) if used[s, start_cols].all()), None)
-        if start_subspace is None:
-            raise ValueError(f"no valid subspace uses every parameter of the start point "
-                             f"({', '.join(self.start)})")
+        start_subspace, *seed_subspaces = [_first_subspace(used, [index[name] for name in point], what)
+                                           for point, what in ((self.start, "the start point"),
+                                                               *((seed, f"seed {k}") for k, seed
+                                                                 in enumerate(self.seeds)))]
         init = np.array([p.init_range for p in self.parameters], dtype=float).reshape(-1, 2)
         if self.start_spread > 0:
             for name, value in self.start.items():
@@ -119,7 +122,7 @@ class Space:
                 p = self.parameters[index[name]]
                 half = self.start_spread * (p.high - p.low)
                 sub_init[rows, index[name]] = (max(p.low, value - half), min(p.high, value + half))
-        derived = dict(start_subspace=start_subspace,
+        derived = dict(start_subspace=start_subspace, seed_subspaces=tuple(seed_subspaces),
             sub_init_low=sub_init[:, :, 0], sub_init_high=sub_init[:, :, 1],
             names=tuple(names), index=index, allowed=tuple(allowed),
             subspaces=tuple(subspaces), subspace_ids=np.array(ids, dtype=np.int64),
@@ -166,6 +169,15 @@ class Space:
         return [{"subspace_id": int(i), "groups": dict(zip([p.name for p in self.pools],
                                                            self.group_names(c)))}
                 for i, c in zip(self.subspace_ids, self.subspaces)]
+
+
+def _first_subspace(used: np.ndarray, columns: list[int], what: str) -> int:
+    """The first valid subspace (row of ``used`` [S, D]) that uses every parameter
+    ``columns``; ValueError naming ``what`` when none does."""
+    row = next((s for s in range(len(used)) if used[s, columns].all()), None)
+    if row is None:
+        raise ValueError(f"no valid subspace uses every parameter of {what}")
+    return row
 
 
 def single_group_space(parameters: Sequence[Parameter]) -> Space:

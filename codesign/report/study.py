@@ -43,7 +43,7 @@ import pandas as pd
 from codesign.errors import UserError
 from codesign.io import json_text, read_user_file, write_text_atomic
 from codesign.objectives import ranked, stage_label
-from codesign.report.freeze import compact_toml, freeze_spec
+from codesign.report.freeze import choose_solution, compact_toml, freeze_spec
 from codesign.report.rundata import load_run, load_run_catalog
 from codesign.run.driver import resolve_problem, resume_run, start_run
 from codesign.run.spec import ExecutionSpec, Spec, check_run_name, parse_spec
@@ -159,13 +159,16 @@ def focus_name(topology: int, round_number: int = 1) -> str:
 
 
 def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec, index: int,
-                    round_number: int = 1) -> str:
+                    round_number: int = 1, donors: tuple[tuple[str, dict[str, float]], ...] = ()) -> str:
     """The focused round's spec for ``topology``: ``codesign freeze``'s continuation of the
     parent round's ``evaluation`` (the global round's for the first, the previous focused
     round's after it) keeping its topology and actuator pair, warm-started from the
     parent's ``warm_start`` best evaluations that fit, with the study's swarm
     (``focus_particles`` x ``focus_iterations``) and its own seed (the study's + 1 +
-    ``index``, the round's place in the study). Nothing is written."""
+    ``index``, the round's place in the study). ``donors``: (label, parameter values under
+    the search's names) of other topologies' designs; each gives a seed (particle 1, 2,
+    ...): the start with every parameter the donor shares with it (the control law's) taken
+    from the donor (:func:`transfer_donors`). Nothing is written."""
     study = spec.study
     name = focus_name(topology, round_number)
     text, _ = freeze_spec(parent_run, ["topology", "actuators"], solution=evaluation, name=name,
@@ -178,19 +181,45 @@ def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec
     optimizer = document.setdefault("optimizer", {})
     optimizer["particles"] = study.focus_particles
     optimizer["iterations"] = study.focus_iterations
+    start = document.get("space", {}).get("start", {})
+    seeds, labels = [], []
+    for label, values in donors[:max(study.focus_particles - 1, 0)]:
+        seed = {name: values.get(name, value) for name, value in start.items()}
+        if seed != start and seed not in seeds:
+            seeds.append(seed)
+            labels.append(label)
+    if seeds:
+        document["space"]["seeds"] = seeds
     parent = parent_run.parent.name
     lines = [f"# Study {spec.name}, focused round {round_number} on topology {topology}, written by `codesign "
              f"study` from its round {parent} (../{parent}/run.sqlite):", *header]
+    if seeds:
+        lines.append(f"# seeds: its start with the shared (control) parameters of {', '.join(labels)}.")
     return "\n".join(lines) + "\n" + compact_toml(document)
 
 
+def transfer_donors(folder: Path, bests: list[RoundBest], topology: int) -> tuple[tuple[str, dict[str, float]], ...]:
+    """(label, parameter values) of every other topology's kept best that holds under every
+    check made (:func:`ranked_bests`' order), read from its round's run: the designs a
+    focused round on ``topology`` starts particles from with ``[study] transfer``."""
+    out = []
+    for best in ranked_bests(bests):
+        if best.holds and best.topology not in (None, topology):
+            params = choose_solution(load_run(folder / best.round / RUN_FILE), best.evaluation).params
+            out.append((f"topology {best.topology}'s {best.round} {best.evaluation}", params))
+    return tuple(out)
+
+
 def _focus_spec(folder: Path, parent_run: Path, topology: int, evaluation: str, spec: Spec,
-                index: int, round_number: int = 1) -> Spec:
+                index: int, round_number: int, bests: list[RoundBest]) -> Spec:
     """The focused round's spec, written once as ``folder/focus-tNN[-K].toml`` (read back
-    when a resumed study finds it)."""
+    when a resumed study finds it); with ``[study] transfer`` seeded from the designs of
+    ``bests`` that hold (:func:`transfer_donors`)."""
     path = folder / f"{focus_name(topology, round_number)}.toml"
     if not path.exists():
-        write_text_atomic(path, focus_spec_text(parent_run, topology, evaluation, spec, index, round_number))
+        donors = transfer_donors(folder, bests, topology) if spec.study.transfer else ()
+        write_text_atomic(path, focus_spec_text(parent_run, topology, evaluation, spec, index, round_number,
+                                                donors))
     return parse_spec(path.read_text(encoding="utf-8"), source=str(path))
 
 
@@ -213,7 +242,7 @@ def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionS
     for round_number in range(1, study.focus_rounds + 1):
         next_rounds = []
         for topology, parent_run, evaluation in open_rounds:
-            child = _focus_spec(folder, parent_run, topology, evaluation, spec, index, round_number)
+            child = _focus_spec(folder, parent_run, topology, evaluation, spec, index, round_number, bests)
             index += 1
             run = run_round(child, folder, child.name, execution, progress)
             best = verify_round(folder, child.name, run, study.verify, study.verify_candidates)

@@ -19,6 +19,7 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [[space.pools]]        name, groups = [{name, parameters = [...]}, ...]
     [space]                exclude = [["pool.group", "pool.group"], ...]
     [space.start]          X = value ...: particle 0 starts here (e.g. a parent's solution)
+    [[space.seeds]]        X = value ...: particle 1, 2, ... starts at each (a study's transfer)
     [space]                start_design = "design.json": its "params" join [space.start];
                            start_designs = "designs.json": a list of designs, or one (e.g. the
                            screening's best_designs.json), each where the particles of its
@@ -52,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from codesign.errors import UserError, listed, nearest
-from codesign.io import parse_user_text, read_user_file, read_user_text
+from codesign.io import parse_user_text, read_user_text
 from codesign.objectives import SENSES, Objective
 from codesign.optimize.pso import PSOSettings
 from codesign.optimize.schedule import SHAPES, Migration, Schedule, constant, thesis_migration
@@ -60,6 +61,7 @@ from codesign.types import Group, Parameter, Pool
 from codesign.optimize.space import Space
 from codesign.run.spec_values import (Invalid, check_table, fail, one_line_error, read_bool, read_float,
                                       read_int, read_names, read_range, read_str, user_table)
+from codesign.run.spec_starts import Unserved, read_seeds, read_start_design, read_start_designs, read_unserved
 from codesign.run.study_spec import StudySpec, parse_study
 
 ALGORITHMS = ("pso", "mmpso")
@@ -100,17 +102,6 @@ class FreezeSpec:
 
 
 @dataclass(frozen=True)
-class Unserved:
-    """A subspace the load screening found no catalog drivetrain for (``codesign screen``'s
-    ``loads_subspaces.csv`` row with served = 0): ``topology``, ``actuators`` and the
-    requirement no unit met, in words (``reason``)."""
-
-    topology: int
-    actuators: tuple[int, int]
-    reason: str
-
-
-@dataclass(frozen=True)
 class Spec:
     """A validated job spec; ``text`` is the TOML source (stored with the run)."""
 
@@ -124,6 +115,7 @@ class Spec:
     pools: tuple[Pool, ...] = ()
     exclude: tuple[tuple[str, ...], ...] = ()
     start: dict[str, float] = field(default_factory=dict)      # name -> value of particle 0
+    seeds: tuple[dict[str, float], ...] = ()   # name -> value of particles 1, 2, ...
     start_spread: float = 0.0       # every particle's start within +-spread x width of it
     start_designs: tuple[dict, ...] = ()   # designs where their subspaces' particles start
     unserved: tuple[Unserved, ...] = ()    # subspaces dropped by the load screening (space.drop_unserved)
@@ -238,14 +230,14 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     except UserError as exc:
         raise Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
-    parameters, pools, exclude, start, start_spread, start_designs, unserved = _space(data.get("space", {}))
+    parameters, pools, exclude, start, seeds, start_spread, start_designs, unserved = _space(data.get("space", {}))
     objectives = _objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     study = parse_study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
-                start_spread=start_spread, start_designs=start_designs, unserved=unserved,
+                seeds=seeds, start_spread=start_spread, start_designs=start_designs, unserved=unserved,
                 objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, study=study, text=text, source=source, options=options)
 
@@ -304,77 +296,9 @@ def _schedule(data: Any, path: str) -> Schedule:
                     width=read_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
-def _read_start_file(key: str, path: Any, expected: str) -> Any:
-    """The JSON document of a file named by ``space.<key>`` (one line naming the key when
-    it cannot be read)."""
-    if not isinstance(path, str) or not path:
-        fail(f"space.{key}", path, f"the path of {expected}")
-    try:
-        return read_user_file(path, expected)
-    except UserError as exc:
-        raise Invalid(f"space.{key}: {exc}") from None
-
-
-def _start_design(path: Any) -> dict[str, float]:
-    """The parameter values of a design file named by ``space.start_design`` (its
-    ``params`` table; names and values checked against the space later)."""
-    doc = _read_start_file("start_design", path, "a design JSON file")
-    params = doc.get("params") if isinstance(doc, dict) else None
-    if not isinstance(params, dict):
-        fail("space.start_design", path, "a design JSON file with a \"params\" table")
-    from codesign.walking.design import read_value    # a motor stored by its name
-
-    try:
-        return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}
-    except UserError as exc:
-        raise Invalid(str(exc)) from None
-
-
-def _start_designs(path: Any) -> tuple[dict, ...]:
-    """The designs of a file named by ``space.start_designs``: a JSON list of design
-    objects, or one design file (each with a ``params`` table; checked against the
-    problem later)."""
-    doc = _read_start_file("start_designs", path, "a JSON list of designs")
-    if isinstance(doc, dict):
-        doc = [doc]
-    if not isinstance(doc, list) or not all(isinstance(d, dict) and isinstance(d.get("params"), dict) for d in doc):
-        fail("space.start_designs", path, "a design file or a JSON list of designs, each with a \"params\" table")
-    return tuple(doc)
-
-
-UNSERVED_COLUMNS = ("topology", "actuator_1", "actuator_2", "served", "common_reason")
-
-
-def _unserved(path: Any) -> tuple[Unserved, ...]:
-    """The subspaces of a load screening's per-subspace table (``space.drop_unserved``,
-    ``codesign screen``'s ``loads_subspaces.csv``) that no catalog drivetrain serves."""
-    import csv
-    import io
-
-    if not isinstance(path, str) or not path:
-        fail("space.drop_unserved", path, "the path of codesign screen's loads_subspaces.csv")
-    expected = "the load screening's loads_subspaces.csv (codesign screen)"
-    try:
-        rows = list(csv.DictReader(io.StringIO(read_user_text(path, expected))))
-    except UserError as exc:
-        raise Invalid(f"space.drop_unserved: {exc}") from None
-    if not rows or any(c not in rows[0] for c in UNSERVED_COLUMNS):
-        fail("space.drop_unserved", path, f"{expected} with the columns {', '.join(UNSERVED_COLUMNS)}")
-    out = []
-    for k, row in enumerate(rows):
-        try:
-            topology, a, b, served = (int(row[c]) for c in UNSERVED_COLUMNS[:4])
-        except (TypeError, ValueError):
-            raise Invalid(f"space.drop_unserved: {path}: row {k + 1}: topology, actuator_1, actuator_2, "
-                          f"served {[row[c] for c in UNSERVED_COLUMNS[:4]]}; expected integers") from None
-        if served == 0:
-            out.append(Unserved(topology, (a, b), row["common_reason"] or "no pass to size"))
-    return tuple(out)
-
-
-def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float], float,
-                               tuple[dict, ...], tuple[Unserved, ...]]:
-    check_table(data, "space", ("parameters", "pools", "exclude", "start", "start_design", "start_designs",
+def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float],
+                               tuple[dict[str, float], ...], float, tuple[dict, ...], tuple[Unserved, ...]]:
+    check_table(data, "space", ("parameters", "pools", "exclude", "start", "seeds", "start_design", "start_designs",
                                 "start_spread", "drop_unserved"))
     parameters = {}
     for pname, entry in user_table(data.get("parameters", {}), "space.parameters").items():
@@ -412,15 +336,16 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
         fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
     combos = tuple(read_names(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
     start_table = user_table(data.get("start", {}), "space.start")
-    start = _start_design(data["start_design"]) if "start_design" in data else {}
+    start = read_start_design(data["start_design"]) if "start_design" in data else {}
     start.update({name: read_float(start_table, name, "space.start", None) for name in start_table})
-    designs = _start_designs(data["start_designs"]) if "start_designs" in data else ()
+    seeds = read_seeds(data.get("seeds", []))
+    designs = read_start_designs(data["start_designs"]) if "start_designs" in data else ()
     spread = read_float(data, "start_spread", "space", 0.0, 0.0, 0.5)
     if spread > 0 and not (start or designs):
         fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
              "space.start_designs) to spread around")
-    unserved = _unserved(data["drop_unserved"]) if "drop_unserved" in data else ()
-    return parameters, tuple(pools), combos, start, spread, designs, unserved
+    unserved = read_unserved(data["drop_unserved"]) if "drop_unserved" in data else ()
+    return parameters, tuple(pools), combos, start, seeds, spread, designs, unserved
 
 
 def _objectives(data: Any) -> tuple[Objective, ...]:
@@ -574,7 +499,12 @@ def build_space(spec: Spec, problem) -> Space:
         if group not in pool_groups[pool_name]:
             raise one_line_error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
                             f"expected one of {listed(pool_groups[pool_name])}")
-    for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start)):
+    points = len(spec.seeds) + bool(spec.start)
+    if points > spec.pso.particles:
+        raise one_line_error(f"{spec.source}: space.seeds: {points} start points for {spec.pso.particles} "
+                             f"particles; expected at most one per particle")
+    for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start),
+                          *((f"space.seeds[{k}]", seed) for k, seed in enumerate(spec.seeds))):
         for pname, value in values.items():
             if pname not in params:
                 raise one_line_error(f"{spec.source}: {table}.{pname}: unknown parameter; "
@@ -585,7 +515,7 @@ def build_space(spec: Spec, problem) -> Space:
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude + unserved_exclusions(spec, problem, pools),
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
-                      valid=problem.valid, start=dict(spec.start), start_spread=spec.start_spread,
+                      valid=problem.valid, start=dict(spec.start), seeds=spec.seeds, start_spread=spec.start_spread,
                       subspace_starts=subspace_starts(spec, problem, params))
     except ValueError as exc:
         raise one_line_error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codesign.errors import shown
-from codesign.run.spec_values import fail, read_int, check_table
+from codesign.run.spec_values import fail, read_bool, read_int, check_table
 
 # the checks a study's verification knows (codesign.report.robustness.CHECKS and "mujoco";
 # tests/report/test_study.py keeps the two lists equal): each round's best is replayed under
@@ -28,7 +28,10 @@ class StudySpec:
     verify_candidates: how many of a round's best evaluations the verification may replay,
     in the run's order, to keep the first that walks under every check it makes;
     focus_rounds: focused rounds per topology at most -- a topology whose best so far does
-    not hold under every check gets another, continued from its last focused round."""
+    not hold under every check gets another, continued from its last focused round;
+    transfer: a focused round also starts a particle at its parent's best with the
+    parameters it shares with another topology's design that holds (the control law's:
+    ``[[space.seeds]]``), one per such design found so far, best first."""
 
     focus: int = 3
     topologies: tuple[int, ...] = ()
@@ -38,13 +41,14 @@ class StudySpec:
     verify: tuple[str, ...] = VERIFY_CHECKS
     verify_candidates: int = 1
     focus_rounds: int = 1
+    transfer: bool = False
 
 
 def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                             "verify", "verify_candidates", "focus_rounds"))
+                             "verify", "verify_candidates", "focus_rounds", "transfer"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -74,4 +78,5 @@ def parse_study(data: Any) -> StudySpec:
                      verify=tuple(verify),
                      verify_candidates=read_int(data, "verify_candidates", path, StudySpec.verify_candidates,
                                                 low=1, high=1000),
-                     focus_rounds=read_int(data, "focus_rounds", path, StudySpec.focus_rounds, low=1, high=100))
+                     focus_rounds=read_int(data, "focus_rounds", path, StudySpec.focus_rounds, low=1, high=100),
+                     transfer=read_bool(data, "transfer", path, StudySpec.transfer))
