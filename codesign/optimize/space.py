@@ -100,10 +100,9 @@ class Space:
                 for name in pool.groups[g].parameters:
                     used[s, index[name]] = True
                     active[s, index[name]] = name not in self.frozen_parameters
-        start_subspace, *seed_subspaces = [_first_subspace(used, [index[name] for name in point], what)
-                                           for point, what in ((self.start, "the start point"),
-                                                               *((seed, f"seed {k}") for k, seed
-                                                                 in enumerate(self.seeds)))]
+        start_subspace = _first_subspace(used, [index[name] for name in self.start], "the start point")
+        seed_subspaces = tuple(_first_subspace(used, [index[name] for name in seed], f"seed {k}")
+                               for k, seed in enumerate(self.seeds))
         init = np.array([p.init_range for p in self.parameters], dtype=float).reshape(-1, 2)
         if self.start_spread > 0:
             for name, value in self.start.items():
@@ -122,7 +121,7 @@ class Space:
                 p = self.parameters[index[name]]
                 half = self.start_spread * (p.high - p.low)
                 sub_init[rows, index[name]] = (max(p.low, value - half), min(p.high, value + half))
-        derived = dict(start_subspace=start_subspace, seed_subspaces=tuple(seed_subspaces),
+        derived = dict(start_subspace=start_subspace, seed_subspaces=seed_subspaces,
             sub_init_low=sub_init[:, :, 0], sub_init_high=sub_init[:, :, 1],
             names=tuple(names), index=index, allowed=tuple(allowed),
             subspaces=tuple(subspaces), subspace_ids=np.array(ids, dtype=np.int64),

@@ -11,7 +11,9 @@
    writes (the spec is kept as ``focus-tNN.toml``; its run's store names ``global`` as its
    parent); with ``focus_rounds = K``, a topology whose verified best (below) does not
    hold under every check gets ``focus-tNN-2`` ... ``-K``, each the same continuation of
-   its previous focused round's best (what was done by hand: round after round);
+   its previous focused round's best (what was done by hand: round after round); with
+   ``transfer``, a focused round also starts particles from the control law of every other
+   topology's design that holds so far (:func:`transfer_donors`);
 3. **verification**: each round's best replayed under the run's settings, at half the
    time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
    (``[study] verify``), each with its walking verdict (``verify/<round>.json``); with

@@ -94,6 +94,12 @@ def test_good_spec_builds_an_optimizer():
      "number in [0, 0.5]"),
     ("[space]\nstart_design = \"/no/such/design.json\"\n", "/no/such/design.json"),
     ("[space]\nstart_designs = 3\n", "space.start_designs: got 3; expected the path of a JSON list of designs"),
+    # issue 44: a study's transfer seeds
+    ("[[space.seeds]]\nx = 3.0\n", "space.seeds[0].x: 3.0 outside the bounds"),
+    ("[[space.seeds]]\nx = 0.5\n[[space.seeds]]\nq = 0.5\n", "space.seeds[1].q: unknown parameter"),
+    ("[space]\nseeds = 1\n", "space.seeds: got 1; expected an array of tables [[space.seeds]]"),
+    ("[optimizer]\nparticles = 2\n[space.start]\nx = 0.1\n[[space.seeds]]\nx = 0.2\n[[space.seeds]]\nx = 0.3\n",
+     "space.seeds: 3 start points for 2 particles; expected at most one per particle"),
 ])
 def test_errors_name_the_key_and_the_expectation(change, message):
     text = "[problem]\nname = \"mmpso_toy\"\n" + change
@@ -120,6 +126,20 @@ def test_start_points_from_design_files(tmp_path: Path):
     listed.write_text(json.dumps([{"topology": 1, "actuators": [1, 3], "params": {"x": 0.5}}]))
     with pytest.raises(UserError, match="space.start_designs: problem 'mmpso_toy' does not name a design's"):
         new_optimizer(parse_spec(GOOD + f'[space]\nstart_designs = "{listed}"\n', source="x.toml"))
+
+
+def test_seeds_start_particles_one_two_in_the_subspace_that_holds_them():
+    """[[space.seeds]] (a study's transfer): particles 1, 2 start exactly at the seeds, each
+    in the first subspace that uses all its parameters ("x" alone: group x; "x" and "y":
+    group xy); every other particle starts where it starts without them (the random draws
+    are the same)."""
+    base = GOOD.replace("[freeze]\nparameters = { y = 0.5 }\n", "") + "[space.start]\nx = 0.2\n"
+    plain = new_optimizer(parse_spec(base)).ask()
+    seeded = new_optimizer(parse_spec(base + "[[space.seeds]]\nx = 0.9\ny = 0.1\n[[space.seeds]]\nx = 0.7\n")).ask()
+    assert seeded[0].params == plain[0].params and seeded[0].params["x"] == 0.2
+    assert seeded[1].groups == ("xy",) and seeded[1].params == {"x": 0.9, "y": 0.1}
+    assert seeded[2].groups == ("x",) and seeded[2].params == {"x": 0.7}
+    assert [(c.groups, c.params) for c in seeded[3:]] == [(c.groups, c.params) for c in plain[3:]]
 
 
 def test_unknown_problem_and_bad_toml():

@@ -52,6 +52,7 @@ focus_rounds = 2
     ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
     ("focus_rounds = 0", r"study\.focus_rounds: got 0; expected an integer in \[1, 100\]"),
     ("verify_candidates = 1.5", r"study\.verify_candidates: got 1\.5; expected an integer in \[1, 1000\]"),
+    ("transfer = 1", r"study\.transfer: got 1; expected true or false"),
 ])
 def test_a_study_table_it_cannot_run_is_one_line(table, message):
     import re
@@ -213,3 +214,41 @@ def test_a_topology_is_shown_by_the_round_whose_best_holds_under_more_checks():
     glob1, focus1 = best(GLOBAL, 1, True, (14, 3.0)), best("focus-t01", 1, True, (14, 2.5))
     assert ranked_bests([glob7, glob1, focus7, focus1]) == [glob7, focus1]   # then by stage value
     assert ranked_bests([glob7, focus7]) == [glob7] and ranked_bests([focus7]) == [focus7]
+
+
+def test_a_transfer_seed_is_the_parent_start_with_the_donors_shared_parameters(tmp_path):
+    """[study] transfer: a focused round's seed is its start (the parent's best) with every
+    parameter it shares with another topology's design that holds (the common control
+    law's) taken from that design, and its own topology's (morphology, drivetrains) kept;
+    the donors are the other topologies' kept bests that hold, read from their runs."""
+    from codesign.objectives import ranked
+    from codesign.report import study as st
+    from codesign.report.freeze import choose_solution
+    from codesign.report.rundata import load_run
+    from codesign.run.driver import new_optimizer, start_run
+
+    spec = parse_spec(STUDY.replace("particles = 4\niterations = 4", "particles = 6\niterations = 1")
+                      .replace('name = "small-study"', 'name = "global"'))
+    run = start_run(spec, results=tmp_path, progress=False)
+    data = load_run(run)
+    ok = ranked(data.evaluations[data.evaluations["status"] == "ok"])
+    topology = {sid: t for sid, (t, _) in st._subspace_topologies(data).items()}
+    rows = ok.assign(topology=ok["subspace_id"].map(lambda sid: topology[int(sid)])).drop_duplicates("topology")
+    (parent, donor, other) = [(int(r.topology), f"{int(r.iteration)}:{int(r.particle)}") for r in rows.head(3).itertuples()]
+
+    def best(entry, holds):
+        checks = (st.Check("searched", holds, "", {}), st.Check("half_step", holds, "", {}))
+        return st.RoundBest(GLOBAL, entry[1], entry[0], "1-3", "stage 1 of 15", (1, 0.0), "x.json", checks)
+
+    bests = [best(parent, True), best(donor, True), best(other, False)]
+    donors = st.transfer_donors(tmp_path, bests, parent[0])
+    values = choose_solution(data, donor[1]).params
+    assert donors == ((f"topology {donor[0]}'s global {donor[1]}", values),)
+
+    child = parse_spec(st.focus_spec_text(run, parent[0], parent[1], spec, 0, 2, donors))
+    (seed,) = child.seeds
+    shared = {name for name in child.start if name in values}
+    assert set(seed) == set(child.start) and shared and shared != set(seed)
+    assert all(seed[name] == (values[name] if name in shared else child.start[name]) for name in seed)
+    assert all(name.startswith(f"t{parent[0]:02d}.") for name in set(seed) - shared)
+    assert new_optimizer(child).ask()[1].params == seed
