@@ -69,6 +69,9 @@ def parse_study(data: Any) -> StudySpec:
     if not isinstance(verify, list) or unknown or len(set(verify)) != len(verify):
         said = f" (unknown: {', '.join(map(shown, unknown))})" if unknown else ""
         fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}{said}")
+    if data.get("transfer") is True and data.get("warm_start", StudySpec.warm_start) == 0:
+        fail("study.transfer", True, "warm_start >= 1 with it (a transfer seed is the parent's best, the focused "
+                                     "round's start, with another design's control law)")
     return StudySpec(focus=focus, topologies=tuple(sorted(topologies)),
                      focus_particles=read_int(data, "focus_particles", path, StudySpec.focus_particles,
                                               low=1, high=100_000),

@@ -53,6 +53,7 @@ focus_rounds = 2
     ("focus_rounds = 0", r"study\.focus_rounds: got 0; expected an integer in \[1, 100\]"),
     ("verify_candidates = 1.5", r"study\.verify_candidates: got 1\.5; expected an integer in \[1, 1000\]"),
     ("transfer = 1", r"study\.transfer: got 1; expected true or false"),
+    ("transfer = true\nwarm_start = 0", r"study\.transfer: got true; expected warm_start >= 1 with it"),
 ])
 def test_a_study_table_it_cannot_run_is_one_line(table, message):
     import re
