@@ -13,7 +13,12 @@
    hold under every check gets ``focus-tNN-2`` ... ``-K``, each the same continuation of
    its previous focused round's best (what was done by hand: round after round); with
    ``transfer``, a focused round also starts particles from the control law of every other
-   topology's design that holds so far (:func:`transfer_donors`);
+   topology's design that holds so far (:func:`transfer_donors`); with ``focus_pairs = P``,
+   a topology whose chain of rounds ended without a design that holds gets a chain on its
+   next actuator pair (``focus-tNN-p2``, ``focus-tNN-p2-2`` ...: its second best pair in
+   the global round, started from that pair's best there; :func:`pair_choice`), up to P
+   pairs -- a chain stuck in one pair's plateau, where another pair of the same linkage
+   walks;
 3. **verification**: each round's best replayed under the run's settings, at half the
    time step, with soft contacts, in MuJoCo and on a wearer 10 % lighter and heavier
    (``[study] verify``), each with its walking verdict (``verify/<round>.json``); with
@@ -132,17 +137,23 @@ def _subspace_topologies(data) -> dict[int, tuple[int, str]]:
     return {int(sid): (int(tid), "-".join(map(str, pair))) for sid, tid, pair in catalog.subspaces()}
 
 
+def _ranked_subspace_bests(global_run: Path):
+    """The global round's best successful evaluation of each subspace, best first (the
+    report's ranking), with its ``topology`` and ``actuators`` ("a-b") as columns."""
+    data = load_run(global_run)
+    of = _subspace_topologies(data)
+    best = ranked(data.evaluations)
+    best = best[best["status"] == "ok"].drop_duplicates("subspace_id", keep="first")
+    return best.assign(topology=best["subspace_id"].map(lambda sid: of[int(sid)][0]),
+                       actuators=best["subspace_id"].map(lambda sid: of[int(sid)][1]))
+
+
 def focus_choices(global_run: Path, focus: int, topologies: tuple[int, ...]) -> list[tuple[int, str]]:
     """(topology, its best evaluation "ITERATION:PARTICLE") of each topology that gets a
     focused round: the spec's ``topologies`` (each must have a successful evaluation in
     the global round), else the ``focus`` best topologies of the global round, best first
     (the report's ranking; only successful evaluations)."""
-    data = load_run(global_run)
-    of = _subspace_topologies(data)
-    best = ranked(data.evaluations)
-    best = best[best["status"] == "ok"]
-    topology = best["subspace_id"].map(lambda sid: of[int(sid)][0])
-    best = best.assign(topology=topology).drop_duplicates("topology", keep="first")
+    best = _ranked_subspace_bests(global_run).drop_duplicates("topology", keep="first")
     if topologies:
         missing = sorted(set(topologies) - set(best["topology"]))
         if missing:
@@ -155,13 +166,30 @@ def focus_choices(global_run: Path, focus: int, topologies: tuple[int, ...]) -> 
     return [(int(r.topology), f"{int(r.iteration)}:{int(r.particle)}") for r in best.itertuples()]
 
 
-def focus_name(topology: int, round_number: int = 1) -> str:
-    """``focus-tNN`` for a topology's first focused round, ``focus-tNN-K`` for its K-th."""
-    return f"focus-t{topology:02d}" + (f"-{round_number}" if round_number > 1 else "")
+def pair_choice(global_run: Path, topology: int, pair_rank: int) -> str | None:
+    """The global round's best evaluation ("ITERATION:PARTICLE") in ``topology``'s
+    ``pair_rank``-th actuator pair (1: the pair of its best evaluation, 2: the best
+    evaluation's among its other pairs, ...; the report's ranking); None when the round
+    evaluated fewer of its pairs successfully."""
+    best = _ranked_subspace_bests(global_run)
+    best = best[best["topology"] == topology]
+    if len(best) < pair_rank:
+        return None
+    row = best.iloc[pair_rank - 1]
+    return f"{int(row['iteration'])}:{int(row['particle'])}"
+
+
+def focus_name(topology: int, round_number: int = 1, pair_rank: int = 1) -> str:
+    """``focus-tNN`` for a topology's first focused round, ``focus-tNN-K`` for its K-th;
+    ``focus-tNN-pP`` and ``focus-tNN-pP-K`` for the rounds on its ``pair_rank`` P-th
+    actuator pair (``[study] focus_pairs``)."""
+    pair = f"-p{pair_rank}" if pair_rank > 1 else ""
+    return f"focus-t{topology:02d}{pair}" + (f"-{round_number}" if round_number > 1 else "")
 
 
 def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec, index: int,
-                    round_number: int = 1, donors: tuple[tuple[str, dict[str, float]], ...] = ()) -> str:
+                    round_number: int = 1, donors: tuple[tuple[str, dict[str, float]], ...] = (),
+                    pair_rank: int = 1) -> str:
     """The focused round's spec for ``topology``: ``codesign freeze``'s continuation of the
     parent round's ``evaluation`` (the global round's for the first, the previous focused
     round's after it) keeping its topology and actuator pair, warm-started from the
@@ -172,7 +200,7 @@ def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec
     ...): the start with every parameter the donor shares with it (the control law's) taken
     from the donor (:func:`transfer_donors`). Nothing is written."""
     study = spec.study
-    name = focus_name(topology, round_number)
+    name = focus_name(topology, round_number, pair_rank)
     text, _ = freeze_spec(parent_run, ["topology", "actuators"], solution=evaluation, name=name,
                           warm_start=study.warm_start)
     # freeze's header names the parent's folder; the study's says where it is relative to it
@@ -193,8 +221,9 @@ def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec
     if seeds:
         document["space"]["seeds"] = seeds
     parent = parent_run.parent.name
-    lines = [f"# Study {spec.name}, focused round {round_number} on topology {topology}, written by `codesign "
-             f"study` from its round {parent} (../{parent}/run.sqlite):", *header]
+    pair = f" (its actuator pair no. {pair_rank} in the global round)" if pair_rank > 1 else ""
+    lines = [f"# Study {spec.name}, focused round {round_number} on topology {topology}{pair}, written by "
+             f"`codesign study` from its round {parent} (../{parent}/run.sqlite):", *header]
     if seeds:
         lines.append(f"# seeds: its start with the shared (control) parameters of {', '.join(labels)}.")
     return "\n".join(lines) + "\n" + compact_toml(document)
@@ -213,15 +242,15 @@ def transfer_donors(folder: Path, bests: list[RoundBest], topology: int) -> tupl
 
 
 def _focus_spec(folder: Path, parent_run: Path, topology: int, evaluation: str, spec: Spec,
-                index: int, round_number: int, bests: list[RoundBest]) -> Spec:
-    """The focused round's spec, written once as ``folder/focus-tNN[-K].toml`` (read back
+                index: int, round_number: int, bests: list[RoundBest], pair_rank: int) -> Spec:
+    """The focused round's spec, written once as ``folder/<focus_name>.toml`` (read back
     when a resumed study finds it); with ``[study] transfer`` seeded from the designs of
     ``bests`` that hold (:func:`transfer_donors`)."""
-    path = folder / f"{focus_name(topology, round_number)}.toml"
+    path = folder / f"{focus_name(topology, round_number, pair_rank)}.toml"
     if not path.exists():
         donors = transfer_donors(folder, bests, topology) if spec.study.transfer else ()
         write_text_atomic(path, focus_spec_text(parent_run, topology, evaluation, spec, index, round_number,
-                                                donors))
+                                                donors, pair_rank))
     return parse_spec(path.read_text(encoding="utf-8"), source=str(path))
 
 
@@ -239,19 +268,25 @@ def run_study(spec: Spec, results: str | Path = "results", execution: ExecutionS
     bests = [verify_round(folder, GLOBAL, global_run, study.verify, study.verify_candidates)]
     # (topology, its last focused round's run, that round's best) of the topologies still open
     chosen = focus_choices(global_run, study.focus, study.topologies)
-    open_rounds = [(topology, global_run, evaluation) for topology, evaluation in chosen]
     index = 0
-    for round_number in range(1, study.focus_rounds + 1):
-        next_rounds = []
-        for topology, parent_run, evaluation in open_rounds:
-            child = _focus_spec(folder, parent_run, topology, evaluation, spec, index, round_number, bests)
-            index += 1
-            run = run_round(child, folder, child.name, execution, progress)
-            best = verify_round(folder, child.name, run, study.verify, study.verify_candidates)
-            bests.append(best)
-            next_rounds.append((topology, run, best.evaluation))
-        shown = {b.topology: b for b in ranked_bests(bests)}
-        open_rounds = [r for r in next_rounds if not shown[r[0]].holds]
+    for pair_rank in range(1, study.focus_pairs + 1):
+        holding = {b.topology for b in ranked_bests(bests) if b.holds}
+        starts = chosen if pair_rank == 1 else [(t, pair_choice(global_run, t, pair_rank)) for t, _ in chosen
+                                                 if t not in holding]
+        # (topology, its last focused round's run, that round's best) of the topologies still open
+        open_rounds = [(topology, global_run, evaluation) for topology, evaluation in starts if evaluation]
+        for round_number in range(1, study.focus_rounds + 1):
+            next_rounds = []
+            for topology, parent_run, evaluation in open_rounds:
+                child = _focus_spec(folder, parent_run, topology, evaluation, spec, index, round_number, bests,
+                                    pair_rank)
+                index += 1
+                run = run_round(child, folder, child.name, execution, progress)
+                best = verify_round(folder, child.name, run, study.verify, study.verify_candidates)
+                bests.append(best)
+                next_rounds.append((topology, run, best.evaluation))
+            shown = {b.topology: b for b in ranked_bests(bests)}
+            open_rounds = [r for r in next_rounds if not shown[r[0]].holds]
     write_study_table(folder, bests)
     return folder, ranked_bests(bests)
 

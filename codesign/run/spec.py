@@ -38,8 +38,8 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [study]                `codesign study`'s rounds after this spec's global one: focus
                            (the N best topologies) or topologies = [k, ...], focus_particles,
                            focus_iterations, warm_start, verify = ["half_step", "soft",
-                           "mujoco"], verify_candidates, focus_rounds, transfer
-                           (:class:`StudySpec`); `codesign optimize` runs the
+                           "mujoco"], verify_candidates, focus_rounds, transfer,
+                           focus_pairs (:class:`StudySpec`); `codesign optimize` runs the
                            global round alone
 """
 

@@ -31,7 +31,10 @@ class StudySpec:
     not hold under every check gets another, continued from its last focused round;
     transfer: a focused round also starts a particle at its parent's best with the
     parameters it shares with another topology's design that holds (the control law's:
-    ``[[space.seeds]]``), one per such design found so far, best first."""
+    ``[[space.seeds]]``), one per such design found so far, best first; focus_pairs: how
+    many of a topology's actuator pairs get a chain of up to ``focus_rounds`` focused
+    rounds, the next best pair of the global round only once the chains before it ended
+    without a design that holds."""
 
     focus: int = 3
     topologies: tuple[int, ...] = ()
@@ -42,13 +45,14 @@ class StudySpec:
     verify_candidates: int = 1
     focus_rounds: int = 1
     transfer: bool = False
+    focus_pairs: int = 1
 
 
 def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                             "verify", "verify_candidates", "focus_rounds", "transfer"))
+                             "verify", "verify_candidates", "focus_rounds", "transfer", "focus_pairs"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -82,4 +86,5 @@ def parse_study(data: Any) -> StudySpec:
                      verify_candidates=read_int(data, "verify_candidates", path, StudySpec.verify_candidates,
                                                 low=1, high=1000),
                      focus_rounds=read_int(data, "focus_rounds", path, StudySpec.focus_rounds, low=1, high=100),
-                     transfer=read_bool(data, "transfer", path, StudySpec.transfer))
+                     transfer=read_bool(data, "transfer", path, StudySpec.transfer),
+                     focus_pairs=read_int(data, "focus_pairs", path, StudySpec.focus_pairs, low=1, high=100))
