@@ -51,6 +51,7 @@ focus_rounds = 2
     ('verify = ["wearer_light", "wearer_light"]', r"study\.verify: got .*; expected a list of distinct checks"),
     ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
     ("focus_rounds = 0", r"study\.focus_rounds: got 0; expected an integer in \[1, 100\]"),
+    ("focus_pairs = 0", r"study\.focus_pairs: got 0; expected an integer in \[1, 100\]"),
     ("verify_candidates = 1.5", r"study\.verify_candidates: got 1\.5; expected an integer in \[1, 1000\]"),
     ("transfer = 1", r"study\.transfer: got 1; expected true or false"),
     ("transfer = true\nwarm_start = 0", r"study\.transfer: got true; expected warm_start >= 1 with it"),
@@ -253,3 +254,78 @@ def test_a_transfer_seed_is_the_parent_start_with_the_donors_shared_parameters(t
     assert all(seed[name] == (values[name] if name in shared else child.start[name]) for name in seed)
     assert all(name.startswith(f"t{parent[0]:02d}.") for name in set(seed) - shared)
     assert new_optimizer(child).ask()[1].params == seed
+
+
+def test_a_topology_s_next_pair_is_its_second_best_subspace_of_the_global_round(tmp_path):
+    """[study] focus_pairs: the P-th pair of a topology is the subspace of its P-th best
+    evaluation among its subspaces' bests in the global round (read here with plain SQL
+    from the store), and that round's spec keeps that pair and warm-starts from it."""
+    import json
+    import sqlite3
+
+    from codesign.report import study as st
+    from codesign.run.driver import start_run
+
+    spec = parse_spec(STUDY.replace("particles = 4\niterations = 4", "particles = 16\niterations = 2")
+                      .replace('name = "small-study"', 'name = "global"'))
+    run = start_run(spec, results=tmp_path, progress=False)
+    with sqlite3.connect(run) as db:
+        names = {sid: json.loads(g)["subspace"] for sid, g in db.execute("SELECT subspace_id, groups_json FROM subspaces")}
+        rows = db.execute("SELECT subspace_id, stage, stage_value, iteration, particle FROM evaluations "
+                          "WHERE status = 'ok' ORDER BY -stage, stage_value, iteration, particle").fetchall()
+    by_topology: dict[int, list[tuple[str, str]]] = {}
+    seen = set()
+    for sid, _stage, _value, iteration, particle in rows:
+        if sid not in seen:
+            seen.add(sid)
+            group = names[sid]
+            by_topology.setdefault(int(group[1:3]), []).append((group, f"{iteration}:{particle}"))
+    several = [t for t, pairs in by_topology.items() if len(pairs) >= 2]
+    assert several, "the global round evaluated no topology in two actuator pairs"
+    for topology, pairs in by_topology.items():
+        for rank, (_group, evaluation) in enumerate(pairs, start=1):
+            assert st.pair_choice(run, topology, rank) == evaluation
+        assert st.pair_choice(run, topology, len(pairs) + 1) is None
+    topology = several[0]
+    group, evaluation = by_topology[topology][1]
+    text = st.focus_spec_text(run, topology, evaluation, spec, 0, 1, pair_rank=2)
+    child = parse_spec(text)
+    assert child.name == st.focus_name(topology, 1, 2) == f"focus-t{topology:02d}-p2"
+    assert f"actuator pair no. 2" in text and child.freeze.pools["subspace"] == group
+
+
+def test_a_chain_on_the_next_pair_starts_only_for_a_topology_whose_rounds_ended_without_a_walker(tmp_path, monkeypatch):
+    """focus_pairs = 2, focus_rounds = 2: topology 7 holds in its first round (one round);
+    topology 3 never holds: two rounds on its best pair, then two on its second; topology 5
+    holds in the second pair's first round; topology 9 has one pair only."""
+    from codesign.report import study as st
+
+    holds_in = {"focus-t07", "focus-t05-p2"}
+    ran = []
+
+    def fake_spec(folder, parent_run, topology, evaluation, spec, index, round_number, bests, pair_rank):
+        name = st.focus_name(topology, round_number, pair_rank)
+        ran.append((name, str(parent_run), evaluation, index))
+        return type("Child", (), {"name": name})()
+
+    def fake_verify(folder, name, run, checks, candidates=1):
+        holds = name in holds_in
+        topology = None if name == GLOBAL else int(name[7:9])
+        return st.RoundBest(name, f"{name}-best", topology, "1-2", "stage 1 of 15", (1, 0.0), "x.json",
+                            (st.Check("searched", holds, "", {}),))
+
+    monkeypatch.setattr(st, "run_round", lambda spec, folder, name, execution, progress: Path(name))
+    monkeypatch.setattr(st, "verify_round", fake_verify)
+    monkeypatch.setattr(st, "_focus_spec", fake_spec)
+    monkeypatch.setattr(st, "write_study_table", lambda folder, bests: None)
+    monkeypatch.setattr(st, "focus_choices", lambda run, focus, topologies: [(7, "1:1"), (3, "1:2"), (5, "1:3"),
+                                                                              (9, "1:4")])
+    monkeypatch.setattr(st, "pair_choice", lambda run, topology, rank: None if topology == 9 else f"2:{topology}")
+    spec = parse_spec(STUDY.replace("focus_rounds = 2", "focus_rounds = 2\nfocus_pairs = 2"))
+    st.run_study(spec, tmp_path, progress=False)
+    assert ran == [("focus-t07", GLOBAL, "1:1", 0), ("focus-t03", GLOBAL, "1:2", 1), ("focus-t05", GLOBAL, "1:3", 2),
+                   ("focus-t09", GLOBAL, "1:4", 3),
+                   ("focus-t03-2", "focus-t03", "focus-t03-best", 4), ("focus-t05-2", "focus-t05", "focus-t05-best", 5),
+                   ("focus-t09-2", "focus-t09", "focus-t09-best", 6),
+                   ("focus-t03-p2", GLOBAL, "2:3", 7), ("focus-t05-p2", GLOBAL, "2:5", 8),
+                   ("focus-t03-p2-2", "focus-t03-p2", "focus-t03-p2-best", 9)]
