@@ -32,6 +32,7 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.options import PRESETS, ProblemOptions, problem_key
+from codesign.problems.robust import ROBUST_METRIC
 from codesign.problems.walking import METRICS, cost_notes, parse_human_settings, replay_design, unit_of
 from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
@@ -124,6 +125,7 @@ def walking_problem(options: ProblemOptions) -> Problem:
         stages, parse, run, check = codesign, ex.parse_codesign_settings, ex.run_walk, ex.check_design
         decode, replay, warmup = ex.decode, replay_design, ex.warmup
         encode = functools.partial(encode_codesign, options=options)
+        metrics += (ROBUST_METRIC,)
     elif kind == "assist":
         parameters, pools = ex.codesign_space(cached_catalog(), options, ea.assist_parameters())
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))

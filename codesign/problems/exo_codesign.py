@@ -78,8 +78,9 @@ from codesign.model.drivetrain import drive_parameter_bounds
 from codesign.model.morphology import parameter_space
 from codesign.problems.human_gait import warmup as warmup_human
 from codesign.problems.options import ProblemOptions
+from codesign.problems.robust import read_robust_checks
 from codesign.problems.walking import (WalkingProblemSettings, check_walking_design, parse_walk_settings, walk,
-                                       warmup_settings)
+                                       walk_robust, warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
 from codesign.types import EvalContext, EvalRecord
@@ -114,7 +115,9 @@ def topology_prefix(topology_id: int) -> str:
 def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     """``parse_settings`` of the co-design problems: WALK's settings (the gait frequency
     fixed, a passive wearer) and a catalog that can be read."""
-    settings = WalkingProblemSettings(parse_walk_settings(table))
+    table = dict(table)
+    checks = read_robust_checks(table)
+    settings = WalkingProblemSettings(parse_walk_settings(table), checks)
     if settings.walk.wearer != "passive":
         raise UserError(f"evaluation.wearer: got {settings.walk.wearer!r}; expected \"passive\" (these problems "
                         "move a passive wearer; a device assisting an active wearer is problem exo_assist)")
@@ -265,8 +268,9 @@ def evaluate_decoded(params: dict[str, float], context: EvalContext, parse: Call
 
 
 def run_walk(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
-    """The co-design problems' evaluation of a decoded design: WALK's walk."""
-    return walk(design, settings.walk)
+    """The co-design problems' evaluation of a decoded design: WALK's walk (replayed under
+    the settings' robust checks when it walks: :func:`~codesign.problems.walking.walk_robust`)."""
+    return walk_robust(design, settings)
 
 
 def check_design(design: Design, settings: WalkingProblemSettings, where: str = "design") -> None:

@@ -25,6 +25,7 @@ from codesign.errors import UserError
 from codesign.model.lumping import SEGMENTS
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.objectives import with_derived
+from codesign.problems.robust import ROBUST_DEFINITION, ROBUST_METRIC, with_robust_score
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
 from codesign.walking.metrics import REGISTRY, SITE, metric_unit
@@ -33,7 +34,7 @@ from codesign.walking.metrics import REGISTRY, SITE, metric_unit
 # the metrics of a walking problem's records: WALK's and the two added here
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
 # the units of the metrics the problems add to WALK's (the baseline's lumped masses too)
-PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-",
+PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-", ROBUST_METRIC: "-",
                  **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}, **EFFORT_UNITS, **OWN_UNITS}
 # the gait frequency is not searched by any walking problem (thesis 4.1.2)
 FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "
@@ -50,9 +51,12 @@ CPU_PER_SIMULATED_S = 0.03
 
 @dataclass(frozen=True)
 class WalkingProblemSettings:
-    """The settings of a walking problem: WALK's, checked for this problem."""
+    """The settings of a walking problem: WALK's, checked for this problem, and the
+    contact checks a walker is replayed under inside the search
+    (``evaluation.robust_checks``, :mod:`codesign.problems.robust`; the co-design's)."""
 
     walk: WalkSettings = WalkSettings()
+    robust_checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,23 @@ def replay(design: Design, settings: WalkSettings, record_times: np.ndarray | No
 
 
 def replay_design(design: Design, settings: WalkingProblemSettings, record_times=None) -> Replay:
-    """The ``WalkingHooks.replay`` of the co-design and human-gait problems."""
-    return replay(design, settings.walk, record_times)
+    """The ``WalkingHooks.replay`` of the co-design and human-gait problems: the walk, its
+    record with ``robust_walk_score`` when the settings name robust checks (the search's
+    record, :func:`walk_robust`)."""
+    out = replay(design, settings.walk, record_times)
+    return dataclasses.replace(out, record=robust_record(out.record, design, settings))
+
+
+def walk_robust(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
+    """The co-design's evaluation: WALK's walk under ``settings.walk``, replayed under
+    ``settings.robust_checks`` when it meets the walking verdict
+    (:func:`codesign.problems.robust.with_robust_score`)."""
+    return robust_record(walk(design, settings.walk), design, settings)
+
+
+def robust_record(record: EvalRecord, design: Design, settings: WalkingProblemSettings) -> EvalRecord:
+    """``record`` (the design's walk under ``settings.walk``) with its robust score."""
+    return with_robust_score(record, settings.robust_checks, settings.walk, lambda changed: walk(design, changed))
 
 
 def check_walking_design(design: Design, settings: WalkSettings, where: str, augmented: bool) -> None:
@@ -147,6 +166,7 @@ def unit_of(name: str) -> str | None:
 
 # one line each, as WALK's registry defines its own: the metrics the problems add
 PROBLEM_DEFINITIONS = {
+    ROBUST_METRIC: ROBUST_DEFINITION,
     "time_fraction": "time walked / max_time (1: the whole evaluation, no fall)",
     "speed_assist_score": "speed_match x (1 - assist_fraction), plus 1 once speed_match >= 0.95 and "
                           "assist_fraction < 0.1 (>= 1: at the target speed without the pitch assist; Table 5.3)",

@@ -35,18 +35,10 @@ import pandas as pd
 
 from codesign.errors import UserError
 from codesign.problems import get_problem
+from codesign.problems.robust import CONTACT_CHECKS, without_robust_checks
 from codesign.run.stored import inline_run_reference, stored_candidate
 from codesign.walking import WalkSettings
 
-# the soft check's step, a fraction of the run's: the stepped soft law converges at first
-# order, and a marginal walk can survive 1 ms that falls at 0.5 ms as under the event-driven
-# model (docs/contacts.md); at a quarter step its speed is within 1 % of that model's
-SOFT_STEP_FRACTION = 0.25
-# the contact-model checks a walk is replayed under (check name -> the change of WALK's
-# settings): here and in a study's verification (codesign.report.study)
-CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
-    "half_step": lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h),
-    "soft": lambda walk: walk.with_rollout(contact_model="soft_step", h=SOFT_STEP_FRACTION * walk.rollout.h)}
 # the wearer checks (check name -> factor on the run's evaluation.wearer_mass_scale)
 WEARER_CHECKS: dict[str, float] = {"wearer_light": 0.9, "wearer_heavy": 1.1}
 # every check a stored walk can be replayed under, in this order (a study adds "mujoco")
@@ -77,12 +69,13 @@ def check_settings(problem, table: Mapping[str, Any], settings, check: str):
     """The run's parsed ``settings`` (its evaluation ``table``, run references inlined, parsed
     by ``problem``) under ``check``: a contact check changes the WALK settings, a wearer check
     re-parses ``table`` with ``wearer_mass_scale`` times its factor (so that the problem's own
-    parser refuses a scale it cannot simulate: UserError)."""
+    parser refuses a scale it cannot simulate: UserError). A check's replay is a plain walk:
+    the run's robust checks (``evaluation.robust_checks``) are not replayed again."""
     if check in CONTACT_CHECKS:
-        return dataclasses.replace(settings, walk=CONTACT_CHECKS[check](settings.walk))
+        return without_robust_checks(dataclasses.replace(settings, walk=CONTACT_CHECKS[check](settings.walk)))
     if check in WEARER_CHECKS:
         scale = WEARER_CHECKS[check] * settings.walk.wearer_mass_scale
-        return problem.parse_settings({**table, "wearer_mass_scale": scale})
+        return without_robust_checks(problem.parse_settings({**table, "wearer_mass_scale": scale}))
     raise UserError(f"check {check!r}: unknown; expected one of {', '.join(CHECKS)}")
 
 

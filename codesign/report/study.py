@@ -220,6 +220,8 @@ def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec
             labels.append(label)
     if seeds:
         document["space"]["seeds"] = seeds
+    if study.search_checks:
+        _price_robustness(document, spec, study.search_checks)
     parent = parent_run.parent.name
     pair = f" (its actuator pair no. {pair_rank} in the global round)" if pair_rank > 1 else ""
     lines = [f"# Study {spec.name}, focused round {round_number} on topology {topology}{pair}, written by "
@@ -227,6 +229,22 @@ def focus_spec_text(parent_run: Path, topology: int, evaluation: str, spec: Spec
     if seeds:
         lines.append(f"# seeds: its start with the shared (control) parameters of {', '.join(labels)}.")
     return "\n".join(lines) + "\n" + compact_toml(document)
+
+
+def _price_robustness(document: dict, spec: Spec, checks: tuple[str, ...]) -> None:
+    """A focused round's spec ``document`` (changed in place) searching under ``checks``
+    (``[study] search_checks``): ``evaluation.robust_checks`` and the objectives (its own,
+    else the problem's default stages) with the robust stage before the last, once."""
+    from codesign.problems.robust import ROBUST_METRIC, ROBUST_STAGE
+
+    document.setdefault("evaluation", {})["robust_checks"] = list(checks)
+    stages = document.get("objectives") or [
+        {"metric": o.metric, "sense": o.sense, **({} if o.until is None else {"until": o.until})}
+        for o in (spec.objectives or resolve_problem(spec).objectives)]
+    if all(stage["metric"] != ROBUST_METRIC for stage in stages):
+        robust = {"metric": ROBUST_STAGE.metric, "sense": ROBUST_STAGE.sense, "until": ROBUST_STAGE.until}
+        stages = [*stages[:-1], robust, stages[-1]]
+    document["objectives"] = stages
 
 
 def transfer_donors(folder: Path, bests: list[RoundBest], topology: int) -> tuple[tuple[str, dict[str, float]], ...]:

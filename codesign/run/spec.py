@@ -39,7 +39,7 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
                            (the N best topologies) or topologies = [k, ...], focus_particles,
                            focus_iterations, warm_start, verify = ["half_step", "soft",
                            "mujoco"], verify_candidates, focus_rounds, transfer,
-                           focus_pairs (:class:`StudySpec`); `codesign optimize` runs the
+                           focus_pairs, search_checks (:class:`StudySpec`); `codesign optimize` runs the
                            global round alone
 """
 

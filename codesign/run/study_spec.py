@@ -13,6 +13,9 @@ from codesign.run.spec_values import fail, read_bool, read_int, check_table
 # tests/report/test_study.py keeps the two lists equal): each round's best is replayed under
 # every one by default
 VERIFY_CHECKS = ("half_step", "soft", "mujoco", "wearer_light", "wearer_heavy")
+# the checks a focused round's search can price (codesign.problems.robust.CONTACT_CHECKS; the
+# same test keeps them equal)
+SEARCH_CHECKS = ("half_step", "soft")
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,9 @@ class StudySpec:
     ``[[space.seeds]]``), one per such design found so far, best first; focus_pairs: how
     many of a topology's actuator pairs get a chain of up to ``focus_rounds`` focused
     rounds, the next best pair of the global round only once the chains before it ended
-    without a design that holds."""
+    without a design that holds; search_checks: the contact checks every focused round
+    written from now on prices inside its search (``evaluation.robust_checks`` and a stage
+    on ``robust_walk_score`` before its last, :mod:`codesign.problems.robust`)."""
 
     focus: int = 3
     topologies: tuple[int, ...] = ()
@@ -46,13 +51,14 @@ class StudySpec:
     focus_rounds: int = 1
     transfer: bool = False
     focus_pairs: int = 1
+    search_checks: tuple[str, ...] = ()
 
 
 def parse_study(data: Any) -> StudySpec:
     """The ``[study]`` table as a :class:`StudySpec` (:class:`~codesign.run.spec_values.Invalid` naming the key)."""
     path = "study"
     check_table(data, path, ("focus", "topologies", "focus_particles", "focus_iterations", "warm_start",
-                             "verify", "verify_candidates", "focus_rounds", "transfer", "focus_pairs"))
+                             "verify", "verify_candidates", "focus_rounds", "transfer", "focus_pairs", "search_checks"))
     topologies = data.get("topologies", [])
     if (not isinstance(topologies, list)
             or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in topologies)
@@ -73,6 +79,9 @@ def parse_study(data: Any) -> StudySpec:
     if not isinstance(verify, list) or unknown or len(set(verify)) != len(verify):
         said = f" (unknown: {', '.join(map(shown, unknown))})" if unknown else ""
         fail("study.verify", verify, f"a list of distinct checks among {', '.join(VERIFY_CHECKS)}{said}")
+    search = data.get("search_checks", [])
+    if not isinstance(search, list) or not all(c in SEARCH_CHECKS for c in search) or len(set(search)) != len(search):
+        fail("study.search_checks", search, f"a list of distinct checks among {', '.join(SEARCH_CHECKS)}")
     if data.get("transfer") is True and data.get("warm_start", StudySpec.warm_start) == 0:
         fail("study.transfer", True, "warm_start >= 1 with it (a transfer seed is the parent's best, the focused "
                                      "round's start, with another design's control law)")
@@ -87,4 +96,5 @@ def parse_study(data: Any) -> StudySpec:
                                                 low=1, high=1000),
                      focus_rounds=read_int(data, "focus_rounds", path, StudySpec.focus_rounds, low=1, high=100),
                      transfer=read_bool(data, "transfer", path, StudySpec.transfer),
-                     focus_pairs=read_int(data, "focus_pairs", path, StudySpec.focus_pairs, low=1, high=100))
+                     focus_pairs=read_int(data, "focus_pairs", path, StudySpec.focus_pairs, low=1, high=100),
+                     search_checks=tuple(search))

@@ -52,6 +52,8 @@ focus_rounds = 2
     ("focuss = 2", r"study\.focuss: unknown key \(did you mean focus\?\)"),
     ("focus_rounds = 0", r"study\.focus_rounds: got 0; expected an integer in \[1, 100\]"),
     ("focus_pairs = 0", r"study\.focus_pairs: got 0; expected an integer in \[1, 100\]"),
+    ('search_checks = ["mujoco"]', r'study\.search_checks: got \["mujoco"\]; expected a list of distinct checks among '
+                                   r'half_step, soft'),
     ("verify_candidates = 1.5", r"study\.verify_candidates: got 1\.5; expected an integer in \[1, 1000\]"),
     ("transfer = 1", r"study\.transfer: got 1; expected true or false"),
     ("transfer = true\nwarm_start = 0", r"study\.transfer: got true; expected warm_start >= 1 with it"),
@@ -123,8 +125,12 @@ def test_the_study_knows_every_check_the_report_can_replay():
     from codesign.report.study import CHECK_LABELS
     from codesign.run.study_spec import VERIFY_CHECKS
 
+    from codesign.problems.robust import CONTACT_CHECKS
+    from codesign.run.study_spec import SEARCH_CHECKS
+
     assert set(VERIFY_CHECKS) == {*CHECKS, "mujoco"}
     assert set(CHECK_LABELS) == {*VERIFY_CHECKS, "searched"}
+    assert SEARCH_CHECKS == tuple(CONTACT_CHECKS)
 
 
 def test_an_unknown_study_check_stops_the_command_in_one_line(tmp_path):
@@ -329,3 +335,26 @@ def test_a_chain_on_the_next_pair_starts_only_for_a_topology_whose_rounds_ended_
                    ("focus-t09-2", "focus-t09", "focus-t09-best", 6),
                    ("focus-t03-p2", GLOBAL, "2:3", 7), ("focus-t05-p2", GLOBAL, "2:5", 8),
                    ("focus-t03-p2-2", "focus-t03-p2", "focus-t03-p2-best", 9)]
+
+
+def test_a_focused_round_with_search_checks_prices_them_before_its_last_stage(tmp_path):
+    """[study] search_checks: the focused round's spec replays its walkers under the checks
+    (evaluation.robust_checks) and adds the robust stage before the problem's last stage,
+    once: a round continued from such a round keeps one."""
+    from codesign.problems import get_problem
+    from codesign.problems.robust import ROBUST_STAGE
+    from codesign.report import study as st
+    from codesign.run.driver import start_run
+
+    spec = parse_spec(STUDY.replace("particles = 4\niterations = 4", "particles = 4\niterations = 1")
+                      .replace('name = "small-study"', 'name = "global"')
+                      .replace("focus_rounds = 2", 'focus_rounds = 2\nsearch_checks = ["soft"]'))
+    run = start_run(spec, results=tmp_path, progress=False)
+    (topology, evaluation), = focus_choices(run, 1, ())
+    child = parse_spec(st.focus_spec_text(run, topology, evaluation, spec, 0))
+    stages = get_problem(spec.problem).objectives
+    assert child.objectives == (*stages[:-1], ROBUST_STAGE, stages[-1])
+    assert child.evaluation["robust_checks"] == ["soft"]
+    first = start_run(child, results=tmp_path, progress=False)
+    second = parse_spec(st.focus_spec_text(first, topology, "0:0", spec, 1, 2))
+    assert second.objectives == child.objectives and second.evaluation == child.evaluation

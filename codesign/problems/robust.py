@@ -1,0 +1,99 @@
+"""Robustness priced inside the search: a walker replayed under other contact models.
+
+A walk the optimizer finds with the 1-ms hard-contact rollout may exist in that model
+only: the thesis-scale study's topology 5 met every stage in five focused rounds, and every
+one of its 37 distinct stage-15 designs fell or slowed under the soft contact law
+(studies/codesign-study/README.md). Checking the chosen design afterwards (a study's
+verification, ``codesign report --robustness``) cannot steer the swarm away from such
+walks; this module lets it price them.
+
+With ``evaluation.robust_checks`` (a list of :data:`CONTACT_CHECKS`: ``"half_step"``, the
+run's time step halved; ``"soft"``, the soft law stepped at a quarter of it) a co-design
+evaluation whose walk meets the walking verdict as searched (``time_fraction`` >= 1,
+``speed_assist_score`` >= 1) is replayed under each check, and its record gains
+
+    robust_walk_score = min over the checks of  min(time_fraction, 1)
+                                                + (speed_assist_score if time_fraction >= 1 else 0)
+
+in [0, 3]: below 1 it fell (the fraction of the walk it survived), in [1, 2) it walked the
+whole time too slowly or on the pitch assist (1 + the thesis's speed x no-assist
+product), >= 2 it walks under that check as the verdict says (:data:`ROBUST_STAGE`'s
+threshold). A walk that does not meet the verdict as searched is not replayed and scores
+0: the stage belongs after the speed stage (``speed_assist_score``), where only walkers
+reach it. Cost: a replay per check (a soft one ~8 walks: 4x the steps at ~2x a hard
+step's cost), for the walkers alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from codesign.errors import UserError, shown
+from codesign.objectives import Objective
+from codesign.types import EvalRecord
+from codesign.walking import WalkSettings
+
+# the soft check's step, a fraction of the run's: the stepped soft law converges at first
+# order, and a marginal walk can survive 1 ms that falls at 0.5 ms as under the event-driven
+# model (docs/contacts.md); at a quarter step its speed is within 1 % of that model's
+SOFT_STEP_FRACTION = 0.25
+# the contact-model checks a walk is replayed under (check name -> the change of WALK's
+# settings): here, in a study's verification and in the report (codesign.report)
+CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
+    "half_step": lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h),
+    "soft": lambda walk: walk.with_rollout(contact_model="soft_step", h=SOFT_STEP_FRACTION * walk.rollout.h)}
+ROBUST_METRIC = "robust_walk_score"
+# the score at which a walk meets the walking verdict under every check (module docstring)
+WALKS_UNDER_EVERY_CHECK = 2.0
+ROBUST_STAGE = Objective(ROBUST_METRIC, "maximize", WALKS_UNDER_EVERY_CHECK)
+ROBUST_DEFINITION = ("the least over evaluation.robust_checks of the walk replayed under that check: min(time "
+                     "fraction, 1) + its speed_assist_score once it walks the whole time (>= 2: it walks under "
+                     "every check; 0: not replayed, the walk as searched does not meet the walking verdict)")
+KEY = "robust_checks"
+
+
+def read_robust_checks(table: dict[str, Any]) -> tuple[str, ...]:
+    """Pop ``robust_checks`` from an ``[evaluation]`` table (a dict, changed in place) as a
+    tuple of distinct :data:`CONTACT_CHECKS` names (() when absent); UserError, one line."""
+    value = table.pop(KEY, [])
+    if (not isinstance(value, list) or not all(isinstance(v, str) and v in CONTACT_CHECKS for v in value)
+            or len(set(value)) != len(value)):
+        raise UserError(f"evaluation.{KEY}: got {shown(value)}; expected a list of distinct contact checks among "
+                        + ", ".join(f'"{c}"' for c in CONTACT_CHECKS))
+    return tuple(value)
+
+
+def check_score(record: EvalRecord) -> float:
+    """One replay's term of ``robust_walk_score`` (module docstring); 0 for a failed record."""
+    if not record.ok:
+        return 0.0
+    survived = min(float(record.metrics.get("time_fraction", 0.0)), 1.0)
+    if survived < 1.0:
+        return max(survived, 0.0)
+    return 1.0 + float(record.metrics.get("speed_assist_score", 0.0))
+
+
+def meets_verdict(record: EvalRecord) -> bool:
+    """Whether the walk as searched meets the walking verdict (and so is replayed)."""
+    return (record.ok and record.metrics.get("time_fraction", 0.0) >= 1.0
+            and record.metrics.get("speed_assist_score", 0.0) >= 1.0)
+
+
+def with_robust_score(record: EvalRecord, checks: tuple[str, ...], walk: WalkSettings,
+                      replay: Callable[[WalkSettings], EvalRecord]) -> EvalRecord:
+    """``record`` (the walk under ``walk``) with ``robust_walk_score`` over ``checks``
+    (``replay(settings)``: the same design's record under other WALK settings); a failed
+    record, or no checks, as it is."""
+    if not checks or not record.ok:
+        return record
+    score = min(check_score(replay(CONTACT_CHECKS[c](walk))) for c in checks) if meets_verdict(record) else 0.0
+    return dataclasses.replace(record, metrics={**record.metrics, ROBUST_METRIC: score})
+
+
+def without_robust_checks(settings: Any) -> Any:
+    """A problem's settings record without robust checks (a replay under one check is a
+    plain walk); records without the field as they are."""
+    if getattr(settings, KEY, ()):
+        return dataclasses.replace(settings, **{KEY: ()})
+    return settings

@@ -1,0 +1,112 @@
+"""Robustness priced inside the search (``evaluation.robust_checks``): the score says what
+the walking verdict says under each check, and a stored study design scores what the
+study's own verification recorded for it."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from codesign.errors import UserError
+from codesign.problems import get_problem
+from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_METRIC, WALKS_UNDER_EVERY_CHECK, check_score,
+                                      with_robust_score)
+from codesign.problems.verdict import walking_verdict
+from codesign.types import EvalRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEM = "exo_codesign_wearer_drive"
+
+
+def record(time: float, speed_match: float, assist: float, max_time: float = 10.0) -> EvalRecord:
+    from codesign.problems.objectives import speed_assist_score
+
+    metrics = {"time": time, "time_fraction": time / max_time, "speed": 1.3 * speed_match,
+               "speed_match": speed_match, "assist_fraction": assist,
+               "speed_assist_score": speed_assist_score(speed_match, assist)}
+    return EvalRecord(status="ok", metrics=metrics)
+
+
+@pytest.mark.parametrize("time, match, assist, expected", [
+    (5.06, 0.0, 0.0, 0.506),                        # falls at 5.06 s of 10 s: the fraction survived
+    (10.0, 0.80, 0.0, 1.80),                        # the whole 10 s, too slow: 1 + 0.80 x 1
+    (10.0, 1.0, 0.24, 1.76),                        # at speed on the pitch assist 24 %: 1 + 1 x 0.76
+    (10.0, 0.96, 0.05, 1 + 1 + 0.96 * 0.95),        # walks: 2 + the thesis's product
+])
+def test_a_check_scores_what_the_walking_verdict_says(time, match, assist, expected):
+    rec = record(time, match, assist)
+    score = check_score(rec)
+    assert score == pytest.approx(expected, abs=1e-12)
+    assert (score >= WALKS_UNDER_EVERY_CHECK) == walking_verdict(rec.metrics, 10.0).walks
+    assert check_score(EvalRecord.failed("singular")) == 0.0
+
+
+def test_the_score_is_the_least_check_and_only_a_walker_is_replayed():
+    replays = {0.5e-3: record(10.0, 0.97, 0.0), 0.25e-3: record(3.3, 0.0, 0.0)}
+    asked = []
+
+    def replay(settings):
+        asked.append((settings.rollout.h, settings.rollout.contact_model))
+        return replays[settings.rollout.h]
+
+    from codesign.walking import WalkSettings
+
+    walk = WalkSettings.from_dict({"h": 1e-3})
+    scored = with_robust_score(record(10.0, 0.99, 0.0), ("half_step", "soft"), walk, replay)
+    assert scored.metrics[ROBUST_METRIC] == pytest.approx(0.33, abs=1e-12)
+    assert asked == [(0.5e-3, "hard"), (0.25e-3, "soft_step")]
+    asked.clear()
+    slow = with_robust_score(record(10.0, 0.90, 0.0), ("half_step", "soft"), walk, replay)
+    assert slow.metrics[ROBUST_METRIC] == 0.0 and asked == []       # not a walker: not replayed
+    assert with_robust_score(record(10.0, 0.99, 0.0), (), walk, replay).metrics.get(ROBUST_METRIC) is None
+
+
+@pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"]])
+def test_robust_checks_it_cannot_replay_are_one_line(value):
+    with pytest.raises(UserError) as caught:
+        get_problem(PROBLEM).parse_settings({"robust_checks": value})
+    text = str(caught.value)
+    assert "\n" not in text and text.startswith("evaluation.robust_checks: got ")
+    assert text.endswith('expected a list of distinct contact checks among "half_step", "soft"')
+
+
+def test_only_the_codesign_takes_robust_checks():
+    with pytest.raises(UserError, match=r"evaluation\.robust_checks: unknown key"):
+        get_problem("human_gait").parse_settings({"robust_checks": ["soft"]})
+    assert ROBUST_METRIC in get_problem(PROBLEM).metrics and ROBUST_METRIC not in get_problem("human_gait").metrics
+
+
+def test_a_check_replay_does_not_replay_the_checks_again():
+    from codesign.report.robustness import check_settings
+
+    problem = get_problem(PROBLEM)
+    table = {"robust_checks": ["half_step", "soft"]}
+    settings = problem.parse_settings(table)
+    assert settings.robust_checks == ("half_step", "soft")
+    for check in ("half_step", "soft", "wearer_light"):
+        variant = check_settings(problem, table, settings, check)
+        assert variant.robust_checks == ()
+    assert check_settings(problem, table, settings, "soft").walk == CONTACT_CHECKS["soft"](settings.walk)
+
+
+@pytest.mark.integration
+def test_a_stored_design_scores_what_the_study_s_verification_recorded():
+    """Topology 5's study best walks as searched and at half the step, and falls at 5.06 s
+    on soft contacts (studies/codesign-study/verify/focus-t05-8.json, replayed by the
+    report's check path): its score is the soft walk's fraction, 0.5056."""
+    from codesign.walking.design import load_design
+    from codesign.problems.walking import replay_design
+
+    verified = json.loads((ROOT / "studies/codesign-study/verify/focus-t05-8.json").read_text())
+    checks = {c["name"]: c["metrics"] for c in verified["checks"]}
+    expected = min(check_score(EvalRecord(status="ok", metrics=checks[name])) for name in ("half_step", "soft"))
+    assert expected == pytest.approx(checks["soft"]["time_fraction"]) and expected < 1
+    design = load_design(ROOT / "docs/designs/study-t05.json")
+    problem = get_problem(PROBLEM)
+    settings = problem.parse_settings({**design.evaluation, "robust_checks": ["half_step", "soft"]})
+    scored = replay_design(design, settings).record.metrics
+    assert scored[ROBUST_METRIC] == pytest.approx(expected, abs=1e-12)
+    assert math.isfinite(scored["power"])
