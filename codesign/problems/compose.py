@@ -116,10 +116,12 @@ def walking_problem(options: ProblemOptions) -> Problem:
         parameters = mg.reflex_parameters()
         stages, parse, run, check = mg.muscle_stages(), parse_human_settings, hg.run_human, hg.check_design
         decode, replay, warmup, encode = mg.decode, replay_design, hg.warmup, None
+        metrics += (ROBUST_METRIC,)
     elif kind == "human":
         parameters = law_parameters(options.torso_feedback)
         stages, parse, run, check = ob.human_stages(), parse_human_settings, hg.run_human, hg.check_design
         decode, replay, warmup, encode = hg.decode, replay_design, hg.warmup, None
+        metrics += (ROBUST_METRIC,)
     elif kind == "codesign":
         parameters, pools = ex.codesign_space(cached_catalog(), options)
         stages, parse, run, check = codesign, ex.parse_codesign_settings, ex.run_walk, ex.check_design

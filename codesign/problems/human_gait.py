@@ -12,7 +12,7 @@ from typing import Mapping
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, human_layout
 from codesign.problems.options import PRESETS, ProblemOptions
-from codesign.problems.walking import WalkingProblemSettings, check_walking_design, walk, warmup_settings
+from codesign.problems.walking import WalkingProblemSettings, check_walking_design, walk, walk_robust, warmup_settings
 from codesign.types import EvalRecord
 from codesign.walking import Design
 
@@ -48,8 +48,9 @@ def human_params_error(params: Mapping[str, float], hip_torso_feedback: bool = F
 
 def run_human(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
     """The human-gait problems' evaluation of a decoded design: WALK's walk of the
-    unaugmented human (its defaults: 1.3 m/s target, 0.9 Hz)."""
-    return walk(design, settings.walk)
+    unaugmented human (its defaults: 1.3 m/s target, 0.9 Hz), replayed under the settings'
+    robust checks when it walks (:func:`~codesign.problems.walking.walk_robust`)."""
+    return walk_robust(design, settings)
 
 
 def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, options: ProblemOptions = HUMAN) -> Design:

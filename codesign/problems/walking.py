@@ -25,7 +25,7 @@ from codesign.errors import UserError
 from codesign.model.lumping import SEGMENTS
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.objectives import with_derived
-from codesign.problems.robust import ROBUST_DEFINITION, ROBUST_METRIC, with_robust_score
+from codesign.problems.robust import ROBUST_DEFINITION, ROBUST_METRIC, read_robust_checks, with_robust_score
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
 from codesign.walking.metrics import REGISTRY, SITE, metric_unit
@@ -53,7 +53,8 @@ CPU_PER_SIMULATED_S = 0.03
 class WalkingProblemSettings:
     """The settings of a walking problem: WALK's, checked for this problem, and the
     contact checks a walker is replayed under inside the search
-    (``evaluation.robust_checks``, :mod:`codesign.problems.robust`; the co-design's)."""
+    (``evaluation.robust_checks``, :mod:`codesign.problems.robust`; the co-design's and the
+    human gait's)."""
 
     walk: WalkSettings = WalkSettings()
     robust_checks: tuple[str, ...] = ()
@@ -83,8 +84,11 @@ def parse_walk_settings(table: Mapping[str, Any], *, step_only: bool = False) ->
 
 
 def parse_human_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
-    """``parse_settings`` of the human-gait problem."""
-    return WalkingProblemSettings(parse_walk_settings(table, step_only=True))
+    """``parse_settings`` of the human-gait problems (the impedance law or the muscles):
+    WALK's settings and the robust checks (:mod:`codesign.problems.robust`)."""
+    table = dict(table)
+    checks = read_robust_checks(table)
+    return WalkingProblemSettings(parse_walk_settings(table, step_only=True), checks)
 
 
 def with_problem_metrics(record: EvalRecord, settings: WalkSettings) -> EvalRecord:
@@ -123,7 +127,7 @@ def replay_design(design: Design, settings: WalkingProblemSettings, record_times
 
 
 def walk_robust(design: Design, settings: WalkingProblemSettings) -> EvalRecord:
-    """The co-design's evaluation: WALK's walk under ``settings.walk``, replayed under
+    """The co-design's and the human gait's evaluation: WALK's walk under ``settings.walk``, replayed under
     ``settings.robust_checks`` when it meets the walking verdict
     (:func:`codesign.problems.robust.with_robust_score`)."""
     return robust_record(walk(design, settings.walk), design, settings)

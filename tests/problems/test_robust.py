@@ -73,10 +73,13 @@ def test_robust_checks_it_cannot_replay_are_one_line(value):
     assert text.endswith('expected a list of distinct contact checks among "half_step", "soft"')
 
 
-def test_only_the_codesign_takes_robust_checks():
+def test_the_codesign_and_the_human_gait_take_robust_checks_an_assisted_wearer_does_not():
+    for name in (PROBLEM, "human_gait"):
+        assert get_problem(name).parse_settings({"robust_checks": ["soft"]}).robust_checks == ("soft",)
+        assert ROBUST_METRIC in get_problem(name).metrics
     with pytest.raises(UserError, match=r"evaluation\.robust_checks: unknown key"):
-        get_problem("human_gait").parse_settings({"robust_checks": ["soft"]})
-    assert ROBUST_METRIC in get_problem(PROBLEM).metrics and ROBUST_METRIC not in get_problem("human_gait").metrics
+        get_problem("exo_assist").parse_settings({"robust_checks": ["soft"]})
+    assert ROBUST_METRIC not in get_problem("exo_assist").metrics
 
 
 def test_a_check_replay_does_not_replay_the_checks_again():
