@@ -9,7 +9,7 @@ walks; this module lets it price them.
 
 With ``evaluation.robust_checks`` (a list of :data:`CONTACT_CHECKS`: ``"half_step"``, the
 run's time step halved; ``"soft"``, the soft law stepped at a quarter of it) a co-design
-evaluation whose walk meets the walking verdict as searched (``time_fraction`` >= 1,
+or human-gait evaluation (the muscle-driven human's too) whose walk meets the walking verdict as searched (``time_fraction`` >= 1,
 ``speed_assist_score`` >= 1) is replayed under each check, and its record gains
 
     robust_walk_score = min over the checks of  min(time_fraction, 1)

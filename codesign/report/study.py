@@ -139,13 +139,12 @@ def _subspace_topologies(data) -> dict[int, tuple[int, str]]:
 
 def _ranked_subspace_bests(global_run: Path):
     """The global round's best successful evaluation of each subspace, best first (the
-    report's ranking), with its ``topology`` and ``actuators`` ("a-b") as columns."""
+    report's ranking), with its ``topology`` as a column."""
     data = load_run(global_run)
     of = _subspace_topologies(data)
     best = ranked(data.evaluations)
     best = best[best["status"] == "ok"].drop_duplicates("subspace_id", keep="first")
-    return best.assign(topology=best["subspace_id"].map(lambda sid: of[int(sid)][0]),
-                       actuators=best["subspace_id"].map(lambda sid: of[int(sid)][1]))
+    return best.assign(topology=best["subspace_id"].map(lambda sid: of[int(sid)][0]))
 
 
 def focus_choices(global_run: Path, focus: int, topologies: tuple[int, ...]) -> list[tuple[int, str]]:
