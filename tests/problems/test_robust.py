@@ -113,3 +113,28 @@ def test_a_stored_design_scores_what_the_study_s_verification_recorded():
     scored = replay_design(design, settings).record.metrics
     assert scored[ROBUST_METRIC] == pytest.approx(expected, abs=1e-12)
     assert math.isfinite(scored["power"])
+
+
+@pytest.mark.slow
+def test_the_muscle_walk_searched_with_robustness_walks_under_both_checks():
+    """studies/muscle-wearer/human-muscles-robust.json (its README's numbers): walks 10 s at
+    1.34 m/s, and the report's check path (a plain walk per check) agrees with its score:
+    it walks at half the step and on the soft law, each by the walking verdict."""
+    from codesign.problems.walking import replay_design
+    from codesign.report.robustness import check_settings
+    from codesign.walking.design import load_design
+
+    from codesign.problems.options import parse_options, problem_key
+
+    design = load_design(ROOT / "studies/muscle-wearer/human-muscles-robust.json")
+    problem = get_problem(problem_key(parse_options(design.problem)[1]))    # its "problem": the muscles
+    settings = problem.parse_settings(design.evaluation)
+    metrics = replay_design(design, settings).record.metrics
+    assert metrics["time"] == 10.0 and metrics["speed"] == pytest.approx(1.34, abs=0.005)
+    assert metrics["metabolic_cost"] == pytest.approx(2.75, abs=0.005)
+    assert metrics[ROBUST_METRIC] >= WALKS_UNDER_EVERY_CHECK
+    for check in ("half_step", "soft"):
+        variant = check_settings(problem, design.evaluation, settings, check)
+        replayed = replay_design(design, variant).record
+        assert walking_verdict(replayed.metrics, 10.0).walks, check
+        assert ROBUST_METRIC not in replayed.metrics
