@@ -117,7 +117,7 @@ def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     fixed, a passive wearer) and a catalog that can be read."""
     table = dict(table)
     checks = read_robust_checks(table)
-    settings = WalkingProblemSettings(parse_walk_settings(table), checks)
+    settings = WalkingProblemSettings(parse_walk_settings(table), robust_checks=checks)
     if settings.walk.wearer != "passive":
         raise UserError(f"evaluation.wearer: got {settings.walk.wearer!r}; expected \"passive\" (these problems "
                         "move a passive wearer; a device assisting an active wearer is problem exo_assist)")

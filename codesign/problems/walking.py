@@ -54,10 +54,11 @@ class WalkingProblemSettings:
     """The settings of a walking problem: WALK's, checked for this problem, and the
     contact checks a walker is replayed under inside the search
     (``evaluation.robust_checks``, :mod:`codesign.problems.robust`; the co-design's and the
-    human gait's)."""
+    human gait's; keyword-only, so that the families' settings records extend this one with
+    positional fields of their own)."""
 
     walk: WalkSettings = WalkSettings()
-    robust_checks: tuple[str, ...] = ()
+    robust_checks: tuple[str, ...] = dataclasses.field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def parse_human_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     WALK's settings and the robust checks (:mod:`codesign.problems.robust`)."""
     table = dict(table)
     checks = read_robust_checks(table)
-    return WalkingProblemSettings(parse_walk_settings(table, step_only=True), checks)
+    return WalkingProblemSettings(parse_walk_settings(table, step_only=True), robust_checks=checks)
 
 
 def with_problem_metrics(record: EvalRecord, settings: WalkSettings) -> EvalRecord:
