@@ -78,8 +78,7 @@ from codesign.model.drivetrain import drive_parameter_bounds
 from codesign.model.morphology import parameter_space
 from codesign.problems.human_gait import warmup as warmup_human
 from codesign.problems.options import ProblemOptions
-from codesign.problems.robust import read_robust_checks
-from codesign.problems.walking import (WalkingProblemSettings, check_walking_design, parse_walk_settings, walk,
+from codesign.problems.walking import (WalkingProblemSettings, check_walking_design, parse_problem_settings, walk,
                                        walk_robust, warmup_settings)
 from codesign.types import Group, Parameter, Pool
 from codesign.topology.catalog import Catalog, Topology, cached_catalog
@@ -115,9 +114,7 @@ def topology_prefix(topology_id: int) -> str:
 def parse_codesign_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
     """``parse_settings`` of the co-design problems: WALK's settings (the gait frequency
     fixed, a passive wearer) and a catalog that can be read."""
-    table = dict(table)
-    checks = read_robust_checks(table)
-    settings = WalkingProblemSettings(parse_walk_settings(table), robust_checks=checks)
+    settings = parse_problem_settings(table)
     if settings.walk.wearer != "passive":
         raise UserError(f"evaluation.wearer: got {settings.walk.wearer!r}; expected \"passive\" (these problems "
                         "move a passive wearer; a device assisting an active wearer is problem exo_assist)")

@@ -84,12 +84,17 @@ def parse_walk_settings(table: Mapping[str, Any], *, step_only: bool = False) ->
     return settings
 
 
-def parse_human_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
-    """``parse_settings`` of the human-gait problems (the impedance law or the muscles):
-    WALK's settings and the robust checks (:mod:`codesign.problems.robust`)."""
+def parse_problem_settings(table: Mapping[str, Any], *, step_only: bool = False) -> WalkingProblemSettings:
+    """WALK's settings of an ``[evaluation]`` table (:func:`parse_walk_settings`) and its
+    robust checks (:mod:`codesign.problems.robust`): the co-design's and the human gait's."""
     table = dict(table)
     checks = read_robust_checks(table)
-    return WalkingProblemSettings(parse_walk_settings(table, step_only=True), robust_checks=checks)
+    return WalkingProblemSettings(parse_walk_settings(table, step_only=step_only), robust_checks=checks)
+
+
+def parse_human_settings(table: Mapping[str, Any]) -> WalkingProblemSettings:
+    """``parse_settings`` of the human-gait problems (the impedance law or the muscles)."""
+    return parse_problem_settings(table, step_only=True)
 
 
 def with_problem_metrics(record: EvalRecord, settings: WalkSettings) -> EvalRecord:

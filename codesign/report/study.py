@@ -236,13 +236,13 @@ def _price_robustness(document: dict, spec: Spec, checks: tuple[str, ...]) -> No
     else the problem's default stages) with the robust stage before the last, once."""
     from codesign.problems.robust import ROBUST_METRIC, ROBUST_STAGE
 
+    def table(o) -> dict:          # an Objective as a spec's [[objectives]] table
+        return {"metric": o.metric, "sense": o.sense, **({} if o.until is None else {"until": o.until})}
+
     document.setdefault("evaluation", {})["robust_checks"] = list(checks)
-    stages = document.get("objectives") or [
-        {"metric": o.metric, "sense": o.sense, **({} if o.until is None else {"until": o.until})}
-        for o in (spec.objectives or resolve_problem(spec).objectives)]
+    stages = document.get("objectives") or [table(o) for o in (spec.objectives or resolve_problem(spec).objectives)]
     if all(stage["metric"] != ROBUST_METRIC for stage in stages):
-        robust = {"metric": ROBUST_STAGE.metric, "sense": ROBUST_STAGE.sense, "until": ROBUST_STAGE.until}
-        stages = [*stages[:-1], robust, stages[-1]]
+        stages = [*stages[:-1], table(ROBUST_STAGE), stages[-1]]
     document["objectives"] = stages
 
 
@@ -414,8 +414,10 @@ def _mujoco_check(problem, design, settings) -> Check:
 
     from codesign.walking.crosscheck import crosscheck
 
+    from codesign.problems.robust import without_robust_checks
+
     max_time = settings.walk.rollout.max_time
-    replay = problem.walking.replay(design, settings, np.zeros(0))
+    replay = problem.walking.replay(design, without_robust_checks(settings), np.zeros(0))   # MuJoCo's walk only
     if replay.setup is None or replay.rollout is None:
         return Check("mujoco", False, f"not simulated: {replay.record.message}", {})
     try:
