@@ -160,10 +160,10 @@ def test_the_heel_pad_walk_lands_within_the_gait_labs_ground_reaction():
 
 def test_the_heel_pad_walk_at_peoples_cost():
     """studies/muscle-wearer/human-muscles-heelpad.json (the README's ground-reaction row):
-    on its heel pad it walks 10 s within Keller et al. 1996's 1.3 BW after the start (its
-    start peaks at 1.31 BW, just above) at a net metabolic cost within 30 % of people's
-    2.2-2.4 J/(kg m) (issue 45); its steady peak within 1.35 BW at half and a quarter of the
-    step (the start's is not: 1.70 and 1.82 BW, docs/muscles.md)."""
+    on its heel pad it walks 10 s within Keller et al. 1996's 1.3 BW (start included) at a
+    net metabolic cost within 30 % of people's 2.2-2.4 J/(kg m), per stride r against Winter's
+    hip and knee >= 0.95 / 0.90 (issue 45); at half and a quarter of the step within 1.5 BW
+    (1.31-1.45: docs/muscles.md)."""
     from codesign.walking.design import load_design
     from codesign.walking.evaluation import evaluate
     design = load_design(ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad.json")
@@ -172,6 +172,6 @@ def test_the_heel_pad_walk_at_peoples_cost():
              for h in (1e-3, 0.5e-3, 0.25e-3)]
     m = walks[0]
     assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
-    assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.32
-    assert m["metabolic_cost"] <= 1.3 * 2.3
-    assert all(w["time"] == 10.0 and w["grf_peak_bw"] <= 1.35 for w in walks)
+    assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3
+    assert m["metabolic_cost"] <= 1.3 * 2.3 and m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.90
+    assert all(w["time"] == 10.0 and max(w["grf_peak_bw"], w["grf_peak_bw_start"]) <= 1.5 for w in walks)
