@@ -7,6 +7,7 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py             # kept (~1 min): loads.csv
     .venv/bin/python studies/muscle-wearer/loads.py --search    # searched (~15 min on 2
                                                                 # cores): loads-searched.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --design FILE   # loads-<FILE's stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
@@ -118,7 +119,8 @@ def main() -> None:
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    out = HERE / ("loads-searched.csv" if args.search else "loads.csv")
+    suffix = "" if args.design.resolve() == DESIGN else f"-{args.design.stem}"   # another design's own file
+    out = HERE / f"loads{'-searched' if args.search else ''}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
