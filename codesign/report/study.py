@@ -412,9 +412,8 @@ def _mujoco_check(problem, design, settings) -> Check:
     """The design walked in MuJoCo under its own compiled law for the run's ``max_time``."""
     import numpy as np
 
-    from codesign.walking.crosscheck import crosscheck
-
     from codesign.problems.robust import without_robust_checks
+    from codesign.walking.crosscheck import crosscheck
 
     max_time = settings.walk.rollout.max_time
     replay = problem.walking.replay(design, without_robust_checks(settings), np.zeros(0))   # MuJoCo's walk only

@@ -100,16 +100,20 @@ def test_simulate_refuses_a_reflex_out_of_range_with_exit_2_and_writes_nothing(t
     assert not out.exists()
 
 
+def walked(path: Path, **change) -> dict[str, float]:
+    """The metrics of the stored muscle-driven design at PATH walked under its own
+    evaluation settings, CHANGE applied (e.g. ``h=0.5e-3``, ``contact_model="hard"``)."""
+    from codesign.walking.design import load_design
+    from codesign.walking.evaluation import evaluate
+    design = load_design(path)
+    return evaluate(design, WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", **change})).metrics
+
+
 def test_the_stored_muscle_driven_human_walks():
     """docs/designs/human-muscles.json (the device's 16-worker search, studies/muscle-wearer)
     replays here: 10 s, 1.2-1.4 m/s, the pitch assist unused, per-stride r against Winter's
     hip and knee >= 0.95 (issue 45's gait-lab bounds)."""
-    from codesign.walking.design import load_design
-    from codesign.walking.evaluation import evaluate
-    design = load_design(DESIGN)
-    settings = WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles"})
-    record = evaluate(design, settings)
-    m = record.metrics
+    m = walked(DESIGN)
     assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
     assert m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.95
     assert m["ankle_plantarflexion_peak_deg"] >= 10.0
@@ -143,19 +147,12 @@ def test_the_heel_pad_walk_lands_within_the_gait_labs_ground_reaction():
     convergence; the event-driven peer, 1.33 BW, takes ~1 min and is in docs/muscles.md);
     its reflexes on the rigid heel (hard contacts) land at more than 2 BW in the first
     seconds, before they fall."""
-    from codesign.walking.design import load_design
-    from codesign.walking.evaluation import evaluate
-    design = load_design(HEEL_PAD_WALK)
-
-    def walk(**change):
-        return evaluate(design, WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles",
-                                                        **change})).metrics
-    on_pad = walk()
-    for m in (on_pad, walk(h=0.25e-3)):
+    on_pad = walked(HEEL_PAD_WALK)
+    for m in (on_pad, walked(HEEL_PAD_WALK, h=0.25e-3)):
         assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
         assert m["grf_peak_bw"] <= 1.35 and m["grf_peak_bw_start"] <= 1.35
     assert on_pad["grf_peak_bw"] <= 1.3
-    assert walk(contact_model="hard")["grf_peak_bw_start"] > 2.0
+    assert walked(HEEL_PAD_WALK, contact_model="hard")["grf_peak_bw_start"] > 2.0
 
 
 def test_the_heel_pad_walk_at_peoples_cost():
@@ -165,11 +162,9 @@ def test_the_heel_pad_walk_at_peoples_cost():
     hip and knee >= 0.95 / 0.90 (issue 45); at half and a quarter of the step within 1.5 BW
     (1.31-1.45: docs/muscles.md)."""
     from codesign.walking.design import load_design
-    from codesign.walking.evaluation import evaluate
-    design = load_design(ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad.json")
-    assert design.evaluation == load_design(HEEL_PAD_WALK).evaluation      # the same pad
-    walks = [evaluate(design, WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", "h": h})).metrics
-             for h in (1e-3, 0.5e-3, 0.25e-3)]
+    path = ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad.json"
+    assert load_design(path).evaluation == load_design(HEEL_PAD_WALK).evaluation      # the same pad
+    walks = [walked(path, h=h) for h in (1e-3, 0.5e-3, 0.25e-3)]
     m = walks[0]
     assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
     assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3

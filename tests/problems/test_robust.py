@@ -122,11 +122,10 @@ def test_the_muscle_walk_searched_with_robustness_walks_under_both_checks():
     """studies/muscle-wearer/human-muscles-robust.json (its README's numbers): walks 10 s at
     1.34 m/s, and the report's check path (a plain walk per check) agrees with its score:
     it walks at half the step and on the soft law, each by the walking verdict."""
+    from codesign.problems.options import parse_options, problem_key
     from codesign.problems.walking import replay_design
     from codesign.report.robustness import check_settings
     from codesign.walking.design import load_design
-
-    from codesign.problems.options import parse_options, problem_key
 
     design = load_design(ROOT / "studies/muscle-wearer/human-muscles-robust.json")
     problem = get_problem(problem_key(parse_options(design.problem)[1]))    # its "problem": the muscles
