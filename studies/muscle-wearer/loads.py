@@ -8,6 +8,8 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --search    # searched (~15 min on 2
                                                                 # cores): loads-searched.csv
     .venv/bin/python studies/muscle-wearer/loads.py --design FILE   # loads-<FILE's stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --hold-speed --design FILE
+                                           # at Browning's 1.25 m/s (~1 min): loads-held-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
@@ -16,6 +18,15 @@ reflexes, seed 45 for every load, and the stages of a person on a treadmill: wal
 10 s at the speed (the credibility stages), then the least net metabolic cost. The rise
 is then the loaded search's best against the unloaded search's, searched alike. Each run
 is resumed (or reused) when its store exists.
+
+``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
+controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
+``LEAN_GRID`` (every other reflex kept) under each load and unloaded alike; of the walks
+that last the 10 s within +-3 % of 1.25 m/s, the one of least net metabolic cost per metre
+is the loaded person's (people on a treadmill take their cheapest gait at its speed), and
+its rate at 1.25 m/s is that cost times 1.25 m/s (a person's cost per metre is flat within
+a few per cent of the preferred speed). A load under which no lean holds the speed is
+reported as such (NaN).
 
 The published rises are secondary readings (Browning et al., Med Sci Sports Exerc
 39(3):515-525, 2007; its figure could not be read here): linear fits of net metabolic rate
@@ -59,6 +70,10 @@ SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 30}
 SEARCH_SPREAD = 0.05
 SEARCH_SEED = 45
 # a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
+# --hold-speed: Browning's treadmill speed, the band a walk must keep, the lean references
+TREADMILL_SPEED = 1.25            # m/s
+SPEED_BAND = 0.03                 # fraction of TREADMILL_SPEED
+LEAN_GRID = tuple(round(-0.16 + 0.005 * i, 3) for i in range(32))   # rad, -0.16 .. -0.005
 TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
                     {"metric": "speed_match", "sense": "maximize", "until": 0.95},
                     {"metric": "speed_std", "sense": "minimize", "until": 0.1},
@@ -73,6 +88,24 @@ def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     that falls before the window has only ``time`` of them."""
     settings = WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", "loads": loads})
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
+
+
+def speed_held(design: Design, loads: list[dict]) -> dict[str, float]:
+    """The walk of least net metabolic cost among ``design`` with each lean reference of
+    ``LEAN_GRID`` under ``loads`` that lasts 10 s within ``SPEED_BAND`` of
+    ``TREADMILL_SPEED`` (module docstring); its metrics plus ``theta_ref`` (rad) and
+    ``held`` (how many leans held the speed), or ``held`` 0 and NaN when none did."""
+    held = []
+    for lean in LEAN_GRID:
+        m = walk(dataclasses.replace(design, params={**design.params, f"{REFLEX_PREFIX}theta_ref": lean}), loads)
+        if m["time"] >= design.evaluation.get("max_time", 10.0) and \
+                abs(m["speed"] - TREADMILL_SPEED) <= SPEED_BAND * TREADMILL_SPEED:
+            held.append({**m, "theta_ref": lean})
+    if not held:
+        return {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
+                "theta_ref": math.nan, "held": 0}
+    best = min(held, key=lambda m: m["metabolic_cost"])
+    return {**best, "held": len(held)}
 
 
 def searched(design_file: Path, slug: str, load: dict | None) -> Design:
@@ -97,38 +130,54 @@ def searched(design_file: Path, slug: str, load: dict | None) -> Design:
     return dataclasses.replace(best, evaluation=dict(design.evaluation))   # walked as the unloaded design
 
 
+def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool, body_mass: float) -> float:
+    """The rise of net metabolic rate (W per kg of the person's body mass): at the held
+    speed, the rise of the cost per metre times ``TREADMILL_SPEED``; otherwise of the
+    measured power, each walk at its own speed."""
+    if held:
+        return (loaded["metabolic_cost"] - unloaded["metabolic_cost"]) * TREADMILL_SPEED
+    return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", type=Path, default=DESIGN, help="the unloaded design (JSON)")
-    parser.add_argument("--search", action="store_true", help="search the reflexes again under each load")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--search", action="store_true", help="search the reflexes again under each load")
+    mode.add_argument("--hold-speed", action="store_true",
+                      help="hold 1.25 m/s by the trunk's lean reference, the other reflexes kept")
     args = parser.parse_args()
     body_mass = human_geometry().mass_kg
     unloaded = searched(args.design, "none", None) if args.search else load_design(args.design)
-    base = walk(unloaded, [])
+    base = speed_held(unloaded, []) if args.hold_speed else walk(unloaded, [])
     rows = []
     for segment, kg in CONDITIONS:
         load = {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
         slug = f"{segment}-{kg:g}kg"
         design = searched(args.design, slug, load) if args.search else unloaded
-        m = walk(design, [load])
+        m = speed_held(design, [load]) if args.hold_speed else walk(design, [load])
         total = kg * (1 if segment == "torso" else 2)
         walked = m["time"] >= base["time"]         # a fall leaves the window unmeasured: NaN
-        rise = (m["metabolic_power"] - base["metabolic_power"]) / body_mass if walked else math.nan
+        rise = rise_per_kg(m, base, args.hold_speed, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
+                     **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
+    kind = "-searched" if args.search else "-held" if args.hold_speed else ""
     suffix = "" if args.design.resolve() == DESIGN else f"-{args.design.stem}"   # another design's own file
-    out = HERE / f"loads{'-searched' if args.search else ''}{suffix}.csv"
+    out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    how = ("searched again under each load and unloaded" if args.search else
+           f"kept but the lean reference, scanned to hold {TREADMILL_SPEED} m/s (unloaded: "
+           f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
-          f"({base['metabolic_cost']:.2f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes "
-          f"{'searched again under each load and unloaded' if args.search else 'kept'}; wrote {out}")
+          f"({base['metabolic_cost']:.3f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes {how}; wrote {out}")
     print("| load | total kg | walked s | speed m/s | rise W/kg | published W/kg | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
