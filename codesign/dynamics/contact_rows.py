@@ -59,7 +59,9 @@ CONTACT_MODEL = 10     # HARD or SOFT (which flow a contact rollout runs)
 SOFT_STIFFNESS = 11    # soft contact: normal stiffness, N/m
 SOFT_DAMPING = 12      # soft contact: normal damping, N s/m
 SOFT_VREG = 13         # soft contact: slip speed below which friction is linear in v_t, m/s
-N_SETTINGS = 14
+SOFT_EXPONENT = 14     # soft contact: the spring's exponent n (1: linear, eq. 2.91; 1.5: Hertz)
+SOFT_DISSIPATION = 15  # soft contact: Hunt-Crossley dissipation c, s/m (0: none)
+N_SETTINGS = 16
 HARD = 0
 SOFT = 1
 CONTACT_MODELS = {"hard": HARD, "soft": SOFT}
@@ -69,7 +71,8 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
                   slope_rad: float = 0.0, ground_z: float = 0.0, baumgarte_d: float = 0.0,
                   baumgarte_p: float = 0.0, tol_h: float = 1e-7, tol_v: float = 1e-7,
                   tol_rel: float = 1e-8, bounce_min_speed: float = 0.0,
-                  stiffness: float = 1e5, damping: float = 1e3, v_reg: float = 1e-2) -> np.ndarray:
+                  stiffness: float = 1e5, damping: float = 1e3, v_reg: float = 1e-2,
+                  exponent: float = 1.0, dissipation: float = 0.0) -> np.ndarray:
     """The contact settings vector (float64[N_SETTINGS]), validated.
 
     model: "hard" (contact_event, timestep) or "soft" (contact_soft); mu: Coulomb coefficient (>= 0);
@@ -77,15 +80,18 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
     height at x = 0 (m); baumgarte_d, baumgarte_p: drift stabilisation gains of loop and
     contact rows (1/s, >= 0; 0 = none); tol_h (m), tol_v (m/s), tol_rel: event
     tolerances (hard); bounce_min_speed (m/s): slower impacts are plastic (hard);
-    stiffness (N/m), damping (N s/m), v_reg (m/s): the soft model's normal spring, damper
-    and friction regularisation speed.
+    stiffness (N/m^n), damping (N s/m), v_reg (m/s), exponent n (>= 1), dissipation c
+    (s/m): the soft model's normal law lambda_n = max(0, k d^n (1 + c v) + damping v) at a
+    depth d and an approach speed v (:func:`codesign.dynamics.contact_soft.soft_normal_force`)
+    and its friction regularisation speed.
     """
     if model not in CONTACT_MODELS:
         raise UserError(f"contact.model: {model!r}; expected one of {', '.join(sorted(CONTACT_MODELS))}")
     values = {"mu": mu, "restitution": restitution, "slope_rad": slope_rad, "ground_z": ground_z,
               "baumgarte_d": baumgarte_d, "baumgarte_p": baumgarte_p, "tol_h": tol_h,
               "tol_v": tol_v, "tol_rel": tol_rel, "bounce_min_speed": bounce_min_speed,
-              "stiffness": stiffness, "damping": damping, "v_reg": v_reg}
+              "stiffness": stiffness, "damping": damping, "v_reg": v_reg, "exponent": exponent,
+              "dissipation": dissipation}
     for key, value in values.items():
         if not np.isfinite(value):
             raise UserError(f"contact.{key}: {value!r}; expected a finite number")
@@ -97,12 +103,15 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
         raise UserError(f"contact.slope_rad: {slope_rad!r}; expected |slope| < pi/2")
     if v_reg <= 0:
         raise UserError(f"contact.v_reg: {v_reg!r}; expected > 0")
+    if exponent < 1:
+        raise UserError(f"contact.exponent: {exponent!r}; expected an exponent >= 1 (1: linear, 1.5: Hertz)")
     s = np.zeros(N_SETTINGS)
     s[CONTACT_MODEL] = CONTACT_MODELS[model]
     s[MU], s[RESTITUTION], s[SLOPE], s[GROUND_Z] = mu, restitution, slope_rad, ground_z
     s[BAUMGARTE_D], s[BAUMGARTE_P] = baumgarte_d, baumgarte_p
     s[TOL_H], s[TOL_V], s[TOL_REL], s[BOUNCE_MIN_SPEED] = tol_h, tol_v, tol_rel, bounce_min_speed
     s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_VREG] = stiffness, damping, v_reg
+    s[SOFT_EXPONENT], s[SOFT_DISSIPATION] = exponent, dissipation
     return s
 
 

@@ -7,7 +7,17 @@ For every contact point below the ground (height h < 0, ground as in ``contact_r
     tangential: lambda_t = -mu lambda_n * clip(v_t / v_reg, -1, 1)    (N)
 
 k = ``SOFT_STIFFNESS``, d = ``SOFT_DAMPING``, v_reg = ``SOFT_VREG``; v_n, v_t the point's
-velocity along the ground normal and tangent. The normal force is clipped at zero so the
+velocity along the ground normal and tangent. The normal law generalises eq. 2.91 to a
+nonlinear spring with Hunt & Crossley's dissipation (J. Appl. Mech. 42:440, 1975), at the
+depth x = -h and approach speed v = -v_n (:func:`soft_normal_force`):
+
+    lambda_n = max(0, k x^n (1 + c v) + d v),
+
+n = ``SOFT_EXPONENT`` (1: eq. 2.91; 1.5: Hertz's sphere), c = ``SOFT_DISSIPATION`` (s/m).
+With n = 1 and c = 0 it is eq. 2.91; with d = 0 it is the Hunt-Crossley force of Simbody
+and OpenSim's ``HuntCrossleyForce`` (k = (4/3) sqrt(R) E, c their 1.5 times the
+dissipation), whose force starts at zero on touching: a point that lands has no damper
+step. The normal force is clipped at zero so the
 ground never pulls. Reading of the thesis: it switches between a tangential spring
 (stick) and Coulomb slip with events; here friction is Coulomb's exactly while
 |v_t| >= v_reg and viscous below (a regularised Coulomb law), so the flow needs no events
@@ -28,11 +38,21 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics.contact_event import store_cache
-from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, GROUND_Z, MU, SLOPE,
-                                            SOFT_DAMPING, SOFT_STIFFNESS, SOFT_VREG)
+from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, GROUND_Z, MU, SLOPE, SOFT_DAMPING,
+                                            SOFT_DISSIPATION, SOFT_EXPONENT, SOFT_STIFFNESS, SOFT_VREG)
 from codesign.dynamics.kinematics import add_point_jacobian, forward_kinematics, point_kinematics
 from codesign.dynamics.loops import DEFAULT_REL_TOL, constrained_solve, loop_constraints, prepare_mass
 from codesign.dynamics.passive import add_passive_forces
+
+
+@njit(cache=True, _nrt=False)
+def soft_normal_force(depth, speed, k, d, n, c):
+    """The normal force (N) of the soft law at a depth (m, > 0 below the ground) and an
+    approach speed (m/s, > 0 moving into it): max(0, k depth^n (1 + c speed) + d speed)
+    (module docstring); 0 above the ground."""
+    if depth <= 0.0:
+        return 0.0
+    return max(0.0, k * depth ** n * (1.0 + c * speed) + d * speed)
 
 
 @njit(cache=True)
@@ -54,7 +74,8 @@ def soft_forces(m, w, s, c, nl, lam, tau):
             continue
         vn = -sa * buf[2] + ca * buf[3]
         vt = ca * buf[2] + sa * buf[3]
-        fn = max(0.0, -s[SOFT_STIFFNESS] * h - s[SOFT_DAMPING] * vn)
+        fn = soft_normal_force(-h, -vn, s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_EXPONENT],
+                               s[SOFT_DISSIPATION])
         ratio = min(1.0, max(-1.0, vt / s[SOFT_VREG]))
         ft = -s[MU] * fn * ratio
         lam[nl + i] = fn

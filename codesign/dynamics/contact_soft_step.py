@@ -17,6 +17,11 @@ u = r + W P (u: the points' normal and tangent velocities after the step, m/s):
           ground (g + h u_n < 0), else 0;
     P_t = -mu P_n clip(u_t / v_reg, -1, 1).
 
+The nonlinear (Hunt-Crossley) normal law of :func:`codesign.dynamics.contact_soft.soft_normal_force`,
+P_n = h max(0, k x^n (1 + c v) + d v) at the step's end (x = -(g + h u_n), v = -u_n), is
+taken the same way; its scalar equation has no closed form and is solved by Newton's
+method inside its bracket.
+
 A damper on an implicit step is stable for any h, so the step stays at the walking
 rollout's 1 ms. Where the normal law jumps (a point arriving at the ground, whose damper
 force starts at d |u_n| > 0), the equation may have no root; the step then lands the point
@@ -35,21 +40,56 @@ from __future__ import annotations
 
 from numba import njit
 
+from codesign.dynamics.contact_soft import soft_normal_force
 from codesign.dynamics.contact_solvers import modes_of
 
 
 @njit(cache=True, _nrt=False)
-def normal_impulse(a, w, g, h, k, d):
+def _law_impulse(p, a, w, g, h, k, d, n, c):
+    """h times the normal law's force (N s) at the velocity u = a + w p after the step."""
+    u = a + w * p
+    return h * soft_normal_force(-(g + h * u), -u, k, d, n, c)
+
+
+@njit(cache=True, _nrt=False)
+def normal_impulse(a, w, g, h, k, d, n, c):
     """The normal impulse (N s) of one point whose normal velocity after the step is
     u = a + w P (a: m/s without its own impulse, w > 0: s/kg), for height g (m) at the
-    step's start, step h (s), stiffness k (N/m) and damping d (N s/m)."""
+    step's start, step h (s) and the law's stiffness k (N/m^n), damping d (N s/m),
+    exponent n and dissipation c (s/m; :func:`codesign.dynamics.contact_soft.soft_normal_force`).
+    Linear (n = 1, c = 0): the closed form; otherwise the one root of P - h f(u(P)), which
+    rises with P at a slope >= 1, by Newton's method kept inside its bracket."""
     if g + h * a >= 0.0:
         return 0.0               # ends the step above the ground without an impulse
-    c = h * (h * k + d)
-    p = (-h * k * g - c * a) / (1.0 + c * w)
-    if g + h * (a + w * p) < 0.0:
-        return max(p, 0.0)
-    return (-g / h - a) / w      # the jump: the point ends the step on the ground
+    landed = (-g / h - a) / w    # the impulse that ends the step on the ground
+    if n == 1.0 and c == 0.0:
+        cc = h * (h * k + d)
+        p = (-h * k * g - cc * a) / (1.0 + cc * w)
+        if g + h * (a + w * p) < 0.0:
+            return max(p, 0.0)
+        return landed            # the jump: the point ends the step on the ground
+    if landed <= max(0.0, d * g):
+        return landed            # the damper's jump (an arriving point, d > 0)
+    lo, hi, p = 0.0, landed, 0.0
+    for _ in range(100):
+        f = _law_impulse(p, a, w, g, h, k, d, n, c)
+        phi = p - f
+        if phi < 0.0:
+            lo = p
+        else:
+            hi = p
+        x = -(g + h * (a + w * p))
+        slope = 1.0
+        if f > 0.0 and x > 0.0:   # 1 - h df/dP of the law's branch
+            v = -(a + w * p)
+            slope += h * w * (h * k * n * x ** (n - 1.0) * (1.0 + c * v) + k * x ** n * c + d)
+        step = p - phi / slope
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi)
+        if abs(step - p) <= 1e-15 * max(abs(step), 1e-300):
+            return step
+        p = step
+    return p
 
 
 @njit(cache=True, _nrt=False)
@@ -73,10 +113,11 @@ def _row_velocity(W, r, P, row, n2):
 
 
 @njit(cache=True, _nrt=False)
-def _normal_law(W, r, gap, h, k, d, P, i, c):
-    """The normal impulse the law gives point i given every other impulse in P (N s)."""
+def _normal_law(W, r, gap, h, law, P, i, c):
+    """The normal impulse the law gives point i given every other impulse in P (N s);
+    law = (k, d, n, c) of :func:`normal_impulse`."""
     an = _row_velocity(W, r, P, i, 2 * c) - W[i, i] * P[i]
-    return normal_impulse(an, W[i, i], gap[i], h, k, d)
+    return normal_impulse(an, W[i, i], gap[i], h, law[0], law[1], law[2], law[3])
 
 
 @njit(cache=True, _nrt=False)
@@ -88,21 +129,21 @@ def _tangent_law(W, r, mu, v_reg, P, i, c, pn):
 
 
 @njit(cache=True, _nrt=False)
-def soft_residual(W, r, gap, h, k, d, mu, v_reg, P, c):
+def soft_residual(W, r, gap, h, law, mu, v_reg, P, c):
     """The largest |P - law(u(P))| over the 2c rows (N s): 0 for impulses that meet the
     implicit soft law exactly."""
     worst = 0.0
     for i in range(c):
-        worst = max(worst, abs(P[i] - _normal_law(W, r, gap, h, k, d, P, i, c)))
+        worst = max(worst, abs(P[i] - _normal_law(W, r, gap, h, law, P, i, c)))
         worst = max(worst, abs(P[c + i] - _tangent_law(W, r, mu, v_reg, P, i, c, P[i])))
     return worst
 
 
 @njit(cache=True, _nrt=False)
-def solve_soft(W, r, gap, h, k, d, mu, v_reg, P, mode, c, tol, max_sweeps):
+def solve_soft(W, r, gap, h, law, mu, v_reg, P, mode, c, tol, max_sweeps):
     """Impulses P (float64[2c]: normals, tangents; warm start and result) of c points of
     heights gap (float64[c], m) on the step's problem u = r + W P under the implicit soft
-    law (module docstring); mode (int64[c]) gets each point's mode (INACTIVE without a
+    law (module docstring; ``law`` = (k, d, n, c) of :func:`normal_impulse`); mode (int64[c]) gets each point's mode (INACTIVE without a
     normal impulse, STICK below v_reg, SLIP_POS / SLIP_NEG at the friction bound). Returns
     the number of sweeps (max_sweeps + 1 if Gauss-Seidel did not converge)."""
     sweeps = max_sweeps + 1
@@ -111,7 +152,7 @@ def solve_soft(W, r, gap, h, k, d, mu, v_reg, P, mode, c, tol, max_sweeps):
         scale = 1e-300
         omega = 1.0 if 2 * sweep < max_sweeps else 0.5
         for i in range(c):
-            pn = P[i] + omega * (_normal_law(W, r, gap, h, k, d, P, i, c) - P[i])
+            pn = P[i] + omega * (_normal_law(W, r, gap, h, law, P, i, c) - P[i])
             change = max(change, abs(pn - P[i]))
             P[i] = pn
             pt = P[c + i] + omega * (_tangent_law(W, r, mu, v_reg, P, i, c, pn) - P[c + i])

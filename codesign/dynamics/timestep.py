@@ -138,7 +138,9 @@ TOL_ENERGY = 10     # J: the bound on a step's |RES_WORK| (the energy its impuls
 SOFT_STIFFNESS = 11  # N/m: > 0 steps the soft law (contact_soft_step) instead of hard contacts
 SOFT_DAMPING = 12    # N s/m: its normal damper
 SOFT_VREG = 13       # m/s: its friction's regularisation
-N_STEP_SETTINGS = 14
+SOFT_EXPONENT = 14   # its spring's exponent n (1: linear; contact_soft.soft_normal_force)
+SOFT_DISSIPATION = 15  # s/m: its Hunt-Crossley dissipation c
+N_STEP_SETTINGS = 16
 
 # step statistics (int64)
 STAT_STEPS = 0
@@ -226,9 +228,11 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
                   pgs_max_sweeps: int = 100, regularization: float = 1e-6,
                   reach_speed: float = 10.0, pivoting: bool = True, tol_velocity: float = 1e-6,
                   tol_impulse: float = 1e-6, tol_energy: float = 1e-6, soft_stiffness: float = 0.0,
-                  soft_damping: float = 0.0, soft_v_reg: float = 1e-2) -> np.ndarray:
+                  soft_damping: float = 0.0, soft_v_reg: float = 1e-2, soft_exponent: float = 1.0,
+                  soft_dissipation: float = 0.0) -> np.ndarray:
     """float64[N_STEP_SETTINGS] of :func:`step` (h in s; the tolerances in m/s, N s, J:
-    the module docstring; soft_stiffness > 0 N/m steps the soft law, its damping in N s/m)."""
+    the module docstring; soft_stiffness > 0 (N/m^n) steps the soft law, its damping in N
+    s/m, its exponent n and Hunt-Crossley dissipation in s/m)."""
     s = np.zeros(N_STEP_SETTINGS)
     s[H] = h
     s[LOOP_CORRECTION] = loop_correction
@@ -242,7 +246,14 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
     s[TOL_IMPULSE] = tol_impulse
     s[TOL_ENERGY] = tol_energy
     s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_VREG] = soft_stiffness, soft_damping, soft_v_reg
+    s[SOFT_EXPONENT], s[SOFT_DISSIPATION] = soft_exponent, soft_dissipation
     return s
+
+
+@njit(cache=True, _nrt=False)
+def soft_law(ss):
+    """(k, d, n, c) of the stepped soft law from the step settings ``ss``."""
+    return ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], ss[SOFT_EXPONENT], ss[SOFT_DISSIPATION]
 
 
 def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepWorkspace:
@@ -302,8 +313,8 @@ def record_residuals(sw, ss, mu, ca):
     if ss[SOFT_STIFFNESS] > 0.0:
         res = sw.res
         res[:] = 0.0
-        res[lcp.RES_NEGATIVE] = soft_residual(sw.W, sw.r, sw.lower, ss[H], ss[SOFT_STIFFNESS],
-                                              ss[SOFT_DAMPING], mu, ss[SOFT_VREG], sw.Pc, ca)
+        res[lcp.RES_NEGATIVE] = soft_residual(sw.W, sw.r, sw.lower, ss[H], soft_law(ss), mu,
+                                              ss[SOFT_VREG], sw.Pc, ca)
     else:
         res = lcp.contact_residuals(sw.W, sw.r, sw.lower, mu, sw.Pc, ca, ss[TOL_IMPULSE], sw.res)
     for j in range(lcp.N_RESIDUALS):
@@ -530,8 +541,8 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     if ss[SOFT_STIFFNESS] > 0.0:     # the soft law (lower: the points' heights, m)
         for j in range(ca):
             sw.lower[j] = sw.pos[nl + sw.sel[j]]
-        sweeps = solve_soft(sw.W, sw.r, sw.lower, h, ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], mu,
-                            ss[SOFT_VREG], sw.Pc, sw.mode_c, ca, ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]))
+        sweeps = solve_soft(sw.W, sw.r, sw.lower, h, soft_law(ss), mu, ss[SOFT_VREG], sw.Pc, sw.mode_c,
+                            ca, ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]))
         pivots, outcome = 0, (APPROXIMATE if sweeps > ss[PGS_MAX_SWEEPS] else EXACT)
     else:
         sweeps, pivots, outcome = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,

@@ -86,8 +86,10 @@ class RolloutSettings:
     max_transitions: int = 200      # chattering: events within chatter_window
     chatter_window: float = 1e-2    # s
     max_steps: int = 2_000_000
-    soft_stiffness: float = 1e5     # N/m: "soft"'s and "soft_step"'s normal spring per contact point
+    soft_stiffness: float = 1e5     # N/m^n: "soft"'s and "soft_step"'s normal spring per contact point
     soft_damping: float = 1e3       # N s/m: its normal damper
+    soft_exponent: float = 1.0      # its spring's exponent n (>= 1; 1.5: Hertz, with soft_dissipation Hunt-Crossley)
+    soft_dissipation: float = 0.0   # s/m: Hunt-Crossley's c, the force k x^n (1 + c v) (0: none)
     soft_v_reg: float = 1e-2        # m/s: its friction's regularisation (creep below it)
     soft_max_sweeps: int = 3000     # "soft_step": Gauss-Seidel's sweep limit (~50-60 a step on a walk)
     # falls and invalid gaits

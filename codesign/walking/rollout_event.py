@@ -486,7 +486,8 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte,
                          stiffness=settings.soft_stiffness, damping=settings.soft_damping,
-                         v_reg=settings.soft_v_reg)
+                         v_reg=settings.soft_v_reg, exponent=settings.soft_exponent,
+                         dissipation=settings.soft_dissipation)
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)
     data = EventData(make_workspace(model), ct.make_contact_workspace(model),

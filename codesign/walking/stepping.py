@@ -321,7 +321,8 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                           tol_impulse=settings.contact_tol_impulse,
                           tol_energy=settings.contact_tol_energy,
                           soft_stiffness=settings.soft_stiffness if soft else 0.0,
-                          soft_damping=settings.soft_damping, soft_v_reg=settings.soft_v_reg)
+                          soft_damping=settings.soft_damping, soft_v_reg=settings.soft_v_reg,
+                          soft_exponent=settings.soft_exponent, soft_dissipation=settings.soft_dissipation)
     implicit_rows = np.vstack([ctrl.act_rows, ctrl.pas_rows]).reshape(-1, model.n)
     wm = make_walk(model, ctrl, settings, standing_hip_height, site_bodies, upright_pitch, drive,
                    active_wearer)

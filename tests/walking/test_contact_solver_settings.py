@@ -18,6 +18,7 @@ from tests.runtools import codesign, one_line
     ("pgs_max_sweeps", 0, "a number of sweeps > 0"),
     ("pgs_tol", "1e-8", "a relative change > 0"),
     ("soft_stiffness", 0, "a stiffness > 0 N/m"),
+    ("soft_exponent", 0.5, r"an exponent >= 1 \(1: linear, 1.5: Hertz\)"),
 ])
 def test_a_tolerance_or_limit_that_is_not_positive_is_refused(key, value, expected):
     with pytest.raises(UserError, match=f"evaluation.{key}: got .*; expected {expected}"):
