@@ -34,6 +34,8 @@ in the same rows of ``cw.lam`` (normal row nl + i, tangent row nl + c + i).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -46,13 +48,23 @@ from codesign.dynamics.passive import add_passive_forces
 
 
 @njit(cache=True, _nrt=False)
-def soft_normal_force(depth, speed, k, d, n, c):
-    """The normal force (N) of the soft law at a depth (m, > 0 below the ground) and an
-    approach speed (m/s, > 0 moving into it): max(0, k depth^n (1 + c speed) + d speed)
-    (module docstring); 0 above the ground."""
+def soft_normal_law(depth, speed, k, d, n, c):
+    """(force N, its derivative by the depth N/m, by the speed N s/m) of the soft law at a
+    depth (m, > 0 below the ground) and an approach speed (m/s, > 0 moving into it):
+    max(0, k depth^n (1 + c speed) + d speed) (module docstring); zeros where it is 0."""
     if depth <= 0.0:
-        return 0.0
-    return max(0.0, k * depth ** n * (1.0 + c * speed) + d * speed)
+        return 0.0, 0.0, 0.0
+    xn = depth * math.sqrt(depth) if n == 1.5 else depth ** n     # Hertz's power, cheaply
+    force = k * xn * (1.0 + c * speed) + d * speed
+    if force <= 0.0:
+        return 0.0, 0.0, 0.0
+    return force, k * n * xn / depth * (1.0 + c * speed), k * xn * c + d
+
+
+@njit(cache=True, _nrt=False)
+def soft_normal_force(depth, speed, k, d, n, c):
+    """The normal force (N) of :func:`soft_normal_law`."""
+    return soft_normal_law(depth, speed, k, d, n, c)[0]
 
 
 @njit(cache=True)

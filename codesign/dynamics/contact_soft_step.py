@@ -40,25 +40,19 @@ from __future__ import annotations
 
 from numba import njit
 
-from codesign.dynamics.contact_soft import soft_normal_force
+from codesign.dynamics.contact_soft import soft_normal_law
 from codesign.dynamics.contact_solvers import modes_of
 
 
 @njit(cache=True, _nrt=False)
-def _law_impulse(p, a, w, g, h, k, d, n, c):
-    """h times the normal law's force (N s) at the velocity u = a + w p after the step."""
-    u = a + w * p
-    return h * soft_normal_force(-(g + h * u), -u, k, d, n, c)
-
-
-@njit(cache=True, _nrt=False)
-def normal_impulse(a, w, g, h, k, d, n, c):
+def normal_impulse(a, w, g, h, k, d, n, c, guess):
     """The normal impulse (N s) of one point whose normal velocity after the step is
     u = a + w P (a: m/s without its own impulse, w > 0: s/kg), for height g (m) at the
     step's start, step h (s) and the law's stiffness k (N/m^n), damping d (N s/m),
     exponent n and dissipation c (s/m; :func:`codesign.dynamics.contact_soft.soft_normal_force`).
     Linear (n = 1, c = 0): the closed form; otherwise the one root of P - h f(u(P)), which
-    rises with P at a slope >= 1, by Newton's method kept inside its bracket."""
+    rises with P at a slope >= 1, by Newton's method kept inside its bracket, started from
+    ``guess`` (N s: the point's last impulse, so that a converging sweep costs a step or two)."""
     if g + h * a >= 0.0:
         return 0.0               # ends the step above the ground without an impulse
     landed = (-g / h - a) / w    # the impulse that ends the step on the ground
@@ -70,24 +64,21 @@ def normal_impulse(a, w, g, h, k, d, n, c):
         return landed            # the jump: the point ends the step on the ground
     if landed <= max(0.0, d * g):
         return landed            # the damper's jump (an arriving point, d > 0)
-    lo, hi, p = 0.0, landed, 0.0
+    lo, hi = 0.0, landed
+    p = min(max(guess, lo), hi)
     for _ in range(100):
-        f = _law_impulse(p, a, w, g, h, k, d, n, c)
-        phi = p - f
+        u = a + w * p
+        force, by_depth, by_speed = soft_normal_law(-(g + h * u), -u, k, d, n, c)
+        phi = p - h * force
         if phi < 0.0:
             lo = p
         else:
             hi = p
-        x = -(g + h * (a + w * p))
-        slope = 1.0
-        if f > 0.0 and x > 0.0:   # 1 - h df/dP of the law's branch
-            v = -(a + w * p)
-            slope += h * w * (h * k * n * x ** (n - 1.0) * (1.0 + c * v) + k * x ** n * c + d)
-        step = p - phi / slope
+        step = p - phi / (1.0 + h * w * (h * by_depth + by_speed))    # phi' >= 1
         if not lo < step < hi:
             step = 0.5 * (lo + hi)
-        if abs(step - p) <= 1e-15 * max(abs(step), 1e-300):
-            return step
+        if abs(step - p) <= 1e-13 * max(abs(step), 1e-300):
+            return step          # Newton's last step: the root to rounding
         p = step
     return p
 
@@ -117,7 +108,7 @@ def _normal_law(W, r, gap, h, law, P, i, c):
     """The normal impulse the law gives point i given every other impulse in P (N s);
     law = (k, d, n, c) of :func:`normal_impulse`."""
     an = _row_velocity(W, r, P, i, 2 * c) - W[i, i] * P[i]
-    return normal_impulse(an, W[i, i], gap[i], h, law[0], law[1], law[2], law[3])
+    return normal_impulse(an, W[i, i], gap[i], h, law[0], law[1], law[2], law[3], P[i])
 
 
 @njit(cache=True, _nrt=False)

@@ -28,7 +28,7 @@ def test_scalar_impulses_meet_the_implicit_law():
     jumps = 0
     for _ in range(2000):
         a, w, g = rng.normal(0, 0.5), rng.uniform(0.05, 5.0), rng.normal(0, 2e-3)
-        p = normal_impulse(a, w, g, h, k, d, 1.0, 0.0)
+        p = normal_impulse(a, w, g, h, k, d, 1.0, 0.0, 0.0)
         u = a + w * p
         assert p >= 0.0
         if g + h * u < -1e-15:                 # below the ground at the step's end: the law
@@ -108,7 +108,7 @@ def test_hunt_crossley_impulses_meet_the_implicit_law():
     for d in (0.0, 300.0):                       # Hunt-Crossley alone, and with a damper
         for _ in range(2000):
             a, w, g = rng.normal(0, 0.5), rng.uniform(0.05, 5.0), rng.normal(0, 5e-3)
-            p = normal_impulse(a, w, g, h, HC_K, d, HC_N, HC_C)
+            p = normal_impulse(a, w, g, h, HC_K, d, HC_N, HC_C, rng.uniform(0.0, 0.5))   # any start
             u = a + w * p
             x, v = -(g + h * u), -u
             assert p >= 0.0
