@@ -69,7 +69,7 @@ class ChosenDesign(NamedTuple):
 def chosen_design(args) -> ChosenDesign:
     """The design and settings :func:`add_design_arguments`' options name, each option
     checked (UserError, one line naming it): exactly one of a design file, ``--human``
-    and ``--run``; ``--stiffness/--damping`` only with ``--human``; ``--best/--eval`` only
+    and ``--run``; the objectives: the run's, a design file's own, else the problem's; ``--stiffness/--damping`` only with ``--human``; ``--best/--eval`` only
     with ``--run``; the run's ``[evaluation]`` table (a design file's ``evaluation``), then ``--settings``, then
     ``--max-time``, read by the problem's ``parse_settings``; a design file checked by the
     problem (its topology and exactly the parameters it reads)."""
@@ -80,6 +80,8 @@ def chosen_design(args) -> ChosenDesign:
 
     from codesign.problems import get_problem, problem_names
     from codesign.problems.identity import design_problem, problem_document
+    from codesign.run.spec import parse_objectives
+    from codesign.run.spec_values import Invalid
     from codesign.run.stored import inline_run_reference, stored_candidate
     from codesign.walking import load_design, typical_human_design
     from codesign.walking.examples import HUMAN_DAMPING, HUMAN_STIFFNESS
@@ -134,6 +136,11 @@ def chosen_design(args) -> ChosenDesign:
     elif stored is None:
         problem.walking.check_design(design, settings, str(args.design))   # a run's own are checked
     objectives = stored.objectives if stored is not None else problem.objectives
+    if stored is None and design is not None and design.objectives:     # a design file's own stages
+        try:
+            objectives = parse_objectives(list(design.objectives))
+        except Invalid as exc:
+            raise UserError(f"{args.design}: {exc}") from None
     design = dataclasses.replace(design, problem=problem_document(problem.name, problem.options, table))
     if guessed is not None and args.problem is None:
         print(guessed, file=sys.stderr)         # the legacy loader says that it guessed

@@ -146,8 +146,8 @@ BEST_DESIGN = "best_design.json"    # the run's best as a design file, in the re
 def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str | None, str | None]:
     """The run's best evaluation ``best`` (a row of its evaluations) as a design file
     ``folder/best_design.json`` -- topology, actuators, params and, as ``evaluation``, the
-    run's ``[evaluation]`` table, so that ``codesign simulate`` replays it under the run's
-    settings --, decoded by the run's problem: (file name, None), or (None, the reason in
+    run's ``[evaluation]`` table, and its spec's own ``[[objectives]]``, so that ``codesign
+    simulate`` replays it under the run's settings and stages --, decoded by the run's problem: (file name, None), or (None, the reason in
     a note) for a problem without walking designs or a design that no longer decodes."""
     import dataclasses
     import json
@@ -171,7 +171,9 @@ def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str
 
     table = dict(data.spec.evaluation)
     design = dataclasses.replace(design, evaluation={**table, **design.evaluation},
-                                 problem=problem_document(problem.name, problem.options, table))
+                                 problem=problem_document(problem.name, problem.options, table),
+                                 objectives=tuple({k: v for k, v in dataclasses.asdict(o).items() if v is not None}
+                                                  for o in data.spec.objectives))
     (folder / BEST_DESIGN).write_text(json.dumps(design.to_json(), indent=1) + "\n", encoding="utf-8")
     return BEST_DESIGN, None
 

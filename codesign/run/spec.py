@@ -232,7 +232,7 @@ def _spec(data: dict, text: str, source: str) -> Spec:
         raise Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
     parameters, pools, exclude, start, seeds, start_spread, start_designs, unserved = _space(data.get("space", {}))
-    objectives = _objectives(data.get("objectives", []))
+    objectives = parse_objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     study = parse_study(data["study"]) if "study" in data else None
@@ -349,12 +349,14 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
     return parameters, tuple(pools), combos, start, seeds, spread, designs, unserved
 
 
-def _objectives(data: Any) -> tuple[Objective, ...]:
+def parse_objectives(data: Any, where: str = "objectives") -> tuple[Objective, ...]:
+    """A spec's ``[[objectives]]`` (or a design file's ``objectives``, ``where`` naming it):
+    the lexicographic stages (Invalid, one line naming the entry)."""
     if not isinstance(data, list):
-        fail("objectives", data, "an array of tables [[objectives]]")
+        fail(where, data, "an array of tables [[objectives]]")
     out = []
     for k, entry in enumerate(data):
-        path = f"objectives[{k}]"
+        path = f"{where}[{k}]"
         check_table(entry, path, ("metric", "sense", "until"))
         if "metric" not in entry:
             raise Invalid(f"{path}.metric: missing; expected the name of a metric")

@@ -1,6 +1,7 @@
 """A walking design: which linkage (topology, actuator pair; none for the unaugmented
 human) and its parameter values, and its JSON form ({"problem", "topology", "actuators",
-"params"}, and optionally "evaluation": the settings it is replayed with).
+"params"}, and optionally "evaluation": the settings it is replayed with, and "objectives": the
+lexicographic stages of the run that found it, as its spec's ``[[objectives]]`` tables).
 
 ``"problem"``: the problem that made the design, its name and options (read by
 :mod:`codesign.problems.identity`; a file written before designs said so has none).
@@ -20,7 +21,7 @@ from codesign.errors import UserError
 from codesign.io import read_user_file
 from codesign.model.drivetrain import motor_at, motor_catalog
 
-DESIGN_KEYS = ("problem", "topology", "actuators", "params", "evaluation")    # a design document's keys, all of them
+DESIGN_KEYS = ("problem", "topology", "actuators", "params", "evaluation", "objectives")   # a design document's keys
 MOTOR_SUFFIX = ".motor"     # a drivetrain's unit (j<id>.motor): stored by name
 
 
@@ -58,6 +59,9 @@ class Design:
     evaluation: dict[str, Any] = field(default_factory=dict)
     # the problem that made it: {"name", option: value ...} (empty: not known)
     problem: dict[str, Any] = field(default_factory=dict)
+    # the run's own stages, its spec's [[objectives]] tables ({"metric", "sense", "until"});
+    # empty: the problem's (parsed where a command reads them, codesign.run.spec.parse_objectives)
+    objectives: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict:
         doc = {"problem": dict(self.problem)} if self.problem else {}
@@ -66,6 +70,8 @@ class Design:
                     "params": {k: stored_value(k, v) for k, v in sorted(self.params.items())}})
         if self.evaluation:
             doc["evaluation"] = dict(self.evaluation)
+        if self.objectives:
+            doc["objectives"] = [dict(o) for o in self.objectives]
         return doc
 
     @staticmethod
@@ -76,7 +82,7 @@ class Design:
         unknown = [str(k) for k in doc if k not in DESIGN_KEYS]
         if unknown:
             raise UserError(f"{where}: unknown key \"{unknown[0]}\"; expected only \"problem\", \"topology\", "
-                            "\"actuators\", \"params\" and \"evaluation\"")
+                            "\"actuators\", \"params\", \"evaluation\" and \"objectives\"")
         problem = doc.get("problem", {})
         if not isinstance(problem, Mapping):
             raise UserError(f"{where}.problem: {problem!r}; expected an object: the problem's name and options")
@@ -84,6 +90,10 @@ class Design:
         if not isinstance(evaluation, Mapping):
             raise UserError(f"{where}.evaluation: {evaluation!r}; expected an object of evaluation "
                             "settings (a spec's [evaluation] keys)")
+        objectives = doc.get("objectives", [])
+        if not (isinstance(objectives, list) and all(isinstance(o, Mapping) for o in objectives)):
+            raise UserError(f"{where}.objectives: {objectives!r}; expected a list of objects (metric, sense, "
+                            "until), a spec's [[objectives]]")
         params = {str(k): read_value(str(k), v, where) for k, v in doc["params"].items()}
         topo = doc.get("topology")
         acts = doc.get("actuators")
@@ -96,7 +106,7 @@ class Design:
             if not isinstance(acts, list) or len(acts) != 2 or not all(isinstance(a, int) for a in acts):
                 raise UserError(f"{where}.actuators: {acts!r}; expected two joint ids")
             acts = (int(acts[0]), int(acts[1]))
-        return Design(params, topo, acts, dict(evaluation), dict(problem))
+        return Design(params, topo, acts, dict(evaluation), dict(problem), tuple(dict(o) for o in objectives))
 
 
 def load_design(path: str | Path) -> Design:

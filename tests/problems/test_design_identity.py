@@ -106,3 +106,27 @@ def test_a_design_whose_problem_does_not_read_is_one_line_and_nothing_written(tm
     done = codesign("simulate", "bad.json", "--out", "out", "--max-time", "0.1", cwd=tmp_path, timeout=300)
     one_line(done, 2, message)
     assert listing(tmp_path) == before
+
+
+def test_a_design_file_carries_its_runs_stages_and_simulate_ranks_it_by_them(tmp_path, monkeypatch):
+    """A run's best design file holds its spec's [[objectives]] (codesign report's
+    best_design.json): a replay reports the stage of the run's order, not the problem's."""
+    monkeypatch.chdir(ROOT)
+    doc = json.loads((ROOT / "docs/designs/human-walking.json").read_text())
+    stages = [{"metric": "time_fraction", "sense": "maximize", "until": 1.0}, {"metric": "speed", "sense": "maximize"}]
+    (tmp_path / "staged.json").write_text(json.dumps({**doc, "objectives": stages}))
+    own = chosen(tmp_path / "staged.json")
+    assert [(o.metric, o.sense, o.until) for o in own.objectives] == [(s["metric"], s["sense"], s.get("until"))
+                                                                     for s in stages]
+    assert len(chosen(ROOT / "docs/designs/human-walking.json").objectives) == \
+        len(get_problem(own.problem.name).objectives) > 2            # without them: the problem's
+    assert Design.from_json(json.loads(json.dumps(own.design.to_json()))).objectives == tuple(stages)
+
+
+def test_a_design_files_bad_stage_is_one_line_and_nothing_written(tmp_path):
+    doc = json.loads((ROOT / "docs/designs/human-walking.json").read_text())
+    (tmp_path / "bad.json").write_text(json.dumps({**doc, "objectives": [{"metric": "speed", "sense": "upward"}]}))
+    before = listing(tmp_path)
+    done = codesign("simulate", "bad.json", "--out", "out", "--max-time", "0.1", cwd=tmp_path, timeout=300)
+    one_line(done, 2, r".*bad\.json: objectives\[0\]\.sense: .*upward.*; expected one of minimize, maximize.*")
+    assert listing(tmp_path) == before
