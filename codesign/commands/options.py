@@ -69,7 +69,8 @@ class ChosenDesign(NamedTuple):
 def chosen_design(args) -> ChosenDesign:
     """The design and settings :func:`add_design_arguments`' options name, each option
     checked (UserError, one line naming it): exactly one of a design file, ``--human``
-    and ``--run``; the objectives: the run's, a design file's own, else the problem's; ``--stiffness/--damping`` only with ``--human``; ``--best/--eval`` only
+    and ``--run``; the objectives: the run's, a design file's own, else the problem's;
+    ``--stiffness/--damping`` only with ``--human``; ``--best/--eval`` only
     with ``--run``; the run's ``[evaluation]`` table (a design file's ``evaluation``), then ``--settings``, then
     ``--max-time``, read by the problem's ``parse_settings``; a design file checked by the
     problem (its topology and exactly the parameters it reads)."""

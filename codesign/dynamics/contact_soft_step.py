@@ -134,9 +134,10 @@ def soft_residual(W, r, gap, h, law, mu, v_reg, P, c):
 def solve_soft(W, r, gap, h, law, mu, v_reg, P, mode, c, tol, max_sweeps):
     """Impulses P (float64[2c]: normals, tangents; warm start and result) of c points of
     heights gap (float64[c], m) on the step's problem u = r + W P under the implicit soft
-    law (module docstring; ``law`` = (k, d, n, c) of :func:`normal_impulse`); mode (int64[c]) gets each point's mode (INACTIVE without a
-    normal impulse, STICK below v_reg, SLIP_POS / SLIP_NEG at the friction bound). Returns
-    the number of sweeps (max_sweeps + 1 if Gauss-Seidel did not converge)."""
+    law (module docstring; ``law`` = (k, d, n, c) of :func:`normal_impulse`); mode
+    (int64[c]) gets each point's mode (INACTIVE without a normal impulse, STICK below
+    v_reg, SLIP_POS / SLIP_NEG at the friction bound). Returns the number of sweeps
+    (max_sweeps + 1 if Gauss-Seidel did not converge)."""
     sweeps = max_sweeps + 1
     for sweep in range(max_sweeps):
         change = 0.0

@@ -147,8 +147,9 @@ def write_best_design(data: RunData, best: pd.Series, folder: Path) -> tuple[str
     """The run's best evaluation ``best`` (a row of its evaluations) as a design file
     ``folder/best_design.json`` -- topology, actuators, params and, as ``evaluation``, the
     run's ``[evaluation]`` table, and its spec's own ``[[objectives]]``, so that ``codesign
-    simulate`` replays it under the run's settings and stages --, decoded by the run's problem: (file name, None), or (None, the reason in
-    a note) for a problem without walking designs or a design that no longer decodes."""
+    simulate`` replays it under the run's settings and stages --, decoded by the run's
+    problem: (file name, None), or (None, the reason in a note) for a problem without
+    walking designs or a design that no longer decodes."""
     import dataclasses
     import json
 
