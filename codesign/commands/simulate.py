@@ -250,7 +250,9 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
             f"mass included); speed change {100 * metrics.get('speed_change', math.nan):+.1f} %"] + (
         [f"against its adapted law without the device: {reduction_text(metrics['effort_reduction_own'])} "
          f"({metrics[effort + '_own']:.3f} -> {metrics[effort]:.3f} J/(kg m)); the law alone walks "
-         f"{metrics.get('speed_own', math.nan):.2f} m/s"] if "effort_reduction_own" in metrics else [])
+         f"{metrics.get('speed_own', math.nan):.2f} m/s"
+         + (f"; the device's share (the smaller): {reduction_text(metrics['effort_reduction_device'])}"
+            if "effort_reduction_device" in metrics else "")] if "effort_reduction_own" in metrics else [])
 
 
 def default_out(args: argparse.Namespace) -> Path:

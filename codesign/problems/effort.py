@@ -17,7 +17,12 @@ states the difference:
 
 A wearer that adapted to the device (:mod:`codesign.problems.wearer_adapt`) is compared
 with itself too, its adapted law walking without the device (:func:`own_comparison`):
-``effort_reduction_own``, ``wearer_metabolic_own``, ``metabolic_cost_own``, ``speed_own``.
+``effort_reduction_own``, ``wearer_metabolic_own``, ``metabolic_cost_own``, ``speed_own``;
+and ``effort_reduction_device``, the smaller of ``effort_reduction`` and
+``effort_reduction_own``: the device's share that holds against both references. Each alone
+can be had without a device's help: a reflex search lowers the cost by itself (the first
+counts that gain), and a wearer whose adapted law walks worse alone makes any device look
+good (the second counts that loss); a search for the smaller gets neither.
 """
 
 from __future__ import annotations
@@ -44,8 +49,8 @@ EFFORT_UNITS: dict[str, str] = {
         *((f"wearer_{j}_torque_rms", "N m") for j in WEARER_JOINTS))},
 }
 # the metrics own_comparison adds, and their units
-OWN_UNITS: dict[str, str] = {"effort_reduction_own": "-", "wearer_metabolic_own": "J/(kg m)",
-                             "metabolic_cost_own": "J/(kg m)", "speed_own": "m/s"}
+OWN_UNITS: dict[str, str] = {"effort_reduction_own": "-", "effort_reduction_device": "-",
+                             "wearer_metabolic_own": "J/(kg m)", "metabolic_cost_own": "J/(kg m)", "speed_own": "m/s"}
 
 
 # the one sign convention of every printed effort reduction (simulate, compare, report):
@@ -89,8 +94,11 @@ def own_comparison(assisted: Mapping[str, float], alone: Mapping[str, float],
                    effort: str = EFFORT_METRIC["impedance"]) -> dict[str, float]:
     """The ``*_own`` metrics of the module docstring from an assisted walk's metrics and
     the same law's walk without the device (``effort_reduction_own`` on ``effort``, as
-    :func:`effort_comparison`); only those both walks measured."""
+    :func:`effort_comparison`), and ``effort_reduction_device`` where ``assisted`` holds
+    ``effort_reduction`` too; only those both walks measured."""
     out = {f"{name}_own": alone[name] for name in ("wearer_metabolic", effort, "speed") if name in alone}
     if effort in assisted and effort in alone:
         out["effort_reduction_own"] = reduction(assisted[effort], alone[effort])
+        if "effort_reduction" in assisted:
+            out["effort_reduction_device"] = min(assisted["effort_reduction"], out["effort_reduction_own"])
     return out

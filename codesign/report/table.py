@@ -84,6 +84,7 @@ TABLE54_COLUMNS: tuple[Column, ...] = (
     Column("wearer proxy [J/(kg m)]", ("wearer_metabolic",), 1.0, "{:.2f}", "effort"),
     # a wearer that adapted to the device (problem exo_assist_wearer): against its own law alone
     Column("against the adapted law alone [%]", ("effort_reduction_own",), 100.0, "{:+.1f}", "effort"),
+    Column("the device's share [%]", ("effort_reduction_device",), 100.0, "{:+.1f}", "effort"),
 )
 PARTS = {"design": "Which design, and how far it got",
          "morphology": "Morphology and mass",

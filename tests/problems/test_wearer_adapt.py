@@ -57,6 +57,10 @@ def test_own_comparison_by_hand():
     assert own_comparison({"wearer_metabolic": 6.0, "speed": 1.3}, {"wearer_metabolic": 8.0, "speed": 1.2}) == {
         "wearer_metabolic_own": 8.0, "speed_own": 1.2, "effort_reduction_own": 0.25}
     assert own_comparison({}, {"wearer_metabolic": 8.0}) == {"wearer_metabolic_own": 8.0}
+    # the device's share: the smaller reduction, whichever reference gives it
+    for before, own in ((0.30, 0.25), (0.10, 0.25)):
+        m = own_comparison({"wearer_metabolic": 6.0, "effort_reduction": before}, {"wearer_metabolic": 8.0})
+        assert m["effort_reduction_own"] == 0.25 and m["effort_reduction_device"] == min(before, own)
 
 
 def test_a_wearer_that_has_not_adapted_is_both_references_at_once():
