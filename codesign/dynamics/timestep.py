@@ -156,7 +156,7 @@ N_STEP_STATS = 9
 
 # the residuals' distribution over the steps: a histogram of each residual (contact_lcp.RES_*)
 # in quarter decades from 1e-15 (bin 0: at most 1e-15, exact to rounding) to 1e5 (the last
-# bin holds everything above); residual_quantile reads a quantile to a factor 10^0.25
+# bin holds everything above); walking.stepping.residual_quantile reads a quantile to a factor 10^0.25
 HIST_DECADE_BINS = 4
 HIST_LOG_MIN = -15.0
 N_HIST_BINS = 1 + HIST_DECADE_BINS * 20
@@ -250,12 +250,6 @@ def step_settings(h: float = 1e-3, loop_correction: float = 1.0,
     return s
 
 
-@njit(cache=True, _nrt=False)
-def soft_law(ss):
-    """(k, d, n, c) of the stepped soft law from the step settings ``ss``."""
-    return ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], ss[SOFT_EXPONENT], ss[SOFT_DISSIPATION]
-
-
 def make_step_workspace(model, implicit_rows: np.ndarray | None = None) -> StepWorkspace:
     """Scratch arrays of :func:`step` for ``model`` (nothing is allocated per step).
 
@@ -313,8 +307,8 @@ def record_residuals(sw, ss, mu, ca):
     if ss[SOFT_STIFFNESS] > 0.0:
         res = sw.res
         res[:] = 0.0
-        res[lcp.RES_NEGATIVE] = soft_residual(sw.W, sw.r, sw.lower, ss[H], soft_law(ss), mu,
-                                              ss[SOFT_VREG], sw.Pc, ca)
+        law = (ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], ss[SOFT_EXPONENT], ss[SOFT_DISSIPATION])
+        res[lcp.RES_NEGATIVE] = soft_residual(sw.W, sw.r, sw.lower, ss[H], law, mu, ss[SOFT_VREG], sw.Pc, ca)
     else:
         res = lcp.contact_residuals(sw.W, sw.r, sw.lower, mu, sw.Pc, ca, ss[TOL_IMPULSE], sw.res)
     for j in range(lcp.N_RESIDUALS):
@@ -327,26 +321,6 @@ def record_residuals(sw, ss, mu, ca):
         sw.stats[STAT_ABOVE_TOL] += 1
     if abs(res[lcp.RES_WORK]) > ss[TOL_ENERGY]:
         sw.stats[STAT_ENERGY_ABOVE] += 1
-
-
-def residual_quantile(hist: np.ndarray, quantile: float) -> float:
-    """The upper edge of the histogram bin (int64[N_HIST_BINS] of :func:`record_residuals`)
-    that holds the given quantile (0..1) of the steps: within a factor 10^0.25 above the
-    true quantile; 0 when it falls in bin 0 (at most 1e-15), inf in the last bin."""
-    total = int(hist.sum())
-    if total == 0:
-        return float("nan")
-    rank = quantile * total
-    seen = 0
-    for b in range(N_HIST_BINS):
-        seen += int(hist[b])
-        if seen >= rank:
-            if b == 0:
-                return 0.0
-            if b == N_HIST_BINS - 1:
-                return float("inf")
-            return 10.0 ** (HIST_LOG_MIN + b / HIST_DECADE_BINS)
-    return float("inf")
 
 
 @njit(cache=True, _nrt=False)
@@ -541,8 +515,9 @@ def step(m, w, sw, cs, ss, q, v, tau, Kimp, Dimp):
     if ss[SOFT_STIFFNESS] > 0.0:     # the soft law (lower: the points' heights, m)
         for j in range(ca):
             sw.lower[j] = sw.pos[nl + sw.sel[j]]
-        sweeps = solve_soft(sw.W, sw.r, sw.lower, h, soft_law(ss), mu, ss[SOFT_VREG], sw.Pc, sw.mode_c,
-                            ca, ss[PGS_TOL], int(ss[PGS_MAX_SWEEPS]))
+        law = (ss[SOFT_STIFFNESS], ss[SOFT_DAMPING], ss[SOFT_EXPONENT], ss[SOFT_DISSIPATION])
+        sweeps = solve_soft(sw.W, sw.r, sw.lower, h, law, mu, ss[SOFT_VREG], sw.Pc, sw.mode_c, ca, ss[PGS_TOL],
+                            int(ss[PGS_MAX_SWEEPS]))
         pivots, outcome = 0, (APPROXIMATE if sweeps > ss[PGS_MAX_SWEEPS] else EXACT)
     else:
         sweeps, pivots, outcome = solve_contacts(sw.W, sw.r, sw.lower, mu, sw.Pc, sw.mode_c, ca,

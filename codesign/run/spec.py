@@ -349,14 +349,14 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
     return parameters, tuple(pools), combos, start, seeds, spread, designs, unserved
 
 
-def parse_objectives(data: Any, where: str = "objectives") -> tuple[Objective, ...]:
-    """A spec's ``[[objectives]]`` (or a design file's ``objectives``, ``where`` naming it):
-    the lexicographic stages (Invalid, one line naming the entry)."""
+def parse_objectives(data: Any) -> tuple[Objective, ...]:
+    """A spec's ``[[objectives]]`` (or a design file's ``objectives``): the lexicographic
+    stages (Invalid, one line naming the entry)."""
     if not isinstance(data, list):
-        fail(where, data, "an array of tables [[objectives]]")
+        fail("objectives", data, "an array of tables [[objectives]]")
     out = []
     for k, entry in enumerate(data):
-        path = f"{where}[{k}]"
+        path = f"objectives[{k}]"
         check_table(entry, path, ("metric", "sense", "until"))
         if "metric" not in entry:
             raise Invalid(f"{path}.metric: missing; expected the name of a metric")

@@ -69,11 +69,11 @@ CONDITIONS = (("foot", 2.0), ("foot", 4.0), ("shank", 2.0), ("shank", 4.0), ("th
 SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 30}
 SEARCH_SPREAD = 0.05
 SEARCH_SEED = 45
-# a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
 # --hold-speed: Browning's treadmill speed, the band a walk must keep, the lean references
 TREADMILL_SPEED = 1.25            # m/s
 SPEED_BAND = 0.03                 # fraction of TREADMILL_SPEED
 LEAN_GRID = tuple(round(-0.16 + 0.005 * i, 3) for i in range(32))   # rad, -0.16 .. -0.005
+# a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
 TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
                     {"metric": "speed_match", "sense": "maximize", "until": 0.95},
                     {"metric": "speed_std", "sense": "minimize", "until": 0.1},
