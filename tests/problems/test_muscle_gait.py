@@ -170,3 +170,17 @@ def test_the_heel_pad_walk_at_peoples_cost():
     assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3
     assert m["metabolic_cost"] <= 1.3 * 2.3 and m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.90
     assert all(w["time"] == 10.0 and max(w["grf_peak_bw"], w["grf_peak_bw_start"]) <= 1.5 for w in walks)
+
+
+def test_the_heel_pad_walk_on_scones_nonlinear_heel():
+    """docs/muscles.md ("On a heel pad"): human-muscles-heelpad.json, searched on the linear
+    pad, walks on SCONE's heel itself -- a Hertz sphere with Hunt-Crossley dissipation,
+    k = (4/3) sqrt(R) E for R = 0.04 m and E = 7.07e5 Pa, c = 1.5 x 1 s/m, no linear damper
+    -- within 1.3 BW in steady walking, its start's landing higher (1.49 BW, within 1.6),
+    faster (1.38 m/s) and slipping more than on the pad it was searched on."""
+    path = ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad.json"
+    k = 4 / 3 * 0.04 ** 0.5 * (0.5 * 2e6 ** (2 / 3)) ** 1.5
+    m = walked(path, soft_stiffness=k, soft_exponent=1.5, soft_dissipation=1.5, soft_damping=0.0)
+    assert m["time"] == 10.0 and 1.3 <= m["speed"] <= 1.45 and m["assist_fraction"] == 0.0
+    assert m["grf_peak_bw"] <= 1.3 < m["grf_peak_bw_start"] <= 1.6
+    assert m["foot_slip_fraction"] > walked(path)["foot_slip_fraction"]

@@ -193,3 +193,32 @@ def test_a_muscle_driven_wearer_that_has_not_adapted_is_both_references_on_its_m
     assert m["effort_reduction_own"] == m["effort_reduction"]
     assert m["effort_reduction"] == pytest.approx(1.0 - m["metabolic_cost"] / m["metabolic_cost_unassisted"], abs=0)
     assert m["metabolic_cost_own"] == m["metabolic_cost_unassisted"] > 0
+
+
+def replayed(path: Path) -> dict[str, float]:
+    """The metrics of a stored design file replayed as ``codesign simulate FILE`` does."""
+    import argparse
+
+    from codesign.commands.options import add_design_arguments, chosen_design
+
+    parser = argparse.ArgumentParser()
+    add_design_arguments(parser)
+    chosen = chosen_design(parser.parse_args([str(path)]))
+    return chosen.problem.walking.replay(chosen.design, chosen.settings).record.metrics
+
+
+def test_the_heel_pad_wearer_adapted_to_a_massless_hip_device_replays_the_readmes_numbers(monkeypatch):
+    """README (the light device on the heel-pad wearer; studies/assist-muscles/README.md):
+    adapted with an ideal hip device of +-20 N m, the device's own share -- the smaller
+    reduction, against the wearer before it adapted and against its adapted reflexes alone --
+    is 17.0 % massless, but the heel strikes return (above 1.5 BW, the wearer alone 1.28);
+    searched for that share with 3 kg carried and <= 1.45 BW, 3.0 %."""
+    monkeypatch.chdir(ROOT)                         # the wearer is named from the repository
+    m = replayed(ROOT / "studies/assist-muscles/ideal-hip-adapt-heelpad-best.json")
+    assert m["time"] == 10.0 and m["speed_change_abs"] <= 0.05 and m["added_mass"] == 0.0
+    assert m["effort_reduction_device"] == min(m["effort_reduction"], m["effort_reduction_own"])
+    assert m["effort_reduction_device"] == pytest.approx(0.170, abs=0.0005)
+    assert m["grf_peak_bw"] > 1.5 and m["grf_peak_bw_start"] > 2.0
+    held = replayed(ROOT / "studies/assist-muscles/ideal-hip-adapt-heelpad-share-best.json")
+    assert held["added_mass"] == pytest.approx(3.0) and max(held["grf_peak_bw"], held["grf_peak_bw_start"]) <= 1.45
+    assert held["effort_reduction_device"] == pytest.approx(0.030, abs=0.0005)
