@@ -28,6 +28,19 @@ def codesign(*args, cwd=None, timeout=180) -> subprocess.CompletedProcess:
                           text=True, timeout=timeout, cwd=cwd)
 
 
+def chosen(*argv):
+    """The design, problem, settings and objectives a command's design options ARGV pick
+    (:func:`codesign.commands.options.chosen_design`, in this process), as ``codesign
+    simulate ARGV`` would replay them."""
+    import argparse
+
+    from codesign.commands.options import add_design_arguments, chosen_design
+
+    parser = argparse.ArgumentParser()
+    add_design_arguments(parser)
+    return chosen_design(parser.parse_args([str(a) for a in argv]))
+
+
 def start_cli(*args, **kwargs) -> subprocess.Popen:
     """The CLI started in a new process (stdout and stderr piped, text)."""
     return subprocess.Popen([sys.executable, "-m", "codesign.cli", *map(str, args)], text=True,

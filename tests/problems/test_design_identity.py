@@ -9,28 +9,20 @@ processes for bad input (one line, exit 2, nothing written)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
 
-from codesign.commands.options import add_design_arguments, chosen_design
 from codesign.errors import UserError
 from codesign.model.drivetrain import motor_at, motor_catalog
 from codesign.problems import get_problem
 from codesign.problems.identity import legacy_problem
 from codesign.topology.catalog import REPOSITORY_CATALOG
 from codesign.walking.design import Design, load_design
-from tests.runtools import codesign, listing, one_line
+from tests.runtools import chosen, codesign, listing, one_line
 
 ROOT = REPOSITORY_CATALOG.parents[1]
 DESIGNS = sorted((ROOT / "docs/designs").glob("*.json"))
-
-
-def chosen(*argv):
-    parser = argparse.ArgumentParser()
-    add_design_arguments(parser)
-    return chosen_design(parser.parse_args([str(a) for a in argv]))
 
 
 @pytest.mark.parametrize("path", DESIGNS, ids=lambda p: p.name)

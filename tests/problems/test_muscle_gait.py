@@ -120,6 +120,10 @@ def test_the_stored_muscle_driven_human_walks():
 
 
 HEEL_PAD_WALK = ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad-grf.json"
+# SCONE's Human0916.osim heel under Simbody's HuntCrossleyForce: a sphere of R = 0.04 m on a
+# platform, each of stiffness 2e6: E = (E1^(2/3) / 2)^(3/2), f = (4/3) sqrt(R) E x^1.5 (1 + 1.5 c v)
+SCONE_HEEL_E = (0.5 * 2e6 ** (2 / 3)) ** 1.5            # Pa
+SCONE_HEEL_K = 4 / 3 * 0.04 ** 0.5 * SCONE_HEEL_E       # N/m^1.5
 
 
 def test_the_heel_pad_is_scones_heel_linearised_at_one_body_weight():
@@ -131,8 +135,7 @@ def test_the_heel_pad_is_scones_heel_linearised_at_one_body_weight():
     from codesign.model.anthropometry import human_geometry
     from codesign.walking.design import load_design
     f = human_geometry().mass_kg * 9.81
-    e = (0.5 * 2e6 ** (2 / 3)) ** 1.5
-    x = (f / ((4 / 3) * 0.04 ** 0.5 * e)) ** (2 / 3)
+    x = (f / SCONE_HEEL_K) ** (2 / 3)
     assert x == pytest.approx(0.0237, abs=5e-4)               # m: 24 mm, as docs/muscles.md says
     pad = load_design(HEEL_PAD_WALK).evaluation
     assert pad["contact_model"] == "soft_step"
@@ -179,8 +182,7 @@ def test_the_heel_pad_walk_on_scones_nonlinear_heel():
     -- within 1.3 BW in steady walking, its start's landing higher (1.49 BW, within 1.6),
     faster (1.38 m/s) and slipping more than on the pad it was searched on."""
     path = ROOT / "studies" / "muscle-wearer" / "human-muscles-heelpad.json"
-    k = 4 / 3 * 0.04 ** 0.5 * (0.5 * 2e6 ** (2 / 3)) ** 1.5
-    m = walked(path, soft_stiffness=k, soft_exponent=1.5, soft_dissipation=1.5, soft_damping=0.0)
+    m = walked(path, soft_stiffness=SCONE_HEEL_K, soft_exponent=1.5, soft_dissipation=1.5, soft_damping=0.0)
     assert m["time"] == 10.0 and 1.3 <= m["speed"] <= 1.45 and m["assist_fraction"] == 0.0
     assert m["grf_peak_bw"] <= 1.3 < m["grf_peak_bw_start"] <= 1.6
     assert m["foot_slip_fraction"] > walked(path)["foot_slip_fraction"]

@@ -197,14 +197,10 @@ def test_a_muscle_driven_wearer_that_has_not_adapted_is_both_references_on_its_m
 
 def replayed(path: Path) -> dict[str, float]:
     """The metrics of a stored design file replayed as ``codesign simulate FILE`` does."""
-    import argparse
+    from tests.runtools import chosen
 
-    from codesign.commands.options import add_design_arguments, chosen_design
-
-    parser = argparse.ArgumentParser()
-    add_design_arguments(parser)
-    chosen = chosen_design(parser.parse_args([str(path)]))
-    return chosen.problem.walking.replay(chosen.design, chosen.settings).record.metrics
+    picked = chosen(path)
+    return picked.problem.walking.replay(picked.design, picked.settings).record.metrics
 
 
 def test_the_heel_pad_wearer_adapted_to_a_massless_hip_device_replays_the_readmes_numbers(monkeypatch):
