@@ -1,6 +1,9 @@
 """The device's assistance profile of an active wearer (issue 32): per assisted wearer
-joint (hip, knee) a torque over the gait phase, the same on both legs half a period apart
-(the controller's clock, :mod:`codesign.control.impedance`).
+joint a torque over the gait phase, the same on both legs half a period apart (the
+controller's clock, :mod:`codesign.control.impedance`, or each leg's sensed phase). A
+linkage assists the hip and knee (its two degrees of freedom per leg); an ideal device
+any two of the wearer's hip, knee and ankle (:data:`JOINT_PAIRS`, the problem option
+``assisted_joints``: an ankle exoskeleton is ``"hip_ankle"`` with the hip's peaks 0).
 
 Each joint's profile is a sum of ``BUMPS`` bumps; a bump has a signed peak torque P (N m,
 anatomical: flexion positive), a peak timing p (fraction of the stride from the leg's
@@ -32,7 +35,9 @@ import numpy as np
 
 from codesign.control import signals as sg
 
-ASSISTED_JOINTS = ("hip", "knee")
+ASSISTED_JOINTS = ("hip", "knee")   # a linkage's (and the default) assisted joints
+# the pairs of wearer joints a device can assist, by the name the option spells them
+JOINT_PAIRS = {"hip_knee": ("hip", "knee"), "hip_ankle": ("hip", "ankle"), "knee_ankle": ("knee", "ankle")}
 BUMPS = 2
 FIELDS = ("peak", "peak_time", "rise", "fall")
 # Bounds (N m, fractions of the stride). Peak torque: the largest published hip and knee
@@ -41,7 +46,9 @@ FIELDS = ("peak", "peak_time", "rise", "fall")
 # of the stride (a bump of a few milliseconds is an impulse no drivetrain delivers), at
 # most 40 % (rise + fall <= 0.8 < 1: a bump never overlaps itself on the phase circle).
 BOUNDS = {"peak": (-60.0, 60.0), "peak_time": (0.0, 1.0), "rise": (0.05, 0.4), "fall": (0.05, 0.4)}
-ANATOMICAL_SIGN = {"hip": 1.0, "knee": -1.0}   # engine torque = sign * anatomical (codesign.model.gait)
+# engine torque = sign * anatomical (codesign.model.gait: hip and knee flexion, ankle
+# dorsiflexion positive; an ankle's plantarflexion assistance is a negative peak)
+ANATOMICAL_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}
 
 
 @dataclass(frozen=True)
@@ -59,9 +66,9 @@ def parameter_names(joint: str) -> list[str]:
     return [f"assist.{joint}.b{k + 1}.{f}" for k in range(BUMPS) for f in FIELDS]
 
 
-def parameter_bounds() -> dict[str, tuple[float, float]]:
-    """Every assistance parameter's (low, high): hip's bumps, then knee's."""
-    return {name: BOUNDS[name.rsplit(".", 1)[1]] for j in ASSISTED_JOINTS for name in parameter_names(j)}
+def parameter_bounds(joints: tuple[str, ...] = ASSISTED_JOINTS) -> dict[str, tuple[float, float]]:
+    """Every assistance parameter's (low, high) of the assisted ``joints``, in their order."""
+    return {name: BOUNDS[name.rsplit(".", 1)[1]] for j in joints for name in parameter_names(j)}
 
 
 def has_assist(params: Mapping[str, float]) -> bool:
@@ -119,6 +126,8 @@ def profile_signal(bumps: tuple[Bump, ...], sign: float = 1.0) -> sg.Signal:
     return sg.Signal(sg.PPOLY, knots, sign * value, sign * slope)
 
 
-def assist_signals(params: Mapping[str, float]) -> tuple[sg.Signal, sg.Signal]:
-    """(hip, knee) engine-convention signals of a design's assistance profile."""
-    return tuple(profile_signal(bumps_of(params, j), ANATOMICAL_SIGN[j]) for j in ASSISTED_JOINTS)
+def assist_signals(params: Mapping[str, float],
+                   joints: tuple[str, str] = ASSISTED_JOINTS) -> tuple[sg.Signal, sg.Signal]:
+    """The engine-convention signals of a design's assistance profile at its two assisted
+    ``joints`` (a pair of :data:`JOINT_PAIRS`)."""
+    return tuple(profile_signal(bumps_of(params, j), ANATOMICAL_SIGN[j]) for j in joints)

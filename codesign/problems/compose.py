@@ -31,7 +31,7 @@ from codesign.problems import objectives as ob
 from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
-from codesign.problems.options import PRESETS, ProblemOptions, problem_key
+from codesign.problems.options import LATER_OPTIONS, PRESETS, ProblemOptions, problem_key
 from codesign.problems.robust import ROBUST_METRIC
 from codesign.problems.walking import METRICS, cost_notes, parse_human_settings, replay_design, unit_of
 from codesign.topology.catalog import cached_catalog
@@ -135,7 +135,7 @@ def walking_problem(options: ProblemOptions) -> Problem:
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
         metrics += tuple(EFFORT_UNITS)
     elif kind == "ideal":
-        parameters = ea.assist_parameters()
+        parameters = ea.assist_parameters(options.assisted_joints)
         stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=False), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
@@ -149,15 +149,19 @@ def walking_problem(options: ProblemOptions) -> Problem:
     else:
         parameters = wearer_law_parameters(options)     # the reflexes (or law) adapt (issue 46)
         if options.search == "wearer_assist":                    # the profile adapts with it
-            parameters += ea.assist_parameters()
+            parameters += ea.assist_parameters(options.assisted_joints)
         assist = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         stages = wa.adapt_stages(stages_before(assist, "effort_reduction"))
         parse, run, check = wa.parse_adapt_settings, run_adapted, wa.check_design
         decode, replay, warmup = wa.decode, wa.replay_adapted, wa.warmup
         encode = functools.partial(wa.encode, options=options)
         metrics += tuple(EFFORT_UNITS) + tuple(OWN_UNITS)
-    if options.wearer_model != "impedance":
-        parse = functools.partial(parse_wearer_model, parse=parse, wearer_model=options.wearer_model)
+    # the options that set evaluation keys: each where it is not its default, the assisted
+    # joints wherever there is a device (a linkage's hip_knee refuses another in the table)
+    fixed = {key: getattr(options, key) for key in LATER_OPTIONS
+             if getattr(options, key) != LATER_OPTIONS[key] or (key == "assisted_joints" and kind in ("assist", "ideal", "adapt"))}
+    if fixed:
+        parse = functools.partial(parse_option_settings, parse=parse, fixed=fixed)
     decoder = functools.partial(decode, options=options)
     evaluate = functools.partial(ex.evaluate_decoded, parse=parse, decoder=decoder, run=run)
     hooks = WalkingHooks(decode=decoder, check_design=check, replay=replay, encode=encode)
@@ -167,15 +171,17 @@ def walking_problem(options: ProblemOptions) -> Problem:
                    options=options)
 
 
-def parse_wearer_model(table, parse, wearer_model: str):
-    """``parse_settings`` of a problem whose option ``wearer_model`` is not the default: the
-    ``[evaluation]`` table's ``wearer_model`` set to it (UserError, one line, where the
-    table names another), then the family's ``parse``."""
+def parse_option_settings(table, parse, fixed: dict):
+    """``parse_settings`` of a problem whose options set evaluation keys of the same name
+    (``fixed``: ``wearer_model``, ``assisted_joints``; :data:`~codesign.problems.options.LATER_OPTIONS`):
+    the ``[evaluation]`` table's keys set to them (UserError, one line, where the table
+    names another), then the family's ``parse``."""
     table = dict(table)
-    given = table.setdefault("wearer_model", wearer_model)
-    if given != wearer_model:
-        raise UserError(f"evaluation.wearer_model: {given!r} under the problem's wearer_model = {wearer_model!r}; "
-                        "expected it once (in [problem])")
+    for key, value in fixed.items():
+        given = table.setdefault(key, value)
+        if given != value:
+            raise UserError(f"evaluation.{key}: {given!r} under the problem's {key} = {value!r}; "
+                            "expected it once (in [problem])")
     return parse(table)
 
 

@@ -41,7 +41,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from codesign.control.assist import has_assist, parameter_bounds
+from codesign.control.assist import JOINT_PAIRS, has_assist, parameter_bounds
 from codesign.errors import UserError
 from codesign.model.wearer_body import Load, carried_mass, parse_loads
 from codesign.objectives import Objective
@@ -140,9 +140,11 @@ def parse_device_loads(value: Any) -> tuple[Load, ...]:
 
 
 # --------------------------------------------------------------------------- space
-def assist_parameters() -> tuple[Parameter, ...]:
-    """The common pool: the assistance profile (:mod:`codesign.control.assist`)."""
-    return tuple(Parameter(name, low, high) for name, (low, high) in parameter_bounds().items())
+def assist_parameters(assisted_joints: str = "hip_knee") -> tuple[Parameter, ...]:
+    """The common pool: the assistance profile (:mod:`codesign.control.assist`) of the
+    assisted joints (a pair's name, :data:`~codesign.control.assist.JOINT_PAIRS`)."""
+    return tuple(Parameter(name, low, high)
+                 for name, (low, high) in parameter_bounds(JOINT_PAIRS[assisted_joints]).items())
 
 
 def law_names() -> set[str]:
@@ -189,12 +191,12 @@ def decode_ideal(groups: tuple[str, ...], params: Mapping[str, float], settings:
                  options: ProblemOptions = IDEAL) -> Design:
     """The design of an ideal device's candidate (``device = "ideal"``): the unaugmented
     wearer of the settings (its law, and reflexes under muscles) with the candidate's
-    assistance profile, delivered at its own hip and knee (ValueError: a profile parameter
+    assistance profile, delivered at its own assisted joints (ValueError: a profile parameter
     missing, not finite or out of bounds; UserError: no wearer named)."""
     if not settings.wearer:
         raise UserError("evaluation.wearer_design: none named; expected the path of a human-gait design "
                         "whose law (and reflexes) is the wearer's")
-    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters()}
+    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters(settings.walk.assisted_joints)}
     return Design({**dict(settings.wearer), **assist})
 
 

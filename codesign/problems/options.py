@@ -44,6 +44,12 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
                                                reflex-controlled muscles (issue 45; the
                                                human alone or an active wearer; it sets
                                                the evaluation's ``wearer_model``)
+    assisted_joints = "hip_knee" | "hip_ankle"  the wearer joints the device assists: a
+                    | "knee_ankle"             linkage's hip and knee, or an ideal
+                                               device's pair with the ankle (an ankle
+                                               exoskeleton: "hip_ankle", the hip's peaks
+                                               frozen at 0); it sets the evaluation's
+                                               ``assisted_joints``
 
 ``device_design`` and ``wearer_design`` name files, not the space: they travel to the
 problem's settings as the ``[evaluation]`` keys of the same name (where specs written
@@ -79,8 +85,10 @@ CHOICES: dict[str, tuple | None] = {
     "device_design": None,
     "wearer_design": None,
     "wearer_model": ("impedance", "muscles"),
+    "assisted_joints": ("hip_knee", "hip_ankle", "knee_ankle"),
 }
 FILE_OPTIONS = ("device_design", "wearer_design")   # frozen designs: settings, not the space
+LATER_OPTIONS = {"wearer_model": "impedance", "assisted_joints": "hip_knee"}   # written only when changed
 COMPOSED = "walking"     # the name of a problem whose options no preset spells
 
 
@@ -97,17 +105,18 @@ class ProblemOptions:
     device_design: str | None = None
     wearer_design: str | None = None
     wearer_model: str = "impedance"
+    assisted_joints: str = "hip_knee"
 
     def space(self) -> "ProblemOptions":
         """The options without the frozen designs' files: what the space is built from."""
         return dataclasses.replace(self, device_design=None, wearer_design=None)
 
     def to_json(self) -> dict:
-        """Every option (files only when given; ``wearer_model`` only when not the default
-        impedance, so files written before it read the same), as a design file's
-        ``"problem"`` holds them."""
+        """Every option (files only when given; ``wearer_model`` and ``assisted_joints``
+        only when not their defaults, so files written before them read the same), as a
+        design file's ``"problem"`` holds them."""
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if v is not None and not (k == "wearer_model" and v == "impedance")}
+                if v is not None and not (k in LATER_OPTIONS and v == LATER_OPTIONS[k])}
 
 
 # every registered walking name: a set of options (the anthropomorphic baseline is not one:
@@ -162,6 +171,10 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
     the options counts (:func:`parse_options` moved it into ``options``); ``files``
     False: a problem's key, whose frozen designs are its settings' (not checked)."""
     o = options
+    if o.assisted_joints != "hip_knee" and o.device != "ideal":
+        raise UserError(f"{where}.assisted_joints: {shown(o.assisted_joints)} with device = {shown(o.device)}; "
+                        "expected \"hip_knee\" (a linkage assists the hip and knee; another pair only with "
+                        "device = \"ideal\")")
     if o.wearer_model == "muscles" and o.device != "none" and o.wearer != "active":
         raise UserError(f"{where}.wearer_model: \"muscles\" with a passive wearer; expected device = \"none\" "
                         "or wearer = \"active\" (a passive wearer's joints are moved by the device)")

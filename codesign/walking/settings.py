@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from codesign.control import signals as sg
+from codesign.control.assist import JOINT_PAIRS
 from codesign.control.wearer import ASSIST_TIMINGS
 from codesign.errors import UserError, nearest, shown
 from codesign.model.actuators import MODELS as ACTUATOR_MODELS
@@ -79,6 +80,10 @@ class WalkSettings:
     ``impedance`` (default: the step impedance law) or ``muscles`` (Geyer & Herr 2010's
     reflex-controlled Hill muscles, :mod:`codesign.walking.muscle_wearer`; the human alone
     or an active wearer, time stepping only).
+    assisted_joints: the wearer joints an active wearer's device assists, a pair of
+    :data:`codesign.control.assist.JOINT_PAIRS` (``"hip_knee"``, the default and a
+    linkage's; ``"hip_ankle"`` or ``"knee_ankle"``: an ideal device's; set by the problem
+    option of the same name).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -94,6 +99,7 @@ class WalkSettings:
     wearer_mass_scale: float = 1.0
     assist_timing: str = "clock"
     wearer_model: str = "impedance"
+    assisted_joints: str = "hip_knee"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -106,7 +112,8 @@ class WalkSettings:
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
-                               "loads", "wearer_mass_scale", "assist_timing", "wearer_model"}
+                               "loads", "wearer_mass_scale", "assist_timing", "wearer_model",
+                               "assisted_joints"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -170,6 +177,10 @@ class WalkSettings:
             raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}"
                             f"{nearest(wearer_model, WEARER_MODELS) if isinstance(wearer_model, str) else ''}; "
                             f"expected one of {', '.join(WEARER_MODELS)}")
+        assisted_joints = d.get("assisted_joints", "hip_knee")
+        if assisted_joints not in JOINT_PAIRS:
+            raise UserError(f"evaluation.assisted_joints: got {shown(assisted_joints)}; expected one of "
+                            f"{', '.join(JOINT_PAIRS)}")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -178,7 +189,7 @@ class WalkSettings:
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
-                            assist_timing, wearer_model)
+                            assist_timing, wearer_model, assisted_joints)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

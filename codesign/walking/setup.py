@@ -17,7 +17,7 @@ from codesign.dynamics.model import with_armature
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
-from codesign.control.assist import assist_signals, has_assist
+from codesign.control.assist import JOINT_PAIRS, assist_signals, has_assist
 from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes, reflex_params
 from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
@@ -43,7 +43,6 @@ from codesign.walking.settings import WalkSettings
 SITES = ("thigh_r", "shank_r", "thigh_l", "shank_l")         # human hip and knee joints
 SITE_NAMES = ("hip_r", "knee_r", "hip_l", "knee_l")
 WEARER_JOINTS = ("hip", "knee")     # the wearer's joints whose law the device delivers
-IDEAL_DEVICE_JOINTS = ("device_hip", "device_knee")   # an ideal device's joints (ideal_drive)
 
 
 @dataclass
@@ -152,31 +151,40 @@ def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, A
     return compile_drive(model.n, legs, pair, assist=assist, timing=timing, assist_timing=assist_timing)
 
 
-def ideal_drive(model, assist, timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays:
+def ideal_drive(model, assist, joints: tuple[str, str], active: tuple[str, ...],
+                timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays:
     """An ideal assistive device on the unaugmented human (Dembia et al. 2017's ideal
-    devices): no linkage and no mass, its "actuated joints" the wearer's hip and knee
-    themselves (G = I), unbounded; ``assist``, ``timing``, ``assist_timing`` as
-    :func:`wearer_drive`'s."""
-    rows = _human_rows(model, ("hip", "knee"))
-    legs = [DriveLeg(law=(s, 2 + s), human=(model.body_id(f"thigh_{side}"), model.body_id(f"shank_{side}")),
-                     added=(), loops=(), rows=(rows["hip"][s], rows["knee"][s]))
+    devices): no linkage and no mass, its "actuated joints" the wearer's own ``joints``
+    (a pair of :data:`codesign.control.assist.JOINT_PAIRS`; G = I), unbounded; ``active``
+    the controller's active joint names (each a row per leg, right first: the law rows the
+    device relieves); ``assist``, ``timing``, ``assist_timing`` as :func:`wearer_drive`'s."""
+    rows = _human_rows(model, joints)
+    law = [active.index(j) for j in joints]
+    legs = [DriveLeg(law=(2 * law[0] + s, 2 * law[1] + s),
+                     human=tuple(model.body_id(f"{HUMAN_JOINT_BODY[j]}_{side}") for j in joints),
+                     added=(), loops=(), rows=(rows[joints[0]][s], rows[joints[1]][s]))
             for s, side in enumerate(("r", "l"))]
     return compile_drive(model.n, legs, (None, None), assist=assist, timing=timing,
                          assist_timing=assist_timing)
 
 
 def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator], ...],
-                 timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays | None:
+                 timing: tuple[float, float], settings: WalkSettings,
+                 active: tuple[str, ...]) -> DriveArrays | None:
     """An active wearer's device (issue 32) on the model of ``design``: a co-design's
     linkage (``aug`` its assembly, ``motors`` its pair's) assisting with the design's
-    profile, an ideal device on the unaugmented human (:func:`ideal_drive`) where the
-    design has a profile, else none (the wearer alone); the profile timed by the clock
-    ``timing`` or by the device's phase estimate (``assist_timing``, WalkSettings')."""
-    assist = assist_signals(design.params) if has_assist(design.params) else None
+    profile at the hip and knee, an ideal device on the unaugmented human at the settings'
+    ``assisted_joints`` (:func:`ideal_drive`, ``active`` the controller's active joint
+    names) where the design has a profile, else none (the wearer alone); the profile timed
+    by the clock ``timing`` or by the device's phase estimate (the settings'
+    ``assist_timing``)."""
+    joints = JOINT_PAIRS[settings.assisted_joints]
+    assist = assist_signals(design.params, joints) if has_assist(design.params) else None
     if design.topology is None:
-        return None if assist is None else ideal_drive(model, assist, timing, assist_timing)
+        return None if assist is None else ideal_drive(model, assist, joints, active, timing,
+                                                       settings.assist_timing)
     return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing,
-                        assist_timing)
+                        settings.assist_timing)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:
@@ -310,8 +318,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     controller = layout.decode(design.params)
     rs = settings.rollout
     if active:                 # the wearer's own law on its joints; the device assists (issue 32)
-        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0),
-                             settings.assist_timing)
+        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0), settings,
+                             tuple(j.name for j in controller.active))
     if drive is None:          # the thesis's law, or the human's human_actuated joints
         controller = with_actuators(controller, dict(motors))
     driven = drive is not None and not active
@@ -339,7 +347,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         p = with_muscle_wearer(p, model, controller, settings, x0, human.mass_kg,
                                design.topology is None or active, reflex_changes(design.params))
     device = (tuple(wr_joint_name(a) for a in design.actuators) if design.topology is not None
-              else IDEAL_DEVICE_JOINTS)
+              else tuple(f"device_{j}" for j in JOINT_PAIRS[settings.assisted_joints]))
     names = effort_names(p.model.walk.effort_source, controller, device)
     # the person's mass (per-kg metrics): the scaled wearer's; the loads are carried mass
     wearer_mass = human.mass_kg * settings.wearer_mass_scale
@@ -375,7 +383,7 @@ def effort_names(source: np.ndarray, controller: imp.Controller,
     """Names of the effort joints (``source``: WalkModel.effort_source): an active joint's
     name and leg (``j1_r``, ``ankle_l``; each active joint has a row per leg, right first),
     a drive actuator's joint and leg (actuator 2 l + k: ``device[k]`` of leg l; ``device``
-    the pair's added joints ``j1``, or an ideal device's IDEAL_DEVICE_JOINTS)."""
+    the pair's added joints ``j1``, or an ideal device's ``device_hip`` ...)."""
     sides = ("r", "l")
     return tuple(f"{controller.active[s // 2].name}_{sides[s % 2]}" if s >= 0 else
                  f"{device[(-1 - s) % 2]}_{sides[(-1 - s) // 2]}"
@@ -397,7 +405,8 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         if drive & set(design.params):       # a design that chooses its drivetrains: all of them
             expected |= drive
     if settings.wearer == "active" and (design.topology is not None or has_assist(design.params)):
-        expected |= set(assist_parameter_bounds())    # an active wearer's device: its assistance
+        # an active wearer's device: its assistance at its assisted joints
+        expected |= set(assist_parameter_bounds(JOINT_PAIRS[settings.assisted_joints]))
     if settings.wearer_model == "muscles":              # any of the reflexes (the rest: published)
         expected |= {REFLEX_PREFIX + name for name in REFLEX_RANGES} & set(design.params)
         try:                                            # each within its physical range

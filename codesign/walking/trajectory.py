@@ -14,6 +14,7 @@ from codesign.dynamics.model import REVOLUTE
 from codesign.model import actuators as act
 from codesign.model.gait import nominal_gait
 from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
+from codesign.walking.initial_state import HUMAN_JOINT_BODY
 from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
 from codesign.walking.rollout_base import clone_arrays, control, zero_arrays
@@ -118,10 +119,13 @@ def actuator_table(rollout, setup):
         name = f"{setup.layout.active[s // 2].name}_{('r', 'l')[s % 2]}"
         cols[f"tau_wearer_{name}_Nm"] = own[:, e]
         cols[f"tau_device_{name}_Nm"] = device[:, e]
+    joint_of = {body: joint for joint, body in HUMAN_JOINT_BODY.items()}
     for leg, side in enumerate(("r", "l")[:L]):
+        # the leg's human joints whose rates G maps to: hip and knee, or an ideal device's pair
+        joints = [joint_of[model.body_names[c].rsplit("_", 1)[0]] for c in wm.drive.leg_human[leg]]
         for a in range(2):
             actuator = names[2 * leg + a]          # the drive's actuators come first
-            for h, joint in enumerate(("hip", "knee")):
+            for h, joint in enumerate(joints):
                 cols[f"G_{side}_{joint}_{actuator.rsplit('_', 1)[0]}"] = G[:, leg, h, a]
     return pd.DataFrame(cols)
 

@@ -8,6 +8,7 @@ one walk, bit for bit, so the reduction is exactly zero."""
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codesign.control.assist import parameter_bounds
@@ -19,6 +20,7 @@ from codesign.problems.compose import stages_before, walking_problem
 from codesign.problems.options import parse_options
 from codesign.types import EvalContext
 from codesign.walking import load_design
+from codesign.walking.trajectory import actuator_table
 
 ROOT = Path(__file__).resolve().parents[2]
 WEARER = ROOT / "docs/designs/human-muscles.json"
@@ -143,3 +145,56 @@ def test_with_the_wearer_adapting_a_wearer_that_has_not_adapted_is_both_referenc
     assert m["metabolic_cost_own"] == m["metabolic_cost_unassisted"] > 0
     with pytest.raises(ValueError, match="reflex.g_vas"):
         problem.walking.decode((), {**reflexes, **profile, "reflex.g_vas": -1.0}, s)
+
+
+def ankle_pair_problem(pair: str):
+    """The ideal device on the muscle-driven human, assisting the joint pair ``pair``, and
+    its settings (3-s walks)."""
+    _name, options = parse_options({"name": "exo_assist_ideal", "wearer_model": "muscles", "assisted_joints": pair})
+    problem = walking_problem(options)
+    return problem, problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation,
+                                            "max_time": 3.0})
+
+
+def idle_profile(joints: tuple[str, ...]) -> dict[str, float]:
+    """Zero peaks on every bump of ``joints``, the timing fields mid-range."""
+    return {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
+            for name, (low, high) in parameter_bounds(joints).items()}
+
+
+def test_the_assisted_pair_routes_the_hip_to_the_same_joint_whichever_its_partner():
+    """``assisted_joints``: the profile's space is the pair's (hip and ankle: assist.ankle.*
+    in place of assist.knee.*); the same hip profile with the partner idle is one walk under
+    "hip_knee" and "hip_ankle" (the drive's rows, the law rows it relieves and the muscle
+    joints it gives back are the hip's in both), so the metrics agree bit for bit; with the
+    ankle's push-off bump on, the device's ankle turns at the wearer's ankle rate exactly
+    (G = I on the ankle's own coordinate) and delivers the bump's peak."""
+    hip = {"assist.hip.b1.peak": -10.0, "assist.hip.b1.peak_time": 0.1}
+    (knee_pair, s_knee), (ankle_pair, s_ankle) = ankle_pair_problem("hip_knee"), ankle_pair_problem("hip_ankle")
+    assert {p.name for p in ankle_pair.parameters} == set(parameter_bounds(("hip", "ankle")))
+    assert s_ankle.walk.assisted_joints == "hip_ankle" and s_knee.walk.assisted_joints == "hip_knee"
+    ea.unassisted.cache_clear()
+    with_knee = knee_pair.evaluate({**idle_profile(("hip", "knee")), **hip}, EvalContext(settings=s_knee)).metrics
+    with_ankle = ankle_pair.evaluate({**idle_profile(("hip", "ankle")), **hip}, EvalContext(settings=s_ankle)).metrics
+    assert with_knee["effort_reduction"] != 0.0
+    assert with_ankle == with_knee
+    push = {**idle_profile(("hip", "ankle")), "assist.ankle.b1.peak": -30.0, "assist.ankle.b1.peak_time": 0.52,
+            "assist.ankle.b1.rise": 0.25, "assist.ankle.b1.fall": 0.1}
+    out = ankle_pair.walking.replay(ankle_pair.walking.decode((), push, s_ankle), s_ankle, np.arange(0.0, 3.0, 1e-3))
+    table = actuator_table(out.rollout, out.setup)
+    assert (table["rate_device_ankle_r_rad_s"] == table["rate_ankle_r_rad_s"]).all()
+    assert table["tau_device_ankle_r_Nm"].min() == pytest.approx(-30.0, abs=0.01)
+    assert table["tau_device_ankle_r_Nm"].max() == 0.0 and (table["tau_device_hip_r_Nm"] == 0.0).all()
+
+
+@pytest.mark.parametrize("table, evaluation, message", [
+    ({"name": "exo_assist", "assisted_joints": "hip_ankle"}, {},
+     r"problem\.assisted_joints: \"hip_ankle\" with device = \"linkage\"; expected \"hip_knee\" .*"),
+    ({"name": "exo_assist_ideal", "assisted_joints": "ankle"}, {},
+     r"problem\.assisted_joints: got \"ankle\"; expected one of \"hip_knee\", \"hip_ankle\", \"knee_ankle\""),
+    ({"name": "exo_assist_ideal", "assisted_joints": "hip_ankle"}, {"assisted_joints": "hip_knee"},
+     r"evaluation\.assisted_joints: 'hip_knee' under the problem's assisted_joints = 'hip_ankle'; .*"),
+])
+def test_a_bad_assisted_pair_is_one_line(table, evaluation, message):
+    with pytest.raises(UserError, match="^" + message + "$"):
+        walking_problem(parse_options(table)[1]).parse_settings(evaluation)

@@ -132,7 +132,8 @@ def test_an_ideal_device_supplying_the_hip_law_takes_the_hip_effort_off_the_wear
     base = ro.run(setup.x0.copy(), setup.mode0.copy(), setup.p, rs, times)
     table = actuator_table(base, setup).assign(t_s=trajectory_table(base, setup)["t_s"])
     assert len(table) == len(times)
-    drive = ideal_drive(setup.model, (recorded_profile(table), sg.constant(0.0)), (RECORDING_FREQUENCY, 0.0))
+    drive = ideal_drive(setup.model, (recorded_profile(table), sg.constant(0.0)), ("hip", "knee"),
+                        tuple(j.name for j in setup.layout.active), (RECORDING_FREQUENCY, 0.0))
     p = ro.make_params(setup.model, setup.ctrl, rs, human_geometry().hip_height, SITES, drive=drive,
                        active_wearer=True)
     assisted = metrics_of(ro.run(setup.x0.copy(), setup.mode0.copy(), p, rs), setup)
