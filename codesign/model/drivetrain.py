@@ -183,17 +183,21 @@ def drivetrain_actuator(drivetrain: Drivetrain, regeneration: float = 0.0,
 
 # --------------------------------------------------------------------------- design parameters
 # A design may choose each actuated joint's drivetrain: j<id>.motor (the catalog's units in
-# file order, by the integer part: 0 <= value < number of units) and j<id>.stage_ratio.
+# file order, by the integer part: 0 <= value < number of units) and j<id>.stage_ratio; an
+# ideal device's, at the wearer joint it assists: assist.<joint>.motor, assist.<joint>.stage_ratio.
 STAGE_RATIO_BOUNDS = (1.0, 8.0)     # a searched extra reduction: up to one belt/planetary stage
 
 
-def drive_parameter_names(joint_id: int) -> tuple[str, str]:
-    """The drivetrain parameters of actuated joint ``joint_id``."""
-    return f"j{joint_id}.motor", f"j{joint_id}.stage_ratio"
+def drive_parameter_names(joint: int | str) -> tuple[str, str]:
+    """The drivetrain parameters of actuated joint ``joint``: a linkage's joint id, or the
+    name of the wearer joint an ideal device drives (``"hip"``, ``"knee"``, ``"ankle"``)."""
+    prefix = f"assist.{joint}" if isinstance(joint, str) else f"j{joint}"
+    return f"{prefix}.motor", f"{prefix}.stage_ratio"
 
 
 def drive_parameter_bounds(joint_ids) -> dict[str, tuple[float, float]]:
-    """{name: (low, high)} of the drivetrain parameters of ``joint_ids``."""
+    """{name: (low, high)} of the drivetrain parameters of ``joint_ids`` (as
+    :func:`drive_parameter_names` takes them)."""
     out = {}
     for a in joint_ids:
         motor, ratio = drive_parameter_names(a)
@@ -209,9 +213,10 @@ def motor_at(value: float) -> Motor:
     return motors[min(max(int(math.floor(value)), 0), len(motors) - 1)]
 
 
-def design_drivetrain(params, joint_id: int) -> Drivetrain | None:
-    """The drivetrain ``params`` choose for actuated joint ``joint_id``; None when they
-    choose none (the settings' rating applies)."""
+def design_drivetrain(params, joint_id: int | str) -> Drivetrain | None:
+    """The drivetrain ``params`` choose for actuated joint ``joint_id``
+    (:func:`drive_parameter_names`); None when they choose none (the settings' rating
+    applies, or an ideal device's joint is unbounded)."""
     motor, ratio = drive_parameter_names(joint_id)
     if motor not in params:
         return None

@@ -135,8 +135,9 @@ def walking_problem(options: ProblemOptions) -> Problem:
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
         metrics += tuple(EFFORT_UNITS)
     elif kind == "ideal":
-        parameters = ea.assist_parameters(options.assisted_joints)
-        stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=False), "speed_assist_score"))
+        parameters = ea.ideal_parameters(options)
+        motors = options.drivetrains == "searched"       # its drivetrains' speed and thermal stages
+        stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=motors), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
         metrics += tuple(EFFORT_UNITS)
@@ -149,7 +150,7 @@ def walking_problem(options: ProblemOptions) -> Problem:
     else:
         parameters = wearer_law_parameters(options)     # the reflexes (or law) adapt (issue 46)
         if options.search == "wearer_assist":                    # the profile adapts with it
-            parameters += ea.assist_parameters(options.assisted_joints)
+            parameters += ea.assist_parameters()
         assist = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         stages = wa.adapt_stages(stages_before(assist, "effort_reduction"))
         parse, run, check = wa.parse_adapt_settings, run_adapted, wa.check_design

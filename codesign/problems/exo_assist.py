@@ -43,6 +43,7 @@ from typing import Any, Mapping
 
 from codesign.control.assist import JOINT_PAIRS, has_assist, parameter_bounds
 from codesign.errors import UserError
+from codesign.model.drivetrain import drive_parameter_bounds
 from codesign.model.wearer_body import Load, carried_mass, parse_loads
 from codesign.objectives import Objective
 from codesign.problems import exo_codesign as ex
@@ -191,13 +192,23 @@ def decode_ideal(groups: tuple[str, ...], params: Mapping[str, float], settings:
                  options: ProblemOptions = IDEAL) -> Design:
     """The design of an ideal device's candidate (``device = "ideal"``): the unaugmented
     wearer of the settings (its law, and reflexes under muscles) with the candidate's
-    assistance profile, delivered at its own assisted joints (ValueError: a profile parameter
-    missing, not finite or out of bounds; UserError: no wearer named)."""
+    assistance profile, delivered at its own assisted joints, and its drivetrains where the
+    options search them (:func:`ideal_parameters`; ValueError: a parameter missing, not
+    finite or out of bounds; UserError: no wearer named)."""
     if not settings.wearer:
         raise UserError("evaluation.wearer_design: none named; expected the path of a human-gait design "
                         "whose law (and reflexes) is the wearer's")
-    assist = {p.name: ex.checked_value(p, params) for p in assist_parameters(settings.walk.assisted_joints)}
-    return Design({**dict(settings.wearer), **assist})
+    device = {p.name: ex.checked_value(p, params) for p in ideal_parameters(options)}
+    return Design({**dict(settings.wearer), **device})
+
+
+def ideal_parameters(options: ProblemOptions) -> tuple[Parameter, ...]:
+    """An ideal device's space: its profile at the assisted joints (:func:`assist_parameters`)
+    and, under ``drivetrains = "searched"``, a drivetrain per joint (``assist.<joint>.motor``,
+    ``.stage_ratio``, :func:`codesign.model.drivetrain.drive_parameter_bounds`; without:
+    unbounded)."""
+    drives = drive_parameter_bounds(JOINT_PAIRS[options.assisted_joints]) if options.drivetrains == "searched" else {}
+    return assist_parameters(options.assisted_joints) + tuple(Parameter(n, lo, hi) for n, (lo, hi) in drives.items())
 
 
 def encode_ideal(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
@@ -279,7 +290,7 @@ def assist_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:
 
 
 # the co-design's stages that measure a linkage, which an ideal device does not have
-LINKAGE_METRICS = ("longest_segment", "singularity", "interaction_force_peak_bw")
+LINKAGE_METRICS = ("longest_segment", "singularity", "interaction_force_peak_bw", "cuff_force_peak")
 
 
 def ideal_stages(physical: tuple[Objective, ...]) -> tuple[Objective, ...]:

@@ -16,9 +16,13 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
                                                2017): no linkage, no mass (a real device's
                                                as ``evaluation.device_loads``), its
                                                assistance profile delivered at the wearer's
-                                               hip and knee themselves, unbounded; searched
-                                               alone (``search = "device"``) or with the
-                                               wearer's law (``"wearer_assist"``)
+                                               joints themselves (``assisted_joints``),
+                                               unbounded, or with ``drivetrains =
+                                               "searched"`` by a catalog unit per joint
+                                               (``assist.<joint>.motor``, its mass at the
+                                               joint); searched alone (``search =
+                                               "device"``) or with the wearer's law
+                                               (``"wearer_assist"``)
     control        = "actuator" | "wearer"     the thesis's law (each actuated joint its own
                                                law in its own coordinates) or the law in the
                                                wearer's joint space (hip, knee, ankle)
@@ -188,12 +192,11 @@ def check_combination(options: ProblemOptions, where: str = "problem", files: bo
         _no_frozen_designs(o, where, 'device = "none"', ' (a device and an active wearer)')
         return
     if o.device == "ideal":
-        for key, default in (("wearer", "active"), ("control", "wearer"), ("drivetrains", "rating"),
-                             ("torso_feedback", False)):
+        for key, default in (("wearer", "active"), ("control", "wearer"), ("torso_feedback", False)):
             if getattr(o, key) != default:
                 raise UserError(f"{where}.{key}: {shown(getattr(o, key))} with device = \"ideal\"; expected "
-                                f"{shown(default)} (an ideal device has no linkage or drivetrains: its assistance "
-                                "profile, at an active wearer's own hip and knee, is what is searched)")
+                                f"{shown(default)} (an ideal device has no linkage: its assistance profile, at an "
+                                "active wearer's own joints, is what is searched)")
         if o.search == "wearer":
             raise UserError(f"{where}.search: \"wearer\" with device = \"ideal\"; expected \"device\" (the "
                             "profile) or \"wearer_assist\" (the profile and the wearer's law together)")

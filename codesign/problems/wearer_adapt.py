@@ -86,7 +86,7 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings: Adapt
         raise UserError("evaluation.device_design: none named; expected the path of an exo_assist design")
     check_law(params, options)
     if options.search == "wearer_assist":
-        for parameter in ea.assist_parameters(options.assisted_joints):
+        for parameter in ea.assist_parameters():
             ex.checked_value(parameter, params)
     law = searched_names(options)
     device = {k: v for k, v in settings.device.params.items() if k not in law}
@@ -124,7 +124,7 @@ def searched_names(options: ProblemOptions) -> set[str]:
     law = mg.reflex_names() if options.wearer_model == "muscles" else ea.law_names()
     if options.search != "wearer_assist":
         return law
-    return law | {p.name for p in ea.assist_parameters(options.assisted_joints)}
+    return law | {p.name for p in ea.ideal_parameters(options)}
 
 
 def encode(design: Design, options: ProblemOptions = ADAPT) -> tuple[tuple[str, ...], dict[str, float]]:

@@ -17,7 +17,7 @@ from codesign.dynamics.model import with_armature
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
-from codesign.control.assist import JOINT_PAIRS, assist_signals, has_assist
+from codesign.control.assist import JOINT_PAIRS, assist_signals, bumps_of, has_assist
 from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes, reflex_params
 from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
@@ -28,7 +28,7 @@ from codesign.model.drivetrain import design_drivetrain, drive_parameter_bounds,
 from codesign.model.gait import nominal_gait
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
-from codesign.model.wearer_body import with_wearer_body
+from codesign.model.wearer_body import Load, with_wearer_body
 from codesign.screening.screen import screen
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
@@ -152,20 +152,22 @@ def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, A
 
 
 def ideal_drive(model, assist, joints: tuple[str, str], active: tuple[str, ...],
-                timing: tuple[float, float], assist_timing: str = "clock") -> DriveArrays:
+                timing: tuple[float, float], assist_timing: str = "clock",
+                units: tuple[Actuator | None, Actuator | None] = (None, None)) -> DriveArrays:
     """An ideal assistive device on the unaugmented human (Dembia et al. 2017's ideal
-    devices): no linkage and no mass, its "actuated joints" the wearer's own ``joints``
-    (a pair of :data:`codesign.control.assist.JOINT_PAIRS`; G = I), unbounded; ``active``
-    the controller's active joint names (each a row per leg, right first: the law rows the
-    device relieves); ``assist``, ``timing``, ``assist_timing`` as :func:`wearer_drive`'s."""
+    devices): no linkage, its "actuated joints" the wearer's own ``joints`` (a pair of
+    :data:`codesign.control.assist.JOINT_PAIRS`; G = I), each driven by its ``units``
+    actuator (None: unbounded, no motor; their masses are loads, :func:`motor_loads`);
+    ``active`` the controller's active joint names (each a row per leg, right first: the
+    law rows the device relieves); ``assist``, ``timing``, ``assist_timing`` as
+    :func:`wearer_drive`'s."""
     rows = _human_rows(model, joints)
     law = [active.index(j) for j in joints]
     legs = [DriveLeg(law=(2 * law[0] + s, 2 * law[1] + s),
                      human=tuple(model.body_id(f"{HUMAN_JOINT_BODY[j]}_{side}") for j in joints),
                      added=(), loops=(), rows=(rows[joints[0]][s], rows[joints[1]][s]))
             for s, side in enumerate(("r", "l"))]
-    return compile_drive(model.n, legs, (None, None), assist=assist, timing=timing,
-                         assist_timing=assist_timing)
+    return compile_drive(model.n, legs, units, assist=assist, timing=timing, assist_timing=assist_timing)
 
 
 def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator], ...],
@@ -181,8 +183,9 @@ def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator],
     joints = JOINT_PAIRS[settings.assisted_joints]
     assist = assist_signals(design.params, joints) if has_assist(design.params) else None
     if design.topology is None:
+        units = dict(ideal_motors(design, settings))
         return None if assist is None else ideal_drive(model, assist, joints, active, timing,
-                                                       settings.assist_timing)
+                                                       settings.assist_timing, tuple(units.get(j) for j in joints))
     return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing,
                         settings.assist_timing)
 
@@ -228,6 +231,36 @@ def joint_actuators(design: Design, settings: WalkSettings) -> tuple[tuple[str, 
     return tuple(out)
 
 
+# where an ideal device's drivetrain sits (one per leg; wearer_body positions along the
+# segment): the hip's at the hip on the pelvis (the torso's 0; both legs' units there),
+# the knee's at the knee on the thigh, the ankle's on the upper third of the shank, where
+# ankle exoskeletons mount theirs and reach the heel by a cable or strut (Slade et al.
+# 2022, Nature 610:277; Collins et al. 2015's clutch sits there too)
+MOTOR_SEAT = {"hip": ("torso", 0.0), "knee": ("thigh", 1.0), "ankle": ("shank", 0.3)}
+
+
+def ideal_motors(design: Design, settings: WalkSettings) -> tuple[tuple[str, Actuator], ...]:
+    """(wearer joint, actuator) of each drivetrain an ideal device's design chooses at its
+    assisted joints (``assist.<joint>.motor``, ``.stage_ratio``; one per leg, the settings'
+    actuator model and regeneration); none for a joint without (unbounded) or whose profile
+    is zero (every bump's peak 0: a joint the device never drives carries no unit, so a
+    hip-only device is the pair "hip_knee" with the knee's peaks 0)."""
+    base = settings.actuators
+    out = []
+    for joint in JOINT_PAIRS[settings.assisted_joints]:
+        drivetrain = design_drivetrain(design.params, joint)
+        if drivetrain is not None and any(b.peak != 0.0 for b in bumps_of(design.params, joint)):
+            out.append((joint, drivetrain_actuator(drivetrain, base.regeneration, base.model)))
+    return tuple(out)
+
+
+def motor_loads(motors: tuple[tuple[str, Actuator], ...]) -> tuple[Load, ...]:
+    """The loads of an ideal device's drivetrains (:func:`ideal_motors`) at their
+    :data:`MOTOR_SEAT` (a leg segment's load is on each leg; the hips' on the pelvis, both)."""
+    return tuple(Load(MOTOR_SEAT[joint][0], (2.0 if MOTOR_SEAT[joint][0] == "torso" else 1.0) * a.mass(),
+                      MOTOR_SEAT[joint][1]) for joint, a in motors)
+
+
 def with_reflected_inertia(model, joints) -> Any:
     """``model`` with each actuator's reflected rotor inertia N^2 J
     (:meth:`Actuator.armature`) on its joint; ``joints``: (is a loop joint, tree coordinate
@@ -267,16 +300,18 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     active = settings.wearer == "active"
     if design.topology is None:
         motors = joint_actuators(design, settings)
+        device = ideal_motors(design, settings) if active and has_assist(design.params) else ()
         model = build_human() if human_model is None else human_model
-        model = with_wearer_body(model, human, settings.loads, settings.wearer_mass_scale)
+        model = with_wearer_body(model, human, settings.loads + motor_loads(device), settings.wearer_mass_scale)
         model = with_reflected_inertia(model, [(False, model.body_id(f"{HUMAN_JOINT_BODY[name]}_{side}"), a)
-                                               for name, a in motors for side in ("r", "l")])
+                                               for name, a in motors + device for side in ("r", "l")])
         layout = human_control_layout(settings, has_hip_torso_feedback(design.params))
         active_rows = _human_rows(model)
         passive_rows: dict = {}
         wr_coords: list[int] = []
-        design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": 0.0,
-                          "com_shift": 0.0}
+        motor_mass = 2 * sum(a.mass() for _, a in device)
+        design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": motor_mass,
+                          "com_shift": 0.0, **({"actuator_mass": motor_mass} if device else {})}
         aug = None
     else:
 
@@ -405,8 +440,13 @@ def check_design(design: Design, settings: WalkSettings, where: str = "design") 
         if drive & set(design.params):       # a design that chooses its drivetrains: all of them
             expected |= drive
     if settings.wearer == "active" and (design.topology is not None or has_assist(design.params)):
-        # an active wearer's device: its assistance at its assisted joints
-        expected |= set(assist_parameter_bounds(JOINT_PAIRS[settings.assisted_joints]))
+        # an active wearer's device: its assistance at its assisted joints (an ideal one's
+        # drivetrains too, where it chooses them: all of them)
+        joints = JOINT_PAIRS[settings.assisted_joints]
+        expected |= set(assist_parameter_bounds(joints))
+        drive = set(drive_parameter_bounds(joints))
+        if design.topology is None and drive & set(design.params):
+            expected |= drive
     if settings.wearer_model == "muscles":              # any of the reflexes (the rest: published)
         expected |= {REFLEX_PREFIX + name for name in REFLEX_RANGES} & set(design.params)
         try:                                            # each within its physical range
