@@ -33,6 +33,12 @@ def muscle_ideal():
     return problem, problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation})
 
 
+def idle_profile(joints: tuple[str, ...] = ("hip", "knee")) -> dict[str, float]:
+    """Zero peaks on every bump of ``joints``, the timing fields mid-range."""
+    return {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
+            for name, (low, high) in parameter_bounds(joints).items()}
+
+
 def test_the_space_is_the_profile_and_the_stages_leave_the_linkage_out():
     problem = get_problem("exo_assist_ideal")
     assert {p.name for p in problem.parameters} == set(parameter_bounds()) and len(problem.parameters) == 16
@@ -51,8 +57,8 @@ def test_the_space_is_the_profile_and_the_stages_leave_the_linkage_out():
                                              r"\"active\" .*"),
     ({"name": "exo_assist_ideal", "search": "wearer"}, r"problem\.search: \"wearer\" with device = \"ideal\"; "
                                                        r"expected \"device\" .*"),
-    ({"name": "exo_assist_ideal", "drivetrains": "searched"}, r"problem\.drivetrains: \"searched\" with device = "
-                                                              r"\"ideal\"; .*"),
+    ({"name": "exo_assist_ideal", "torso_feedback": True}, r"problem\.torso_feedback: true with device = "
+                                                            r"\"ideal\"; .*"),
     ({"name": "exo_assist_ideal", "device_design": "d.json"}, r"problem\.device_design: given with device = "
                                                              r"\"ideal\"; expected none .*"),
 ])
@@ -85,8 +91,7 @@ def test_a_device_that_delivers_no_torque_is_no_device_bit_for_bit():
     problem, s = muscle_ideal()
     s = dataclasses.replace(s, walk=dataclasses.replace(s.walk, rollout=dataclasses.replace(s.walk.rollout,
                                                                                            max_time=3.0)))
-    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
-               for name, (low, high) in parameter_bounds().items()}
+    profile = idle_profile()
     ea.unassisted.cache_clear()
     m = problem.evaluate(profile, EvalContext(settings=s)).metrics
     assert m["metabolic_cost"] == m["metabolic_cost_unassisted"] > 0
@@ -102,8 +107,7 @@ def test_an_idle_device_of_mass_m_costs_what_m_carried_as_loads_costs_bit_for_bi
     loads = [{"segment": "torso", "mass_kg": 1.5, "position": 0.0}, {"segment": "thigh", "mass_kg": 0.25}]
     table = {"wearer_design": str(WEARER), **load_design(WEARER).evaluation, "max_time": 3.0}
     s = problem.parse_settings({**table, "device_loads": loads})
-    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
-               for name, (low, high) in parameter_bounds().items()}
+    profile = idle_profile()
     ea.unassisted.cache_clear()
     m = problem.evaluate(profile, EvalContext(settings=s)).metrics
     human = ea.unassisted_replay(load_design(WEARER), problem.parse_settings({**table, "loads": loads}).walk).record
@@ -132,8 +136,7 @@ def test_with_the_wearer_adapting_a_wearer_that_has_not_adapted_is_both_referenc
     problem = walking_problem(options)
     assert len(problem.parameters) == 25 + 16
     s = problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation, "max_time": 3.0})
-    profile = {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
-               for name, (low, high) in parameter_bounds().items()}
+    profile = idle_profile()
     profile.update({"assist.hip.b1.peak": -10.0, "assist.hip.b1.peak_time": 0.1})
     reflexes = {k: v for k, v in load_design(WEARER).params.items() if k.startswith(REFLEX_PREFIX)}
     design = problem.walking.decode((), {**reflexes, **profile}, s)
@@ -154,12 +157,6 @@ def ankle_pair_problem(pair: str):
     problem = walking_problem(options)
     return problem, problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation,
                                             "max_time": 3.0})
-
-
-def idle_profile(joints: tuple[str, ...]) -> dict[str, float]:
-    """Zero peaks on every bump of ``joints``, the timing fields mid-range."""
-    return {name: 0.0 if name.endswith(".peak") else 0.5 * (low + high)
-            for name, (low, high) in parameter_bounds(joints).items()}
 
 
 def test_the_assisted_pair_routes_the_hip_to_the_same_joint_whichever_its_partner():
@@ -198,3 +195,36 @@ def test_the_assisted_pair_routes_the_hip_to_the_same_joint_whichever_its_partne
 def test_a_bad_assisted_pair_is_one_line(table, evaluation, message):
     with pytest.raises(UserError, match="^" + message + "$"):
         walking_problem(parse_options(table)[1]).parse_settings(evaluation)
+
+
+def test_an_ideal_device_with_catalog_units_is_held_to_their_envelope_and_carries_their_mass():
+    """``drivetrains = "searched"``: each assisted joint's unit is the catalog's (here a
+    CubeMars AK70-10 direct at the hip: 24.8 N m peak, 0.521 kg; an AK80-9 at the ankle:
+    18 N m, 0.485 kg, datasheets in codesign/model/data/motors.toml). A hip profile asking
+    -33 N m gets the AK70-10's 24.8 N m at most, never more than its torque-speed
+    envelope at the joint's rate; the added mass is the units' by hand, two of each; an
+    ankle whose profile is zero carries no unit (3-s walks)."""
+    from codesign.model.drivetrain import motor_catalog
+    _name, options = parse_options({"name": "exo_assist_ideal", "wearer_model": "muscles",
+                                    "assisted_joints": "hip_ankle", "drivetrains": "searched"})
+    problem = walking_problem(options)
+    assert {"assist.hip.motor", "assist.hip.stage_ratio", "assist.ankle.motor",
+            "assist.ankle.stage_ratio"} <= {p.name for p in problem.parameters}
+    assert {"actuator_speed_ratio_peak", "actuator_thermal_ratio"} <= {s.metric for s in problem.objectives}
+    s = problem.parse_settings({"wearer_design": str(WEARER), **load_design(WEARER).evaluation, "max_time": 3.0})
+    units = list(motor_catalog())
+    device = {**idle_profile(("hip", "ankle")), "assist.hip.b1.peak": -33.0, "assist.hip.b1.peak_time": 0.1,
+              "assist.hip.b1.rise": 0.1, "assist.hip.b1.fall": 0.3,
+              "assist.ankle.b1.peak": -15.0, "assist.ankle.b1.peak_time": 0.5,
+              "assist.hip.motor": units.index("AK70-10") + 0.5, "assist.hip.stage_ratio": 1.0,
+              "assist.ankle.motor": units.index("AK80-9") + 0.5, "assist.ankle.stage_ratio": 1.0}
+    out = problem.walking.replay(problem.walking.decode((), device, s), s, np.arange(0.0, 3.0, 1e-3))
+    assert out.record.metrics["added_mass"] == pytest.approx(2 * (0.521 + 0.485), abs=1e-3)
+    table = actuator_table(out.rollout, out.setup)
+    for side in ("r", "l"):         # (a leg that has not struck the ground yet gets nothing)
+        assert (table[f"tau_device_hip_{side}_Nm"].abs() <= table[f"tau_limit_device_hip_{side}_Nm"] + 1e-9).all()
+    assert min(table["tau_device_hip_r_Nm"].min(), table["tau_device_hip_l_Nm"].min()) == pytest.approx(-24.8, abs=1e-9)
+    assert min(table["tau_cmd_device_hip_r_Nm"].min(), table["tau_cmd_device_hip_l_Nm"].min()) < -30.0
+    no_ankle = {**device, "assist.ankle.b1.peak": 0.0}
+    alone = problem.walking.replay(problem.walking.decode((), no_ankle, s), s).record.metrics
+    assert alone["added_mass"] == pytest.approx(2 * 0.521, abs=1e-3)
