@@ -41,6 +41,13 @@ def chosen(*argv):
     return chosen_design(parser.parse_args([str(a) for a in argv]))
 
 
+def replayed(*argv) -> dict[str, float]:
+    """The metrics of a stored design replayed as ``codesign simulate ARGV`` does (the
+    file and its options, e.g. ``--settings``), in this process."""
+    picked = chosen(*argv)
+    return picked.problem.walking.replay(picked.design, picked.settings).record.metrics
+
+
 def start_cli(*args, **kwargs) -> subprocess.Popen:
     """The CLI started in a new process (stdout and stderr piped, text)."""
     return subprocess.Popen([sys.executable, "-m", "codesign.cli", *map(str, args)], text=True,

@@ -159,8 +159,9 @@ def walking_problem(options: ProblemOptions) -> Problem:
         metrics += tuple(EFFORT_UNITS) + tuple(OWN_UNITS)
     # the options that set evaluation keys: each where it is not its default, the assisted
     # joints wherever there is a device (a linkage's hip_knee refuses another in the table)
+    device = kind in ("assist", "ideal", "adapt")
     fixed = {key: getattr(options, key) for key in LATER_OPTIONS
-             if getattr(options, key) != LATER_OPTIONS[key] or (key == "assisted_joints" and kind in ("assist", "ideal", "adapt"))}
+             if getattr(options, key) != LATER_OPTIONS[key] or (key == "assisted_joints" and device)}
     if fixed:
         parse = functools.partial(parse_option_settings, parse=parse, fixed=fixed)
     decoder = functools.partial(decode, options=options)

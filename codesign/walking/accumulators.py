@@ -22,7 +22,8 @@ from numba import njit
 
 from codesign.control.wearer import sense_phase
 from codesign.model import actuators as act
-from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_PEL, A_SAMPLES, A_SPEED_RATIO,
+from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_CMD2, A_PREV_PEL, A_PREV_TAU2,
+                                       A_PREV_THERMAL, A_SAMPLES, A_SPEED_RATIO,
                                        A_TAU2, A_TAU_RATIO, A_THERMAL, A_T_PREV, ANKLE_PF_PEAK,
                                        CUFF_BIN_END, CUFF_CHANNELS, CUFF_NEXT, CUFF_PEAK,
                                        CUFF_PREV_T, CUFF_ROWS, CUFF_STEPS, GAIT_CAP, GAIT_COLUMNS, GAIT_DT, GAIT_NEXT,
@@ -75,7 +76,11 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
     :func:`accumulate_sample`'s."""
     if t < acc[T_START]:
         return
+    first = acc[A_SAMPLES] == 0.0
+    half_dt = 0.0 if first else 0.5 * (t - acc[A_T_PREV])    # the trapezoid's weight
     p_el = 0.0
+    cmd2 = 0.0
+    tau2 = 0.0
     motors = 0
     for j in range(joint_tau.shape[0]):
         if kind[j] == act.NO_MOTOR:
@@ -84,10 +89,11 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
         w = joint_rate[j]
         if motors < MAX_MOTORS:
             heat = tau / limit[j, act.LIMIT_RATED]
-            acc[A_THERMAL + motors] += heat * heat
+            acc[A_THERMAL + motors] += half_dt * (heat * heat + acc[A_PREV_THERMAL + motors])
+            acc[A_PREV_THERMAL + motors] = heat * heat
         motors += 1
-        acc[A_CMD2] += joint_cmd[j] * joint_cmd[j]
-        acc[A_TAU2] += tau * tau
+        cmd2 += joint_cmd[j] * joint_cmd[j]
+        tau2 += tau * tau
         p_el += act.electrical_power(tau, w, motor[j])
         speed_ratio = abs(w) / limit[j, act.LIMIT_SPEED]
         if speed_ratio > acc[A_SPEED_RATIO]:
@@ -97,8 +103,12 @@ def accumulate_actuators(acc: np.ndarray, t: float, joint_tau: np.ndarray,
             if abs(tau) / lim > acc[A_TAU_RATIO]:
                 acc[A_TAU_RATIO] = abs(tau) / lim
     acc[A_MOTORS] = motors
-    if acc[A_SAMPLES] > 0.0:
-        acc[A_I_EL] += 0.5 * (t - acc[A_T_PREV]) * (acc[A_PREV_PEL] + p_el)
+    acc[A_CMD2] += half_dt * (cmd2 + acc[A_PREV_CMD2])
+    acc[A_TAU2] += half_dt * (tau2 + acc[A_PREV_TAU2])
+    acc[A_PREV_CMD2] = cmd2
+    acc[A_PREV_TAU2] = tau2
+    if not first:
+        acc[A_I_EL] += half_dt * (acc[A_PREV_PEL] + p_el)
     acc[A_SAMPLES] += 1.0
     acc[A_T_PREV] = t
     acc[A_PREV_PEL] = p_el

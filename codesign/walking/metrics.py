@@ -114,10 +114,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("actuator_torque_ratio_peak", "-", "max over motors and samples of |tau| / tau_lim(w) "
            "(samples beyond w_max left out)", _ACT, "finalize"),
     Metric("actuator_speed_ratio_peak", "-", "max over motors and samples of |w| / w_max", _ACT, "finalize"),
-    Metric("actuator_demand_ratio", "-", "sqrt(sum over motors and samples of commanded tau^2 / the same "
-           "of delivered tau^2): how far the law asks beyond the actuators (1: never clipped)",
-           _ACT, "finalize"),
-    Metric("actuator_thermal_ratio", "-", "max over motors of sqrt(mean over the window's samples of "
+    Metric("actuator_demand_ratio", "-", "sqrt(time integral over the window of the motors' summed "
+           "commanded tau^2 / the same of delivered tau^2): how far the law asks beyond the actuators "
+           "(1: never clipped)", _ACT, "finalize"),
+    Metric("actuator_thermal_ratio", "-", "max over motors of sqrt(time mean over the window of "
            "tau^2) / the motor's continuous torque: a motor above 1 overheats on a long walk", _ACT,
            "finalize"),
     Metric("transmission_peak", "-", "largest |entry| of the linkage's transmission G = d(hip, knee) / "
@@ -257,6 +257,11 @@ A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSIO
 (A_THERMAL0, A_THERMAL1, A_THERMAL2, A_THERMAL3, A_THERMAL4, A_THERMAL5, A_THERMAL6,
  A_THERMAL7) = _header.add(*(f"A_THERMAL{k}" for k in range(8)))
 A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
+# the trapezoid's previous sample of each of the above: the sums are time integrals, so an
+# integrator that samples unevenly (the event-driven models' accepted steps, denser at
+# impacts) weighs each moment by its duration, not by how many steps it took
+A_PREV_THERMAL = _header.add(*(f"A_PREV_THERMAL{k}" for k in range(MAX_MOTORS)))[0]
+A_PREV_CMD2, A_PREV_TAU2 = _header.add("A_PREV_CMD2", "A_PREV_TAU2")
 # --- an active wearer's own effort (issue 32; accumulate_wearer): its joints, own samples
 # and clock, then per wearer joint (hip, knee, ankle; both legs summed) a block of W_SLOTS:
 # the previous sample's tau^2, positive and negative power and their trapezoid integrals
@@ -579,7 +584,7 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         if acc[A_TAU2] > 0.0:
             out["actuator_demand_ratio"] = math.sqrt(acc[A_CMD2] / acc[A_TAU2])
         motors = min(int(acc[A_MOTORS]), MAX_MOTORS)
-        out["actuator_thermal_ratio"] = math.sqrt(max(acc[A_THERMAL + k] for k in range(motors)) / acc[A_SAMPLES])
+        out["actuator_thermal_ratio"] = math.sqrt(max(mean(A_THERMAL + k) for k in range(motors)))
     if acc[TRANSMISSION_PEAK] >= 0.0:
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     out.update(finalize_wearer(acc, wearer_mass, stride_frequency))

@@ -6,6 +6,7 @@ that a device delivering no torque is no device: the assisted and the unassisted
 one walk, bit for bit, so the reduction is exactly zero."""
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -228,3 +229,25 @@ def test_an_ideal_device_with_catalog_units_is_held_to_their_envelope_and_carrie
     no_ankle = {**device, "assist.ankle.b1.peak": 0.0}
     alone = problem.walking.replay(problem.walking.decode((), no_ankle, s), s).record.metrics
     assert alone["added_mass"] == pytest.approx(2 * 0.521, abs=1e-3)
+
+
+def test_the_readmes_light_hip_and_ankle_device_replays(monkeypatch):
+    """README (the light device; docs/designs/assist-muscles-hipankle.json, searched by
+    studies/assist-muscles/device-hipankle-4.toml): an AK10-9 direct at each hip and an
+    AK80-9-V3 direct at each ankle, in the loop, with the structure of the spec's
+    device_loads, 4.88 kg in all (the units' 2 x (0.96 + 0.49) kg by hand plus 1.98 kg), on
+    the frozen heel-pad wearer: the net metabolic cost 17.6 % lower, speed +3.5 %, every
+    unit within its peak, speed and continuous rating; at half the time step 17.3 %, with
+    every segment of the wearer 10 % heavier 14.0 %, 10 % lighter 14.3 %, all walking 10 s."""
+    from tests.runtools import replayed
+
+    monkeypatch.chdir(ROOT)                         # the wearer is named from the repository
+    design = ROOT / "docs/designs/assist-muscles-hipankle.json"
+    m = replayed(design)
+    assert m["time"] == 10.0 and m["added_mass"] == pytest.approx(2 * (0.96 + 0.49) + 1.98, abs=0.005)
+    assert m["effort_reduction"] == pytest.approx(0.176, abs=0.0005) and abs(m["speed_change"]) <= 0.035
+    assert max(m["actuator_torque_ratio_peak"], m["actuator_speed_ratio_peak"], m["actuator_thermal_ratio"]) <= 1.0
+    for settings, reduction in (({"h": 0.0005}, 0.173), ({"wearer_mass_scale": 1.1}, 0.140),
+                                ({"wearer_mass_scale": 0.9}, 0.143)):
+        m = replayed(design, "--settings", json.dumps(settings))
+        assert m["time"] == 10.0 and m["effort_reduction"] == pytest.approx(reduction, abs=0.0005)

@@ -15,6 +15,7 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.effort import own_comparison
 from codesign.types import EvalContext
 from codesign.walking import load_design
+from tests.runtools import replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = ROOT / "docs/designs/assist-t02.json"
@@ -193,14 +194,6 @@ def test_a_muscle_driven_wearer_that_has_not_adapted_is_both_references_on_its_m
     assert m["effort_reduction_own"] == m["effort_reduction"]
     assert m["effort_reduction"] == pytest.approx(1.0 - m["metabolic_cost"] / m["metabolic_cost_unassisted"], abs=0)
     assert m["metabolic_cost_own"] == m["metabolic_cost_unassisted"] > 0
-
-
-def replayed(path: Path) -> dict[str, float]:
-    """The metrics of a stored design file replayed as ``codesign simulate FILE`` does."""
-    from tests.runtools import chosen
-
-    picked = chosen(path)
-    return picked.problem.walking.replay(picked.design, picked.settings).record.metrics
 
 
 def test_the_heel_pad_wearer_adapted_to_a_massless_hip_device_replays_the_readmes_numbers(monkeypatch):
