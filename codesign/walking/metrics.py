@@ -260,7 +260,9 @@ A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
 # the trapezoid's previous sample of each of the above: the sums are time integrals, so an
 # integrator that samples unevenly (the event-driven models' accepted steps, denser at
 # impacts) weighs each moment by its duration, not by how many steps it took
-A_PREV_THERMAL = _header.add(*(f"A_PREV_THERMAL{k}" for k in range(MAX_MOTORS)))[0]
+(A_PREV_THERMAL0, A_PREV_THERMAL1, A_PREV_THERMAL2, A_PREV_THERMAL3, A_PREV_THERMAL4, A_PREV_THERMAL5,
+ A_PREV_THERMAL6, A_PREV_THERMAL7) = _header.add(*(f"A_PREV_THERMAL{k}" for k in range(MAX_MOTORS)))
+A_PREV_THERMAL = A_PREV_THERMAL0         # motor k's: A_PREV_THERMAL + k
 A_PREV_CMD2, A_PREV_TAU2 = _header.add("A_PREV_CMD2", "A_PREV_TAU2")
 # --- an active wearer's own effort (issue 32; accumulate_wearer): its joints, own samples
 # and clock, then per wearer joint (hip, knee, ankle; both legs summed) a block of W_SLOTS:
