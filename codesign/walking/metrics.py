@@ -105,7 +105,9 @@ REGISTRY: tuple[Metric, ...] = (
              "stride_metrics (walking/gait_agreement.py)") for joint in ("hip", "knee", "ankle")),
     Metric("cuff_force_peak", "N", "largest force at a device-human attachment joint averaged over "
            "GRF_WINDOW = 30 ms as the ground reaction, impacts included (an impulse J counts J / 30 ms; "
-           "NaN without attachments; before issue 46: the continuous phases' samples)",
+           "NaN without attachments; before issue 46: the continuous phases' samples); an ideal device "
+           "(no linkage): its largest deliverable torque over its cuff's lever, an estimate (walking/setup.py "
+           "ideal_cuff_force)",
            "accumulate_gait (push_cuff_bin)", "finalize_gait"),
     Metric("interaction_force_peak_bw", "-", "largest force over the attachments and the human joint "
            "sites, in body weights of the person alone", _GAIT, "finalize_gait"),

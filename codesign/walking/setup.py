@@ -17,7 +17,7 @@ from codesign.dynamics.model import with_armature
 from codesign.control import impedance as imp
 from codesign.control import signals as sg
 from codesign.control.parameters import ControlLayout, codesign_layout, human_layout
-from codesign.control.assist import JOINT_PAIRS, assist_signals, bumps_of, has_assist
+from codesign.control.assist import JOINT_PAIRS, assist_signals, bumps_of, has_assist, profile_values
 from codesign.control.reflex import REFLEX_PREFIX, REFLEX_RANGES, reflex_changes, reflex_params
 from codesign.control.assist import parameter_bounds as assist_parameter_bounds
 from codesign.control.wearer import DriveArrays, DriveLeg, compile_drive
@@ -28,7 +28,7 @@ from codesign.model.drivetrain import design_drivetrain, drive_parameter_bounds,
 from codesign.model.gait import nominal_gait
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
-from codesign.model.wearer_body import Load, with_wearer_body
+from codesign.model.wearer_body import Load, segment_end, with_wearer_body
 from codesign.screening.screen import screen
 from codesign.topology.catalog import cached_catalog
 from codesign.walking import metrics as mt
@@ -261,6 +261,31 @@ def motor_loads(motors: tuple[tuple[str, Actuator], ...]) -> tuple[Load, ...]:
                       MOTOR_SEAT[joint][1]) for joint, a in motors)
 
 
+# where an ideal device's cuff takes its torque (not simulated: no linkage): the segment the
+# joint drives, the cuff's and the joint's positions along it (wearer_body positions) -- a
+# hip's mid-thigh cuff, a knee's mid-shank cuff, an ankle's shank mount on the upper third
+CUFF_SEAT = {"hip": ("thigh", 0.5, 0.0), "knee": ("shank", 0.5, 0.0), "ankle": ("shank", 0.3, 1.0)}
+PROFILE_GRID = 4001     # phases at which a profile's largest |torque| is read
+
+
+def ideal_cuff_force(design: Design, settings: WalkSettings, human) -> float:
+    """An ideal device's cuff force estimate (N): over its assisted joints, the largest
+    torque it can deliver -- the profile's largest |value| (on PROFILE_GRID phases), at
+    most its unit's peak -- over the lever from the joint to the cuff (:data:`CUFF_SEAT`,
+    ``human`` the HumanGeometry). A bound on the force a cuff of that lever carries, not a
+    simulated one: impacts reach a cuff through a linkage, which an ideal device lacks."""
+    units = dict(ideal_motors(design, settings))
+    phase = np.linspace(0.0, 1.0, PROFILE_GRID)
+    force = 0.0
+    for joint in JOINT_PAIRS[settings.assisted_joints]:
+        torque = float(np.max(np.abs(profile_values(bumps_of(design.params, joint), phase))))
+        if joint in units:
+            torque = min(torque, units[joint].peak_torque)
+        segment, cuff, at = CUFF_SEAT[joint]
+        force = max(force, torque / (abs(cuff - at) * float(np.linalg.norm(segment_end(human, segment)))))
+    return force
+
+
 def with_reflected_inertia(model, joints) -> Any:
     """``model`` with each actuator's reflected rotor inertia N^2 J
     (:meth:`Actuator.armature`) on its joint; ``joints``: (is a loop joint, tree coordinate
@@ -312,6 +337,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         motor_mass = 2 * sum(a.mass() for _, a in device)
         design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": motor_mass,
                           "com_shift": 0.0, **({"actuator_mass": motor_mass} if device else {})}
+        if active and has_assist(design.params):      # an ideal device: its cuffs estimated
+            design_metrics["cuff_force_peak"] = ideal_cuff_force(design, settings, human)
         aug = None
     else:
 

@@ -237,8 +237,10 @@ def test_the_readmes_light_hip_and_ankle_device_replays(monkeypatch):
     AK80-9-V3 direct at each ankle, in the loop, with the structure of the spec's
     device_loads, 4.88 kg in all (the units' 2 x (0.96 + 0.49) kg by hand plus 1.98 kg), on
     the frozen heel-pad wearer: the net metabolic cost 17.6 % lower, speed +3.5 %, every
-    unit within its peak, speed and continuous rating; at half the time step 17.3 %, with
+    unit within its peak, speed and continuous rating, its cuff force estimated at 169 N
+    (no linkage: the hip's 37.2 N m over a mid-thigh cuff); at half the time step 17.3 %, with
     every segment of the wearer 10 % heavier 14.0 %, 10 % lighter 14.3 %, all walking 10 s."""
+    from codesign.model.anthropometry import human_geometry
     from tests.runtools import replayed
 
     monkeypatch.chdir(ROOT)                         # the wearer is named from the repository
@@ -247,6 +249,11 @@ def test_the_readmes_light_hip_and_ankle_device_replays(monkeypatch):
     assert m["time"] == 10.0 and m["added_mass"] == pytest.approx(2 * (0.96 + 0.49) + 1.98, abs=0.005)
     assert m["effort_reduction"] == pytest.approx(0.176, abs=0.0005) and abs(m["speed_change"]) <= 0.035
     assert max(m["actuator_torque_ratio_peak"], m["actuator_speed_ratio_peak"], m["actuator_thermal_ratio"]) <= 1.0
+    # its cuffs, estimated: the hip's extension peak over the lever to a mid-thigh cuff
+    # (above the ankle's 10.4 N m over 0.7 of the shank), within the issue's 480 N
+    hip = abs(load_design(design).params["assist.hip.b1.peak"])
+    assert m["cuff_force_peak"] == pytest.approx(hip / (0.5 * human_geometry().thigh.length), rel=1e-4)
+    assert m["cuff_force_peak"] <= 480.0
     for settings, reduction in (({"h": 0.0005}, 0.173), ({"wearer_mass_scale": 1.1}, 0.140),
                                 ({"wearer_mass_scale": 0.9}, 0.143)):
         m = replayed(design, "--settings", json.dumps(settings))
