@@ -207,8 +207,10 @@ def ideal_parameters(options: ProblemOptions) -> tuple[Parameter, ...]:
     and, under ``drivetrains = "searched"``, a drivetrain per joint (``assist.<joint>.motor``,
     ``.stage_ratio``, :func:`codesign.model.drivetrain.drive_parameter_bounds`; without:
     unbounded)."""
-    drives = drive_parameter_bounds(JOINT_PAIRS[options.assisted_joints]) if options.drivetrains == "searched" else {}
-    return assist_parameters(options.assisted_joints) + tuple(Parameter(n, lo, hi) for n, (lo, hi) in drives.items())
+    joints = JOINT_PAIRS[options.assisted_joints]
+    drives = drive_parameter_bounds(joints) if options.drivetrains == "searched" else {}
+    return assist_parameters(options.assisted_joints) + tuple(Parameter(name, low, high)
+                                                             for name, (low, high) in drives.items())
 
 
 def encode_ideal(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:

@@ -19,8 +19,8 @@ Options (defaults: the thesis's chapter-5 co-design, ``exo_codesign``)::
                                                joints themselves (``assisted_joints``),
                                                unbounded, or with ``drivetrains =
                                                "searched"`` by a catalog unit per joint
-                                               (``assist.<joint>.motor``, its mass at the
-                                               joint); searched alone (``search =
+                                               (``assist.<joint>.motor``, its mass at its
+                                               seat); searched alone (``search =
                                                "device"``) or with the wearer's law
                                                (``"wearer_assist"``)
     control        = "actuator" | "wearer"     the thesis's law (each actuated joint its own
