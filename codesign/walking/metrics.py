@@ -105,9 +105,8 @@ REGISTRY: tuple[Metric, ...] = (
              "stride_metrics (walking/gait_agreement.py)") for joint in ("hip", "knee", "ankle")),
     Metric("cuff_force_peak", "N", "largest force at a device-human attachment joint averaged over "
            "GRF_WINDOW = 30 ms as the ground reaction, impacts included (an impulse J counts J / 30 ms; "
-           "NaN without attachments; before issue 46: the continuous phases' samples); an ideal device "
-           "(no linkage): its largest deliverable torque over its cuff's lever, an estimate (walking/setup.py "
-           "ideal_cuff_force)",
+           "NaN without attachments; before issue 46: the continuous phases' samples); an ideal device: "
+           "an estimate, its torque peak over its cuff's lever (setup.ideal_cuff_force)",
            "accumulate_gait (push_cuff_bin)", "finalize_gait"),
     Metric("interaction_force_peak_bw", "-", "largest force over the attachments and the human joint "
            "sites, in body weights of the person alone", _GAIT, "finalize_gait"),
@@ -193,17 +192,13 @@ def metric_unit(name: str) -> str | None:
     return None
 
 
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell: its | escaped."""
-    return text.replace("|", "\\|")
-
-
 def metric_table() -> str:
-    """The metric table of docs/walking.md (Markdown), generated from :data:`REGISTRY`."""
+    """The metric table of docs/walking.md (Markdown, each | of a definition escaped),
+    generated from :data:`REGISTRY`."""
     rows = ["| metric | unit | definition | accumulated by | finalized by |",
             "| --- | --- | --- | --- | --- |"]
-    rows += [f"| `{m.name}` | {m.unit} | {_cell(m.definition)} | `{m.accumulator}` | `{m.finalizer}` |"
-             for m in REGISTRY]
+    rows += ["| `{}` | {} | {} | `{}` | `{}` |".format(m.name, m.unit, m.definition.replace("|", "\\|"),
+                                                     m.accumulator, m.finalizer) for m in REGISTRY]
     return "\n".join(rows) + "\n"
 
 
@@ -250,22 +245,20 @@ PREV_PITCH2, I_PITCH2, PREV_KNEE_STANCE, I_KNEE_STANCE, PREV_FEET, I_FEET = _hea
 # ring: the current bin's end time and impulse so far, the last sample's time and force
 GRF_BIN_END, GRF_BIN_IMPULSE, GRF_PREV_T, GRF_PREV_F = _header.add(
     "GRF_BIN_END", "GRF_BIN_IMPULSE", "GRF_PREV_T", "GRF_PREV_F")
-# --- the actuators' demand and the linkage's transmission (issue 29): the motors' summed
-# squared commanded and delivered torques (accumulate_actuators), the largest |G| entry
-# (accumulate_transmission; -1: nothing measured)
-A_CMD2, A_TAU2, TRANSMISSION_PEAK = _header.add("A_CMD2", "A_TAU2", "TRANSMISSION_PEAK")
-# --- each motor's summed (tau / continuous torque)^2 over the samples (issue 30;
-# accumulate_actuators), motors counted in the effort joints' order; beyond MAX_MOTORS left out
+# --- the actuators' demand and the linkage's transmission (issue 29): the time integrals of the
+# motors' summed squared commanded and delivered torques and their last samples (trapezoid:
+# an event-driven model's uneven steps weigh by their duration; accumulate_actuators), the
+# largest |G| entry (accumulate_transmission; -1: nothing measured)
+A_CMD2, A_TAU2, A_PREV_CMD2, A_PREV_TAU2, TRANSMISSION_PEAK = _header.add(
+    "A_CMD2", "A_TAU2", "A_PREV_CMD2", "A_PREV_TAU2", "TRANSMISSION_PEAK")
+# --- each motor's time integral of (tau / continuous torque)^2 (issue 30, trapezoid as above)
+# and its last sample, motors counted in the effort joints' order; beyond MAX_MOTORS left out
 (A_THERMAL0, A_THERMAL1, A_THERMAL2, A_THERMAL3, A_THERMAL4, A_THERMAL5, A_THERMAL6,
  A_THERMAL7) = _header.add(*(f"A_THERMAL{k}" for k in range(8)))
 A_THERMAL, MAX_MOTORS = A_THERMAL0, 8    # motor k's slot: A_THERMAL + k
-# the trapezoid's previous sample of each of the above: the sums are time integrals, so an
-# integrator that samples unevenly (the event-driven models' accepted steps, denser at
-# impacts) weighs each moment by its duration, not by how many steps it took
 (A_PREV_THERMAL0, A_PREV_THERMAL1, A_PREV_THERMAL2, A_PREV_THERMAL3, A_PREV_THERMAL4, A_PREV_THERMAL5,
  A_PREV_THERMAL6, A_PREV_THERMAL7) = _header.add(*(f"A_PREV_THERMAL{k}" for k in range(MAX_MOTORS)))
 A_PREV_THERMAL = A_PREV_THERMAL0         # motor k's: A_PREV_THERMAL + k
-A_PREV_CMD2, A_PREV_TAU2 = _header.add("A_PREV_CMD2", "A_PREV_TAU2")
 # --- an active wearer's own effort (issue 32; accumulate_wearer): its joints, own samples
 # and clock, then per wearer joint (hip, knee, ankle; both legs summed) a block of W_SLOTS:
 # the previous sample's tau^2, positive and negative power and their trapezoid integrals
@@ -599,11 +592,9 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
 
 
 def measured_record(metrics: Mapping[str, float], message: str = "", wall_s: float = 0.0) -> EvalRecord:
-    """An ok :class:`EvalRecord` of ``metrics`` (no fitness: stage 0, NaN).
-
-    Metrics that are not finite (not measurable, e.g. a speed over an empty window after
-    an early fall) are left out rather than stored as NaN; a stage that needs one then
-    fails the record, naming it (:func:`codesign.objectives.score`).
-    """
+    """An ok :class:`EvalRecord` of ``metrics`` (no fitness: stage 0, NaN). Metrics that
+    are not finite (not measurable, e.g. a speed over an empty window after an early fall)
+    are left out rather than stored as NaN; a stage that needs one then fails the record,
+    naming it (:func:`codesign.objectives.score`)."""
     finite = {k: float(v) for k, v in metrics.items() if math.isfinite(float(v))}
     return EvalRecord(STATUS_OK, message, metrics=finite, wall_s=wall_s)

@@ -43,6 +43,8 @@ def test_every_stored_design_names_the_problem_whose_space_holds_it(path, monkey
         frozen = set(params) - names           # an active wearer's law: frozen, not searched
         assert set(params) - frozen == searched, path.name
         assert not frozen or problem.options.wearer == "active"
+    elif problem.options.device == "ideal":   # an ideal device: its profile (and units) exactly, the wearer frozen
+        assert set(problem.walking.encode(design)[1]) == names, path.name
     else:                                     # a law, or a muscle human's reflexes: the problem's parameters, exactly
         law = {k for k in design.params if not k.startswith("assist.") and "." in k and
                k.split(".")[0] in ("hip", "knee", "ankle")}

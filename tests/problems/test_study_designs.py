@@ -23,6 +23,9 @@ from codesign.walking import load_design
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "studies" / "codesign-study"
+# recorded as means over the 1-ms samples, time means (trapezoid) since the event-driven
+# models' uneven steps were found to bias them (issue 46): up to 1e-4 apart on these walks
+TIME_MEANS = ("actuator_thermal_ratio", "actuator_demand_ratio")
 
 
 def verification(topology: int) -> dict:
@@ -64,7 +67,10 @@ def test_each_best_that_holds_replays_its_recorded_metrics_and_meets_every_stage
     record = problem.walking.replay(design, problem.parse_settings(design.evaluation)).record
     for name, value in searched.items():
         got = record.metrics[name]
-        assert got == value or (math.isnan(got) and math.isnan(value)), name
+        if name in TIME_MEANS:
+            assert got == pytest.approx(value, rel=2e-4), name
+        else:
+            assert got == value or (math.isnan(got) and math.isnan(value)), name
     assert not unmet_conditions(record.metrics, problem.objectives)
     assert record.metrics["time"] == 10.0
     if design.evaluation.get("robust_checks"):          # searched with robustness priced

@@ -149,6 +149,7 @@ def test_every_bundled_design_passes_the_check():
     from pathlib import Path
 
     from codesign.control.assist import has_assist
+    from codesign.problems.options import LATER_OPTIONS
     from codesign.walking import WalkSettings, check_design, load_design
 
     paths = sorted((Path(__file__).parents[2] / "docs/designs").glob("*.json"))
@@ -156,8 +157,9 @@ def test_every_bundled_design_passes_the_check():
     for path in paths:
         design = load_design(path)       # a device assisting an active wearer (issue 32): its settings
         table = {"wearer": "active"} if has_assist(design.params) else {}
-        if (design.problem or {}).get("wearer_model"):   # a problem option that sets the evaluation's (issue 45)
-            table["wearer_model"] = design.problem["wearer_model"]
+        for key in LATER_OPTIONS:          # problem options that set the evaluation's (issues 45, 46)
+            if (design.problem or {}).get(key):
+                table[key] = design.problem[key]
         check_design(design, WalkSettings.from_dict(table), str(path))
 
 
