@@ -176,14 +176,15 @@ def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator],
     """An active wearer's device (issue 32) on the model of ``design``: a co-design's
     linkage (``aug`` its assembly, ``motors`` its pair's) assisting with the design's
     profile at the hip and knee, an ideal device on the unaugmented human at the settings'
-    ``assisted_joints`` (:func:`ideal_drive`, ``active`` the controller's active joint
-    names) where the design has a profile, else none (the wearer alone); the profile timed
+    ``assisted_joints`` (:func:`ideal_drive`, ``motors`` its units, :func:`ideal_motors`;
+    ``active`` the controller's active joint names) where the design has a profile, else
+    none (the wearer alone); the profile timed
     by the clock ``timing`` or by the device's phase estimate (the settings'
     ``assist_timing``)."""
     joints = JOINT_PAIRS[settings.assisted_joints]
     assist = assist_signals(design.params, joints) if has_assist(design.params) else None
     if design.topology is None:
-        units = dict(ideal_motors(design, settings))
+        units = dict(motors)
         return None if assist is None else ideal_drive(model, assist, joints, active, timing,
                                                        settings.assist_timing, tuple(units.get(j) for j in joints))
     return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing,
@@ -268,13 +269,14 @@ CUFF_SEAT = {"hip": ("thigh", 0.5, 0.0), "knee": ("shank", 0.5, 0.0), "ankle": (
 PROFILE_GRID = 4001     # phases at which a profile's largest |torque| is read
 
 
-def ideal_cuff_force(design: Design, settings: WalkSettings, human) -> float:
+def ideal_cuff_force(design: Design, settings: WalkSettings, human,
+                     units: Mapping[str, Actuator]) -> float:
     """An ideal device's cuff force estimate (N): over its assisted joints, the largest
     torque it can deliver -- the profile's largest |value| (on PROFILE_GRID phases), at
     most its unit's peak -- over the lever from the joint to the cuff (:data:`CUFF_SEAT`,
-    ``human`` the HumanGeometry). A bound on the force a cuff of that lever carries, not a
-    simulated one: impacts reach a cuff through a linkage, which an ideal device lacks."""
-    units = dict(ideal_motors(design, settings))
+    ``human`` the HumanGeometry, ``units`` its joints' :func:`ideal_motors`). A bound on the
+    force a cuff of that lever carries, not a simulated one: impacts reach a cuff through a
+    linkage, which an ideal device lacks."""
     phase = np.linspace(0.0, 1.0, PROFILE_GRID)
     force = 0.0
     for joint in JOINT_PAIRS[settings.assisted_joints]:
@@ -323,6 +325,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     screen_s = 0.0
     drive = None          # the wearer-space law's (control.wearer); None: the thesis's law
     active = settings.wearer == "active"
+    device: tuple[tuple[str, Actuator], ...] = ()     # an ideal device's units (ideal_motors)
     if design.topology is None:
         motors = joint_actuators(design, settings)
         device = ideal_motors(design, settings) if active and has_assist(design.params) else ()
@@ -338,7 +341,7 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
         design_metrics = {"longest_segment": 0.0, "singularity": 0.0, "added_mass": motor_mass,
                           "com_shift": 0.0, **({"actuator_mass": motor_mass} if device else {})}
         if active and has_assist(design.params):      # an ideal device: its cuffs estimated
-            design_metrics["cuff_force_peak"] = ideal_cuff_force(design, settings, human)
+            design_metrics["cuff_force_peak"] = ideal_cuff_force(design, settings, human, dict(device))
         aug = None
     else:
 
@@ -380,8 +383,8 @@ def build_setup(design: Design, settings: WalkSettings, screen_first: bool = Tru
     controller = layout.decode(design.params)
     rs = settings.rollout
     if active:                 # the wearer's own law on its joints; the device assists (issue 32)
-        drive = assist_drive(model, aug, design, motors, (controller.frequency, rs.phase0), settings,
-                             tuple(j.name for j in controller.active))
+        drive = assist_drive(model, aug, design, motors if design.topology is not None else device,
+                             (controller.frequency, rs.phase0), settings, tuple(j.name for j in controller.active))
     if drive is None:          # the thesis's law, or the human's human_actuated joints
         controller = with_actuators(controller, dict(motors))
     driven = drive is not None and not active
