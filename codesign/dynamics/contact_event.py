@@ -64,9 +64,21 @@ Several contacts switching at once: an exact active-set search (an LCP by enumer
     one exists, unlike the thesis's sequential local resolution (2.6.10, "codyn does not
     solve the LCP"), which can leave a released contact pulling or a stuck one outside
     its friction cone. The same search is used on the impulses at an impact. When no
-    combination is consistent (e.g. Painlevé's paradox) the jump ends the run with
-    ``NO_CONSISTENT_MODE``; more than ``MAX_TOUCHING`` touching points with
-    ``TOO_MANY_CONTACTS``.
+    combination is consistent (e.g. Painlevé's paradox) :func:`resolve_modes` returns
+    ``NO_CONSISTENT_MODE``; more than ``MAX_TOUCHING`` touching points ``TOO_MANY_CONTACTS``.
+
+Painlevé's paradox: a tangential impact (:func:`tangential_impact`)
+    A sliding point whose friction drives it into the ground (Painlevé's rod: mu above
+    (1 + 3 cos^2 theta) / (3 sin theta cos theta)) can leave the acceleration-level problem
+    without a solution: sliding needs a negative normal force, release a negative normal
+    acceleration. Coulomb's law then admits only an impulse (Génot & Brogliato, Eur. J.
+    Mech. A 18:653, 1999, "tangential impact" or impact without collision; Stewart, SIAM
+    Review 42:3, 2000: time stepping resolves it by such an impulse): the touching contacts
+    receive the plastic impulse of :func:`impact` (the same exact search on the impulses,
+    within the friction cone), which stops the sliding when the cone allows, and the modes
+    are resolved again. The callers (the walking rollout, the test simulator) do that
+    once per event and count it (``STAT_TANGENTIAL_IMPACTS``); a state that is still
+    inconsistent ends the run with ``NO_CONSISTENT_MODE``.
 
 Functions here take ``(m, w, cw, s)``: ``m`` the model's ``ModelArrays``, ``w`` its
 engine ``Workspace``, ``cw`` a :class:`ContactWorkspace` (:func:`make_contact_workspace`),
@@ -107,7 +119,8 @@ STAT_IMPACTS = 0
 STAT_RESOLUTIONS = 1
 STAT_RANK_DEFICIENT = 2
 STAT_CANDIDATES = 3
-N_STATS = 4
+STAT_TANGENTIAL_IMPACTS = 4   # impulses taken where no acceleration-level mode was consistent
+N_STATS = 5
 
 ContactWorkspace = namedtuple(
     "ContactWorkspace",
@@ -540,6 +553,17 @@ def impact(m, w, cw, s, x, mode, strike):
     for j in range(n):
         x[n + j] += cw.qdd[j]
     return 0
+
+
+@njit(cache=True)
+def tangential_impact(m, w, cw, s, x, mode):
+    """Painlevé's case (module docstring): the plastic impulse of every touching contact,
+    found by the exact search on the impulses as at a touch-down (:func:`impact` with no
+    striking point); x[n:] (qd) updated in place. The caller puts the controller's
+    forces at the new state into cw.tau and resolves the modes again. Returns 0 or a
+    termination code."""
+    cw.stats[STAT_TANGENTIAL_IMPACTS] += 1
+    return impact(m, w, cw, s, x, mode, -1)
 
 
 @njit(cache=True)

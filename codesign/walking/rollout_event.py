@@ -262,6 +262,26 @@ def _control_into_workspace(t, x, p):
 
 
 @njit(cache=True)
+def _resolve(t, x, mode, p, forced):
+    """The contact modes resolved at (t, x) under the controller's forces (``forced``: the
+    contact that must leave its mode, or -1); where no combination is consistent
+    (Painlevé's case), one tangential impact and the modes resolved again under the
+    controller's forces at the new velocities (:mod:`codesign.dynamics.contact_event`).
+    Writes mode (and x's velocities after an impulse); returns 0 or a termination code."""
+    m, s, wm = p.model
+    w, cw = p.data.work, p.data.contact_work
+    _control_into_workspace(t, x, p)
+    code = ct.resolve_modes(m, w, cw, s, t, x, mode, forced)
+    if code != ct.NO_CONSISTENT_MODE:
+        return code
+    code = ct.tangential_impact(m, w, cw, s, x, mode)
+    if code != 0:
+        return code
+    _control_into_workspace(t, x, p)
+    return ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
+
+
+@njit(cache=True)
 def _settle_approaching(t, x, mode, p):
     """A point that mode resolution made active while it still approaches the ground
     (normal velocity < -TOL_V: it was within TOL_H of the ground at another point's
@@ -282,8 +302,7 @@ def _settle_approaching(t, x, mode, p):
         code = ct.impact(m, w, cw, s, x, mode, strike)
         if code != 0:
             return code
-        _control_into_workspace(t, x, p)
-        code = ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
+        code = _resolve(t, x, mode, p, -1)
         if code != 0:
             return code
     return 0
@@ -318,8 +337,7 @@ def resolve_after(t, x, mode, p, forced, strike, before):
     the air does not). Returns 0 or a contact termination code."""
     m, s, wm = p.model
     w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
-    _control_into_workspace(t, x, p)
-    code = ct.resolve_modes(m, w, cw, s, t, x, mode, forced)
+    code = _resolve(t, x, mode, p, forced)
     if code != 0:
         return code
     code = _settle_approaching(t, x, mode, p)
@@ -353,8 +371,7 @@ def start_modes(x, mode, p, strike):
     if code != 0:
         return code
     mode[:] = cr.INACTIVE
-    _control_into_workspace(0.0, x, p)
-    code = ct.resolve_modes(m, w, cw, s, 0.0, x, mode, -1)
+    code = _resolve(0.0, x, mode, p, -1)
     cw.cache_ok[0] = 0
     return code
 

@@ -80,6 +80,43 @@ def test_falling_rod_sliding_impact_matches_impulse_momentum():
     assert res.event_mode_after[0][1] == SLIP_POS
 
 
+def test_painleve_rod_jams_by_a_tangential_impact():
+    """Painlevé's rod: its lower end sliding away from under the centre with mu above
+    (1 + 3 cos^2 th) / (3 sin th cos th) (4/3 at its least) has no consistent contact mode
+    (sliding needs a negative normal force, release a negative normal acceleration); Coulomb's
+    law admits only an impulse that stops the end (Génot & Brogliato 1999). Checked by hand:
+    the inconsistency, the impulse W^-1 (-v_P) inside the friction cone, the state after it
+    and the energy it takes, 1/2 v_P^T W^-1 v_P."""
+    theta, L, m, mu, v0 = np.arctan(2.0), 1.0, 1.0, 1.5, 1.0
+    inertia = m * L**2 / 12
+    rp = 0.5 * L * np.array([np.cos(theta), -np.sin(theta)])    # centre -> lower end (end_b)
+    # sliding +x (friction -mu lambda_n): the end's normal acceleration per unit lambda_n
+    a_per_lambda = 1 / m + (rp[0] * 1.0 - rp[1] * -mu) * rp[0] / inertia
+    assert a_per_lambda == pytest.approx((1 + 3 * np.cos(theta)**2 - 3 * mu * np.sin(theta) * np.cos(theta)) / m)
+    assert a_per_lambda < 0 and -G < 0          # lambda_n = G / a_per_lambda < 0; release: a_n = -G < 0
+    # the plastic sticking impulse: W P = -v_P, W = I/m + (1/I) r_perp r_perp^T
+    r_perp = np.array([-rp[1], rp[0]])
+    W = np.eye(2) / m + np.outer(r_perp, r_perp) / inertia
+    impulse = np.linalg.solve(W, -np.array([v0, 0.0]))
+    assert impulse[1] > 0 and abs(impulse[0]) < mu * impulse[1]       # inside the cone: the end jams
+    omega = (rp[0] * impulse[1] - rp[1] * impulse[0]) / inertia
+    qd_after = np.array([v0 + impulse[0] / m, impulse[1] / m, omega])
+    energy_taken = 0.5 * np.array([v0, 0.0]) @ np.linalg.solve(W, np.array([v0, 0.0]))
+
+    model = examples.falling_rod(length=L, mass=m)
+    q0 = np.array([0.0, 0.5 * L * np.sin(theta), -theta])
+    res = simulate(model, q0, np.array([v0, 0.0, 0.0]), t_end=1e-3, settings=make_settings(mu=mu), **TIGHT)
+    assert res.success, res.message
+    assert res.stats["tangential_impacts"] == 1
+    np.testing.assert_allclose(res.qd[0], qd_after, rtol=1e-9, atol=1e-12)
+    kinetic = 0.5 * m * (qd_after[0]**2 + qd_after[1]**2) + 0.5 * inertia * qd_after[2]**2
+    assert kinetic == pytest.approx(0.5 * m * v0**2 - energy_taken, rel=1e-12)
+    assert res.modes[0][1] != SLIP_POS                  # after the impulse the end no longer slides
+    # below the critical mu the same state slides on, without an impulse
+    calm = simulate(model, q0, np.array([v0, 0.0, 0.0]), t_end=1e-3, settings=make_settings(mu=1.0), **TIGHT)
+    assert calm.success and calm.stats["tangential_impacts"] == 0 and calm.modes[0][1] == SLIP_POS
+
+
 def block_on_ground(com_x=0.0, slope=0.0, width=0.2, height=0.1, mass=2.0):
     b = ModelBuilder(gravity=G)
     b.add_floating_base("block", mass, (com_x, 0.0), examples.box_inertia(mass, width, height))

@@ -36,9 +36,9 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics import hybrid
-from codesign.dynamics.contact_event import (NOT_FINITE, TERMINATION_MESSAGES, cached, guard_applies,
-                                             hard_dynamics, jump_impact, make_contact_workspace,
-                                             read_forces, resolve_modes, write_guards)
+from codesign.dynamics.contact_event import (NO_CONSISTENT_MODE, NOT_FINITE, TERMINATION_MESSAGES, cached,
+                                             guard_applies, hard_dynamics, jump_impact, make_contact_workspace,
+                                             read_forces, resolve_modes, tangential_impact, write_guards)
 from codesign.dynamics.contact_rows import (CONTACT_MODEL, INACTIVE, MODE_NAMES, N_SETTINGS, SOFT,
                                             STICK, make_settings)
 from codesign.dynamics.contact_soft import soft_dynamics
@@ -96,8 +96,24 @@ def jump(t, x, mode, p, k):
     code, forced = jump_impact(m, w, cw, s, x, mode, k)
     if code != 0 or forced == -2:
         return code
+    return resolve(t, x, mode, p, forced)
+
+
+@njit(cache=True)
+def resolve(t, x, mode, p, forced):
+    """The contact modes at (t, x) (``forced``: the contact that must leave its mode, or
+    -1); in Painlevé's case one tangential impact and the modes resolved again
+    (:mod:`codesign.dynamics.contact_event`). Returns 0 or a termination code."""
+    m, w, cw, s, tau = p
     applied_forces(tau, cw.tau)
-    return resolve_modes(m, w, cw, s, t, x, mode, forced)
+    code = resolve_modes(m, w, cw, s, t, x, mode, forced)
+    if code != NO_CONSISTENT_MODE:
+        return code
+    code = tangential_impact(m, w, cw, s, x, mode)
+    if code != 0:
+        return code
+    applied_forces(tau, cw.tau)
+    return resolve_modes(m, w, cw, s, t, x, mode, -1)
 
 
 @njit(cache=True)
@@ -118,8 +134,7 @@ def initial_modes(t, x, mode, p):
     mode[:] = INACTIVE
     if s[CONTACT_MODEL] == SOFT:
         return 0
-    applied_forces(tau, cw.tau)
-    return resolve_modes(m, w, cw, s, t, x, mode, -1)
+    return resolve(t, x, mode, p, -1)
 
 
 @njit(cache=True)
@@ -188,7 +203,7 @@ class ContactSimResult:
     event_t (s), event_contact (index), event_kind (str: touchdown, release, stick-slip,
     slip-stop), event_mode_after int64[ne, c], event_x_after float64[ne, 2n]. t_final,
     x_final, mode_final: where the run ended. stats: impacts, mode resolutions, rank-deficient solves, LCP candidates
-    tried; n_steps, n_rejected, n_flow_evals: integrator counters.
+    tried, tangential impacts (Painlevé's case); n_steps, n_rejected, n_flow_evals: integrator counters.
     """
 
     status: int
@@ -309,7 +324,8 @@ def simulate(model: Model, q0, qd0=None, t_end: float = 1.0, *, settings: np.nda
         event_mode_after=ev_ma[keep], event_x_after=ev_xa[keep], t_final=float(t), x_final=x,
         mode_final=mode, stats={"impacts": int(cw.stats[0]), "mode_resolutions": int(cw.stats[1]),
                                 "rank_deficient_solves": int(cw.stats[2]),
-                                "lcp_candidates": int(cw.stats[3])},
+                                "lcp_candidates": int(cw.stats[3]),
+                                "tangential_impacts": int(cw.stats[4])},
         n_steps=int(n_steps), n_rejected=int(n_rejected), n_flow_evals=int(n_flow))
 
 
