@@ -66,6 +66,14 @@ WEARER_MODELS = ("impedance", "muscles")
 PAPER_JOINTS = ("ankle", "knee", "hip")
 PAPER_OFFSET = np.array([0.5 * math.pi, math.pi, math.pi])
 PAPER_SIGN = np.array([-1.0, 1.0, -1.0])
+# Geyer & Herr's soft joint limits (H. Geyer, nms_model_MechInit.m, 2006, section 1.6, the
+# model of Geyer & Herr 2010) on the paper's (ankle, knee, hip) angles, rad: the ankle
+# between 70 and 130 deg (20 deg of dorsiflexion, 40 of plantarflexion), the knee below
+# 175 deg (5 deg of flexion), the hip below 230 deg (50 deg of extension); -inf / inf: none
+SOFT_LIMIT_LOW = np.radians([70.0, -np.inf, -np.inf])
+SOFT_LIMIT_UP = np.radians([130.0, 175.0, 230.0])
+SOFT_LIMIT_K = 0.3 / math.radians(1.0)      # N m/rad: c_jointstop, 0.3 N m per degree
+SOFT_LIMIT_W = math.radians(1.0)            # rad/s: w_max_jointstop, the relaxation speed
 STANDING_SETTLE_S = 1.0   # s: the standing reference's muscles held still this long
 # s: the reflexes run this long at the start posture held still before a walk starts (as if
 # the person had stood there: the stance leg's force feedback has built its force); without
@@ -111,6 +119,9 @@ class MuscleModel(NamedTuple):
     upright: np.ndarray     # float64[1]: its upright value (rad)
     mass: np.ndarray        # float64[7]: each muscle's mass (kg, Umberger 2003)
     met: MetabolicConstants
+    limit_low: np.ndarray   # float64[3]: the soft limits' lower paper angles (rad; -inf: none)
+    limit_up: np.ndarray    # float64[3]: their upper paper angles (rad; inf: none)
+    limit_k: np.ndarray     # float64[1]: their stiffness (N m/rad; 0: no soft limits)
     start: MuscleData       # the data record at a run's start (reset copies it)
 
 
@@ -144,7 +155,7 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                       coord: np.ndarray | None = None, pitch: int = 0, upright: float = 0.0,
                       h: float = 1e-3, body_mass: float = 75.0, x0: np.ndarray | None = None,
                       load0: np.ndarray | None = None, reflex_settle_s: float = REFLEX_SETTLE_S,
-                      **reflex_changes: float) -> MuscleModel:
+                      soft_limits: bool = False, **reflex_changes: float) -> MuscleModel:
     """The muscle wearer's model: ``on`` False, a placeholder (the impedance wearer); else
     for the controller rows ``rows`` and engine coordinates ``coord`` (int[2, 3], per leg
     ankle, knee, hip), the torso's pitch coordinate and upright angle, control step ``h``
@@ -153,7 +164,8 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
     (N): the muscles settled under the pre-stimulation, the reflexes' history filled
     (:func:`codesign.control.reflex.reflex_start`), then the reflexes and muscles run
     ``reflex_settle_s`` at that posture held still with those loads (the start's torques
-    are the last step's). ``reflex_changes``: reflex parameters by name
+    are the last step's). ``soft_limits``: Geyer & Herr's soft joint limits act
+    (:func:`soft_limit_torque`). ``reflex_changes``: reflex parameters by name
     (:func:`codesign.control.reflex.reflex_params`)."""
     table = muscle_table()
     p = reflex_params(body_mass, **reflex_changes)
@@ -180,7 +192,9 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                        steps=steps, h=np.array([h]), rows=np.asarray(rows, dtype=np.int64).reshape(2, 3),
                        coord=np.asarray(coord, dtype=np.int64).reshape(2, 3), sign=PAPER_SIGN.copy(),
                        offset=PAPER_OFFSET.copy(), pitch=np.array([pitch], dtype=np.int64),
-                       upright=np.array([upright]), mass=muscle_masses(table), met=UMBERGER_2010, start=start)
+                       upright=np.array([upright]), mass=muscle_masses(table), met=UMBERGER_2010,
+                       limit_low=SOFT_LIMIT_LOW.copy(), limit_up=SOFT_LIMIT_UP.copy(),
+                       limit_k=np.array([SOFT_LIMIT_K if on and soft_limits else 0.0]), start=start)
 
 
 def clone_muscle_data(d: MuscleData) -> MuscleData:
@@ -239,10 +253,28 @@ def next_tick(t: float, h: float) -> float:
 
 
 @njit(cache=True, _nrt=False)
-def apply_muscle_torques(mm, md, c, tau, joint_tau, joint_gain, joint_cmd) -> None:
+def soft_limit_torque(phi: float, rate: float, low: float, up: float, k: float) -> float:
+    """Torque (N m, on the paper's angle) of a Geyer & Herr soft joint limit at the angle
+    phi (rad) and its rate (rad/s): beyond a limit by p (rad), entering at p' (rad/s), it
+    pushes back with k p (1 + p' / SOFT_LIMIT_W), never pulling (0 when the joint leaves
+    faster than the relaxation speed), the law of the model's ground contact
+    (nms_model_MechInit.m: a stop that relaxes at most at w_max_jointstop); 0 inside."""
+    if phi > up:
+        return -max(0.0, k * (phi - up) * (1.0 + rate / SOFT_LIMIT_W))
+    if phi < low:
+        return max(0.0, k * (low - phi) * (1.0 - rate / SOFT_LIMIT_W))
+    return 0.0
+
+
+@njit(cache=True, _nrt=False)
+def apply_muscle_torques(mm, md, q, v, tau, joint_tau, joint_gain, joint_cmd) -> None:
     """Replace the impedance torque of each muscle joint (controller rows mm.rows, tree
     joints) in tau (float64[n]) and joint_tau by the muscles' held torque mapped to the
-    engine coordinate, sign x torque; zero stiffness and damping (explicit)."""
+    engine coordinate, sign x torque; zero stiffness and damping (explicit). Geyer &
+    Herr's soft joint limits, where on (mm.limit_k[0] > 0), at the state (q, v) go into
+    tau only: a passive element of the skeleton, as the knee ligament, not the wearer's
+    torque."""
+    k = mm.limit_k[0]
     for leg in range(2):
         for j in range(3):
             r = mm.rows[leg, j]
@@ -253,6 +285,9 @@ def apply_muscle_torques(mm, md, c, tau, joint_tau, joint_gain, joint_cmd) -> No
             joint_cmd[r] = torque
             joint_gain[r, 0] = 0.0
             joint_gain[r, 1] = 0.0
+            if k > 0.0:
+                phi = mm.offset[j] + mm.sign[j] * q[i]
+                tau[i] += mm.sign[j] * soft_limit_torque(phi, mm.sign[j] * v[i], mm.limit_low[j], mm.limit_up[j], k)
 
 
 @njit(cache=True, _nrt=False)

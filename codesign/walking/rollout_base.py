@@ -205,7 +205,7 @@ def control(t, q, v, m, wm, wd, tau):
     ta, active = control_torques(t, q, v, wm.ctrl, tau, wd.joint_tau, wd.joint_rate,
                                  wd.joint_gain, wd.joint_cmd)
     if wm.muscle.on[0] != 0:      # the muscle wearer: its held torques replace the impedance laws'
-        apply_muscle_torques(wm.muscle, wd.muscle, wm.ctrl, tau, wd.joint_tau, wd.joint_gain, wd.joint_cmd)
+        apply_muscle_torques(wm.muscle, wd.muscle, q, v, tau, wd.joint_tau, wd.joint_gain, wd.joint_cmd)
     dd = wd.drive
     drive_torques(t, m, q, v, wm.drive, dd, tau, wd.joint_tau, wd.joint_gain, wd.relief)
     muscles = wm.muscle.on[0] != 0

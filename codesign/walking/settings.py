@@ -84,6 +84,9 @@ class WalkSettings:
     :data:`codesign.control.assist.JOINT_PAIRS` (``"hip_knee"``, the default and a
     linkage's; ``"hip_ankle"`` or ``"knee_ankle"``: an ideal device's; set by the problem
     option of the same name).
+    soft_joint_limits: Geyer & Herr's soft joint limits on the muscle wearer's ankle (70-130
+    deg), knee (175) and hip (230) (:func:`codesign.walking.muscle_wearer.soft_limit_torque`;
+    default false: the thesis's knee ligament alone, as before; the ligament stays).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -100,6 +103,7 @@ class WalkSettings:
     assist_timing: str = "clock"
     wearer_model: str = "impedance"
     assisted_joints: str = "hip_knee"
+    soft_joint_limits: bool = False
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -113,7 +117,7 @@ class WalkSettings:
                                "actuators", "human_actuated", "initial_state",
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
                                "loads", "wearer_mass_scale", "assist_timing", "wearer_model",
-                               "assisted_joints"}
+                               "assisted_joints", "soft_joint_limits"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -181,6 +185,11 @@ class WalkSettings:
         if assisted_joints not in JOINT_PAIRS:
             raise UserError(f"evaluation.assisted_joints: got {shown(assisted_joints)}; expected one of "
                             f"{', '.join(JOINT_PAIRS)}")
+        soft_joint_limits = d.get("soft_joint_limits", False)
+        if not isinstance(soft_joint_limits, bool) or (soft_joint_limits and wearer_model != "muscles"):
+            raise UserError(f"evaluation.soft_joint_limits: got {shown(soft_joint_limits)}"
+                            "; expected true or false, "
+                            "true only with wearer_model = \"muscles\" (Geyer & Herr's skeleton)")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -189,7 +198,7 @@ class WalkSettings:
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
-                            assist_timing, wearer_model, assisted_joints)
+                            assist_timing, wearer_model, assisted_joints, soft_joint_limits)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -439,7 +439,7 @@ def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSetti
     touching = (np.abs(contact_heights(model, x0[:n])) < 1e-3).astype(np.int64)
     load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
     mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
-                           x0, load0, **reflexes)
+                           x0, load0, soft_limits=settings.soft_joint_limits, **reflexes)
     return ro.with_muscles(p, model, mm, standing_rate(mm))
 
 

@@ -465,3 +465,50 @@ def test_mujocos_rollout_steps_the_muscles_every_control_step():
     assert np.abs(engine.records[-1, joints] - mj.records[-1, joints]).max() < 0.05
     assert np.abs(engine.records[-1, joints] - engine.records[0, joints]).max() > 0.05   # they moved
     assert mj.metrics["metabolic_power"] > 0.0
+
+
+def test_geyer_herrs_soft_joint_limits_by_hand():
+    """nms_model_MechInit.m's soft limits (0.3 N m per degree beyond the limit, relaxing at
+    most at 1 deg/s) by hand: the knee 3 deg beyond its 175 deg, still, entering at 2 deg/s,
+    leaving at 0.5 and 2 deg/s; the ankle 5 deg below its 70 entering at 3 deg/s; none
+    inside. In the rollout the controller's generalized force at each joint grows by
+    exactly that torque (paper sign), and nothing else changes."""
+    from codesign.walking.muscle_wearer import SOFT_LIMIT_K, SOFT_LIMIT_LOW, SOFT_LIMIT_UP, soft_limit_torque
+    deg = math.radians(1.0)
+    knee = lambda phi, rate: soft_limit_torque(phi * deg, rate * deg, SOFT_LIMIT_LOW[1], SOFT_LIMIT_UP[1],
+                                               SOFT_LIMIT_K)
+    assert knee(178.0, 0.0) == pytest.approx(-0.9, rel=1e-12)
+    assert knee(178.0, 2.0) == pytest.approx(-0.9 * 3.0, rel=1e-12)
+    assert knee(178.0, -0.5) == pytest.approx(-0.9 * 0.5, rel=1e-12)
+    assert knee(178.0, -2.0) == 0.0 and knee(170.0, 5.0) == 0.0
+    ankle = soft_limit_torque(65.0 * deg, -3.0 * deg, SOFT_LIMIT_LOW[0], SOFT_LIMIT_UP[0], SOFT_LIMIT_K)
+    assert ankle == pytest.approx(0.3 * 5.0 * 4.0, rel=1e-12)
+
+    from codesign.walking.rollout_base import control
+    plain, limited = muscle_setup(), muscle_setup(soft_joint_limits=True)
+    model = plain.model
+    n = model.n
+    x = plain.x0.copy()
+    hip, kn, an = joint_coords(model, "r")
+    x[kn], x[n + kn] = -math.radians(2.0), math.radians(4.0)      # 2 deg of flexion, extending at 4 deg/s
+    x[an], x[n + an] = math.radians(25.0), 0.0                   # 25 deg of dorsiflexion: paper 65 deg
+    taus = []
+    for setup in (plain, limited):
+        stepping.reset_data(setup.p)
+        tau = np.zeros(n)
+        p = setup.p
+        control(0.0, x[:n], x[n:], p.model.arrays, p.model.walk, p.data.walk, tau)
+        taus.append(tau)
+    extra = taus[1] - taus[0]
+    assert extra[kn] == pytest.approx(-0.3 * 3.0 * (1 + 4.0), rel=1e-9)      # paper knee = pi + q: sign +1
+    assert extra[an] == pytest.approx(-0.3 * 5.0, rel=1e-9)                  # paper ankle = pi/2 - q: sign -1
+    others = np.ones(n, bool)
+    others[[kn, an]] = False
+    assert np.abs(extra[others]).max() < 1e-12
+
+
+def test_soft_joint_limits_need_the_muscle_wearer():
+    with pytest.raises(UserError, match="soft_joint_limits.*wearer_model"):
+        WalkSettings.from_dict({"soft_joint_limits": True})
+    with pytest.raises(UserError, match="soft_joint_limits: got"):
+        WalkSettings.from_dict({"wearer_model": "muscles", "soft_joint_limits": "yes"})
