@@ -84,9 +84,11 @@ TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.
 
 
 def walk(design: Design, loads: list[dict]) -> dict[str, float]:
-    """The design's metrics with ``loads`` (its own evaluation settings otherwise); a walk
-    that falls before the window has only ``time`` of them."""
-    settings = WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", "loads": loads})
+    """The design's metrics with ``loads`` (its own evaluation settings otherwise, its
+    search's robust checks left out); a walk that falls before the window has only
+    ``time`` of them."""
+    evaluation = {key: value for key, value in design.evaluation.items() if key != "robust_checks"}
+    settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 
 

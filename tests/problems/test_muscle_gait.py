@@ -102,11 +102,13 @@ def test_simulate_refuses_a_reflex_out_of_range_with_exit_2_and_writes_nothing(t
 
 def walked(path: Path, **change) -> dict[str, float]:
     """The metrics of the stored muscle-driven design at PATH walked under its own
-    evaluation settings, CHANGE applied (e.g. ``h=0.5e-3``, ``contact_model="hard"``)."""
+    evaluation settings (its search's robust checks left out), CHANGE applied (e.g.
+    ``h=0.5e-3``, ``contact_model="hard"``)."""
     from codesign.walking.design import load_design
     from codesign.walking.evaluation import evaluate
     design = load_design(path)
-    return evaluate(design, WalkSettings.from_dict({**design.evaluation, "wearer_model": "muscles", **change})).metrics
+    evaluation = {key: value for key, value in design.evaluation.items() if key != "robust_checks"}
+    return evaluate(design, WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", **change})).metrics
 
 
 def test_the_stored_muscle_driven_human_walks():
@@ -186,3 +188,26 @@ def test_the_heel_pad_walk_on_scones_nonlinear_heel():
     assert m["time"] == 10.0 and 1.3 <= m["speed"] <= 1.45 and m["assist_fraction"] == 0.0
     assert m["grf_peak_bw"] <= 1.3 < m["grf_peak_bw_start"] <= 1.6
     assert m["foot_slip_fraction"] > walked(path)["foot_slip_fraction"]
+
+
+YIELD_WALK = ROOT / "docs" / "designs" / "human-muscles-yield.json"
+
+
+def test_the_walk_on_the_papers_soft_limits_meets_the_gait_labs_stages():
+    """docs/designs/human-muscles-yield.json (issue 45's validation; the README's table):
+    with Geyer & Herr's soft joint limits on the heel pad it walks 10 s with the ground
+    reaction within Keller et al. 1996's 1.3 BW (start included), each leg's stance knee
+    yielding 10-25 deg, per stride r against Winter's hip / knee / ankle >= 0.95 / 0.90 /
+    0.75, push-off >= 10 deg, at a net metabolic cost within 30 % of people's 2.2-2.4
+    J/(kg m); at half the step the same within 1.35 BW; without the soft limits the same
+    reflexes lock the stance knee on the ligament (the yield is the stops')."""
+    m = walked(YIELD_WALK)
+    assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
+    assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3
+    assert 10.0 <= m["knee_flexion_stance_peak_min_deg"] <= m["knee_flexion_stance_peak_deg"] <= 25.0
+    assert m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.90 and m["stride_r_ankle"] >= 0.75
+    assert m["ankle_plantarflexion_peak_deg"] >= 10.0 and m["metabolic_cost"] <= 1.3 * 2.3
+    half = walked(YIELD_WALK, h=0.5e-3)
+    assert half["time"] == 10.0 and max(half["grf_peak_bw"], half["grf_peak_bw_start"]) <= 1.35
+    assert half["knee_flexion_stance_peak_min_deg"] >= 10.0 and half["stride_r_ankle"] >= 0.74
+    assert walked(YIELD_WALK, soft_joint_limits=False)["knee_flexion_stance_peak_deg"] < 0.0
