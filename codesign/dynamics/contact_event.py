@@ -4,16 +4,13 @@ Thesis 2.6.10 ("Contact modeling", hard contacts; used in 4.2.3 and chapter 5): 
 point is either away from the ground or held on it by an equality constraint solved
 together with the loop closures (2.6.9); at activation an impulse makes the point's
 velocity consistent with the constraints, and the contact is released when its normal
-force would become negative. This module holds that model's compiled pieces for an
-engine :class:`~codesign.dynamics.model.Model` (dynamics in a mode, guards, impact, mode
-search); the walking rollout (``codesign.walking.rollout_event``) and
-``codesign.dynamics.testing.contact_sim`` assemble them into the hybrid integrator's flow /
-guards / jump / observe, and ``contact_soft`` is the penalty alternative.
+force would become negative. Here its compiled pieces (dynamics in a mode, guards, impact,
+mode search); ``codesign.walking.rollout_event`` and ``codesign.dynamics.testing.contact_sim``
+assemble them into a hybrid system; ``contact_soft`` is the penalty alternative.
 
-The ground, the settings vector, the mode codes and the rows are in
-:mod:`codesign.dynamics.contact_rows`: ground line through (0, GROUND_Z) at angle SLOPE,
-height h = n . (p - (0, GROUND_Z)); mode int64[c] per contact point, INACTIVE / STICK /
-SLIP_POS / SLIP_NEG.
+Ground, settings vector, mode codes and rows: :mod:`codesign.dynamics.contact_rows` (ground
+line through (0, GROUND_Z) at angle SLOPE, height h = n . (p - (0, GROUND_Z)); mode int64[c]
+per contact point, INACTIVE / STICK / SLIP_POS / SLIP_NEG).
 
 Flow (constrained dynamics, thesis eq. 2.73-2.75 and 2.90)
     Rows K q̈ = k: 2 per loop closure, the normal row n.J of every active contact and
@@ -29,8 +26,7 @@ Flow (constrained dynamics, thesis eq. 2.73-2.75 and 2.90)
     rows are independent and no contact slips (the common case), else as the
     minimum-norm least-squares solution (SVD), so a redundant set (a body standing on two
     sticking points has two equal tangential rows) neither fails nor picks an arbitrary split: the
-    statically indeterminate friction is shared evenly. Rank loss is counted in the
-    workspace's ``stats``.
+    statically indeterminate friction is shared evenly (rank loss counted in ``stats``).
 
 Guards (positive inside, two per contact, an event when one reaches 0 from above)
     inactive: [h, 1]; stick: [lambda_n, mu lambda_n - |lambda_t|];
@@ -64,21 +60,10 @@ Several contacts switching at once: an exact active-set search (an LCP by enumer
     one exists, unlike the thesis's sequential local resolution (2.6.10, "codyn does not
     solve the LCP"), which can leave a released contact pulling or a stuck one outside
     its friction cone. The same search is used on the impulses at an impact. When no
-    combination is consistent (e.g. Painlevé's paradox) :func:`resolve_modes` returns
-    ``NO_CONSISTENT_MODE``; more than ``MAX_TOUCHING`` touching points ``TOO_MANY_CONTACTS``.
-
-Painlevé's paradox: a tangential impact (:func:`tangential_impact`)
-    A sliding point whose friction drives it into the ground (Painlevé's rod: mu above
-    (1 + 3 cos^2 theta) / (3 sin theta cos theta)) can leave the acceleration-level problem
-    without a solution: sliding needs a negative normal force, release a negative normal
-    acceleration. Coulomb's law then admits only an impulse (Génot & Brogliato, Eur. J.
-    Mech. A 18:653, 1999, "tangential impact" or impact without collision; Stewart, SIAM
-    Review 42:3, 2000: time stepping resolves it by such an impulse): the touching contacts
-    receive the plastic impulse of :func:`impact` (the same exact search on the impulses,
-    within the friction cone), which stops the sliding when the cone allows, and the modes
-    are resolved again. The callers (the walking rollout, the test simulator) do that
-    once per event and count it (``STAT_TANGENTIAL_IMPACTS``); a state that is still
-    inconsistent ends the run with ``NO_CONSISTENT_MODE``.
+    combination is consistent (Painlevé's paradox: sliding needs a negative normal force,
+    release a negative normal acceleration), Coulomb admits only an impulse (Génot &
+    Brogliato 1999): :func:`tangential_impact`, then the modes again (docs/contacts.md);
+    still none: ``NO_CONSISTENT_MODE``; more than ``MAX_TOUCHING`` touching: ``TOO_MANY_CONTACTS``.
 
 Functions here take ``(m, w, cw, s)``: ``m`` the model's ``ModelArrays``, ``w`` its
 engine ``Workspace``, ``cw`` a :class:`ContactWorkspace` (:func:`make_contact_workspace`),
@@ -162,7 +147,6 @@ def make_contact_workspace(model) -> ContactWorkspace:
         trial=np.zeros(c, np.int64), best=np.zeros(c, np.int64), touching=np.zeros(c, np.int64),
         cache_x=z(2 * n), cache_t=z(1), cache_mode=np.zeros(c, np.int64),
         cache_ok=np.zeros(1, np.int64), stats=np.zeros(N_STATS, np.int64))
-
 
 
 # ---------------------------------------------------------------------------------------
@@ -557,11 +541,8 @@ def impact(m, w, cw, s, x, mode, strike):
 
 @njit(cache=True)
 def tangential_impact(m, w, cw, s, x, mode):
-    """Painlevé's case (module docstring): the plastic impulse of every touching contact,
-    found by the exact search on the impulses as at a touch-down (:func:`impact` with no
-    striking point); x[n:] (qd) updated in place. The caller puts the controller's
-    forces at the new state into cw.tau and resolves the modes again. Returns 0 or a
-    termination code."""
+    """Painlevé's case: :func:`impact` with no striking point (qd in place), counted; the
+    caller then resolves the modes at the new state. Returns 0 or a termination code."""
     cw.stats[STAT_TANGENTIAL_IMPACTS] += 1
     return impact(m, w, cw, s, x, mode, -1)
 
