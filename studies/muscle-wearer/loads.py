@@ -51,6 +51,7 @@ import tomli_w
 
 from codesign.control.reflex import REFLEX_PREFIX
 from codesign.model.anthropometry import human_geometry
+from codesign.problems.robust import read_robust_checks
 from codesign.run.stored import stored_candidate
 from codesign.walking import Design, WalkSettings, evaluate, load_design
 
@@ -87,7 +88,8 @@ def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     """The design's metrics with ``loads`` (its own evaluation settings otherwise, its
     search's robust checks left out); a walk that falls before the window has only
     ``time`` of them."""
-    evaluation = {key: value for key, value in design.evaluation.items() if key != "robust_checks"}
+    evaluation = dict(design.evaluation)
+    read_robust_checks(evaluation)           # the search's checks: a plain walk here
     settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 

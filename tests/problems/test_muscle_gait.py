@@ -104,10 +104,12 @@ def walked(path: Path, **change) -> dict[str, float]:
     """The metrics of the stored muscle-driven design at PATH walked under its own
     evaluation settings (its search's robust checks left out), CHANGE applied (e.g.
     ``h=0.5e-3``, ``contact_model="hard"``)."""
+    from codesign.problems.robust import read_robust_checks
     from codesign.walking.design import load_design
     from codesign.walking.evaluation import evaluate
     design = load_design(path)
-    evaluation = {key: value for key, value in design.evaluation.items() if key != "robust_checks"}
+    evaluation = dict(design.evaluation)
+    read_robust_checks(evaluation)
     return evaluate(design, WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", **change})).metrics
 
 
