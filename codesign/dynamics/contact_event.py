@@ -42,8 +42,8 @@ Jump
       every contact sticking this is the thesis's eq. 2.93-2.96: the dynamically
       consistent inverse of the Jacobian extended by the active contacts and the loops.
     * Then (and for every other guard) the acceleration-level mode of every touching
-      contact is chosen again (see below). A contact that is separating (v_n > TOL_V)
-      becomes inactive.
+      contact is chosen again (see below): a point within TOL_H separating slower than
+      REST_SPEED touches (a micro-flight, 2 v_n/|a_n|, no guard sees), a faster one is off.
 
 Several contacts switching at once: an exact active-set search (an LCP by enumeration)
     For the touching contacts (at most ``MAX_TOUCHING``) every combination of
@@ -80,8 +80,8 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, BOUNCE_MIN_SPEED, INACTIVE,
-                                            MU, RESTITUTION, SLIP_NEG, SLIP_POS, STICK, TOL_H,
-                                            TOL_REL, TOL_V, contact_rows, loop_rows)
+                                            MU, REST_SPEED, RESTITUTION, SLIP_NEG, SLIP_POS, STICK,
+                                            TOL_H, TOL_REL, TOL_V, contact_rows, loop_rows)
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import ltl_factor, mass_solve, pivoted_cholesky_solve
@@ -376,16 +376,16 @@ def _search(cw, mode, nt, nl, s, impulse, forced, f_scale, a_scale):
 
 
 @njit(cache=True)
-def _touching(cw, mode, nl, s, strike):
+def _touching(cw, mode, nl, s, strike, speed):
     """Fill cw.touching with the contacts that take part in an event: ``strike`` (or -1),
     the active ones and the inactive ones within TOL_H of the ground, all not separating
-    faster than TOL_V. Returns their number."""
+    faster than ``speed`` (m/s). Returns their number."""
     c = mode.shape[0]
     nt = 0
     for i in range(c):
         rn = nl + i
         near = mode[i] != INACTIVE or cw.pos[rn] <= s[TOL_H]
-        if i == strike or (near and cw.vel[rn] <= s[TOL_V]):
+        if i == strike or (near and cw.vel[rn] <= speed):
             cw.touching[nt] = i
             nt += 1
     return nt
@@ -526,7 +526,7 @@ def impact(m, w, cw, s, x, mode, strike):
         if -vn > s[BOUNCE_MIN_SPEED]:
             cw.goal[nl + i] = -s[RESTITUTION] * vn
         v_scale = max(v_scale, abs(vn), abs(cw.vel[nl + c + i]))
-    nt = _touching(cw, mode, nl, s, strike)
+    nt = _touching(cw, mode, nl, s, strike, s[TOL_V])
     if nt > MAX_TOUCHING:
         return TOO_MANY_CONTACTS
     f_scale = _total_weight(m) / max(m.gravity[0], 1.0) * v_scale
@@ -562,7 +562,7 @@ def resolve_modes(m, w, cw, s, t, x, mode, forced):
     _forces_rhs(m, w, cw, x)
     _set_rhs(m, w, cw, cw.rhs)
     _acceleration_goals(cw, s, nl, c)
-    nt = _touching(cw, mode, nl, s, -1)
+    nt = _touching(cw, mode, nl, s, -1, max(s[TOL_V], s[REST_SPEED]))
     if nt > MAX_TOUCHING:
         return TOO_MANY_CONTACTS
     f_scale = _total_weight(m)

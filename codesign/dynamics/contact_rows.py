@@ -61,7 +61,9 @@ SOFT_DAMPING = 12      # soft contact: normal damping, N s/m
 SOFT_VREG = 13         # soft contact: slip speed below which friction is linear in v_t, m/s
 SOFT_EXPONENT = 14     # soft contact: the spring's exponent n (1: linear, eq. 2.91; 1.5: Hertz)
 SOFT_DISSIPATION = 15  # soft contact: Hunt-Crossley dissipation c, s/m (0: none)
-N_SETTINGS = 16
+REST_SPEED = 16        # m/s: a point near the ground separating slower than this rests on it
+                       #   (joins the acceleration-level mode search; hard)
+N_SETTINGS = 17
 HARD = 0
 SOFT = 1
 CONTACT_MODELS = {"hard": HARD, "soft": SOFT}
@@ -72,7 +74,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
                   baumgarte_p: float = 0.0, tol_h: float = 1e-7, tol_v: float = 1e-7,
                   tol_rel: float = 1e-8, bounce_min_speed: float = 0.0,
                   stiffness: float = 1e5, damping: float = 1e3, v_reg: float = 1e-2,
-                  exponent: float = 1.0, dissipation: float = 0.0) -> np.ndarray:
+                  exponent: float = 1.0, dissipation: float = 0.0, rest_speed: float = 1e-3) -> np.ndarray:
     """The contact settings vector (float64[N_SETTINGS]), validated.
 
     model: "hard" (contact_event, timestep) or "soft" (contact_soft); mu: Coulomb coefficient (>= 0);
@@ -80,6 +82,9 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
     height at x = 0 (m); baumgarte_d, baumgarte_p: drift stabilisation gains of loop and
     contact rows (1/s, >= 0; 0 = none); tol_h (m), tol_v (m/s), tol_rel: event
     tolerances (hard); bounce_min_speed (m/s): slower impacts are plastic (hard);
+    rest_speed (m/s, >= tol_v): a point within tol_h of the ground that separates slower
+    than this after an event takes part in the mode search (hard; it stays if it would
+    come straight back, a flight of 2 v / |a_n| the guards cannot resolve);
     stiffness (N/m^n), damping (N s/m), v_reg (m/s), exponent n (>= 1), dissipation c
     (s/m): the soft model's normal law lambda_n = max(0, k d^n (1 + c v) + damping v) at a
     depth d and an approach speed v (:func:`codesign.dynamics.contact_soft.soft_normal_force`)
@@ -91,7 +96,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
               "baumgarte_d": baumgarte_d, "baumgarte_p": baumgarte_p, "tol_h": tol_h,
               "tol_v": tol_v, "tol_rel": tol_rel, "bounce_min_speed": bounce_min_speed,
               "stiffness": stiffness, "damping": damping, "v_reg": v_reg, "exponent": exponent,
-              "dissipation": dissipation}
+              "dissipation": dissipation, "rest_speed": rest_speed}
     for key, value in values.items():
         if not np.isfinite(value):
             raise UserError(f"contact.{key}: {value!r}; expected a finite number")
@@ -101,6 +106,8 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
         raise UserError(f"contact.restitution: {restitution!r}; expected a number in [0, 1]")
     if abs(slope_rad) >= np.pi / 2:
         raise UserError(f"contact.slope_rad: {slope_rad!r}; expected |slope| < pi/2")
+    if rest_speed < tol_v:
+        raise UserError(f"contact.rest_speed: {rest_speed!r}; expected >= tol_v ({tol_v!r} m/s)")
     if v_reg <= 0:
         raise UserError(f"contact.v_reg: {v_reg!r}; expected > 0")
     if exponent < 1:
@@ -111,7 +118,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
     s[BAUMGARTE_D], s[BAUMGARTE_P] = baumgarte_d, baumgarte_p
     s[TOL_H], s[TOL_V], s[TOL_REL], s[BOUNCE_MIN_SPEED] = tol_h, tol_v, tol_rel, bounce_min_speed
     s[SOFT_STIFFNESS], s[SOFT_DAMPING], s[SOFT_VREG] = stiffness, damping, v_reg
-    s[SOFT_EXPONENT], s[SOFT_DISSIPATION] = exponent, dissipation
+    s[SOFT_EXPONENT], s[SOFT_DISSIPATION], s[REST_SPEED] = exponent, dissipation, rest_speed
     return s
 
 

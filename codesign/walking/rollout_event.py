@@ -178,7 +178,7 @@ def muscle_tick(t, x, mode, p):
     for i in range(c):
         pushed = mode[i] != cr.INACTIVE and (g[2 * i] <= 0.0 or g[2 * i + 1] <= 0.0)
         resting = (mode[i] == cr.INACTIVE and cw.pos[nl + i] <= s[cr.TOL_H]
-                   and cw.vel[nl + i] <= s[cr.TOL_V])
+                   and cw.vel[nl + i] <= s[cr.REST_SPEED])
         if pushed or resting:
             before = np.zeros(2)
             _foot_contacts(mode, wm.contact_foot, before)

@@ -212,10 +212,41 @@ def ball(mass=1.0):
     return b.build()
 
 
+def test_bouncing_ball_comes_to_rest_once_it_leaves_slower_than_the_rest_speed():
+    """With the rest speed (default 1 mm/s) the ball bounces as Newton's law says while its
+    rebound e^k v0 is faster, and rests on the ground after the first bounce slower than
+    it: no Zeno chatter, the ground carries m g, and the held rebound decays as the drift
+    stabilisation's critically damped response. By hand: bounce k at t_first + 2 v0/g e (1
+    - e^(k-1)) / (1 - e); with e = 0.5, v0 = 4.43 m/s the 13th rebound (0.54 mm/s) rests."""
+    e, h0, rest = 0.5, 1.0, 1e-3
+    res = simulate(ball(), [0.0, h0, 0.0], t_end=3.0, **TIGHT, max_transitions=20, chatter_window=1e-2,
+                   record_times=np.linspace(0.0, 3.0, 3001),
+                   settings=make_settings(restitution=e, tol_v=1e-13, tol_h=1e-13, rest_speed=rest,
+                                          baumgarte_d=20.0, baumgarte_p=20.0))
+    assert res.success, res.message
+    v0 = np.sqrt(2 * G * h0)
+    n_bounces = int(np.ceil(np.log(rest / v0) / np.log(e)))       # the first k with e^k v0 < rest
+    assert n_bounces == 13
+    k = np.arange(n_bounces)
+    expected = v0 / G + 2 * v0 / G * e * (1 - e**k) / (1 - e)
+    np.testing.assert_allclose(res.event_t[:n_bounces], expected, atol=1e-8)
+    # resting: the ground carries m g (m = 1 kg) plus the drift stabilisation's brake on
+    # the last rebound, at most m 2 D v_rest = 0.04 N, gone within ~0.5 s (rate D = P = 20/s)
+    resting = res.t > expected[-1] + 1e-3
+    assert np.all(res.modes[resting, 0] != INACTIVE)
+    assert np.all(np.abs(res.forces[resting, 0, 0] - G) <= 2 * 20.0 * rest)
+    late = res.t > expected[-1] + 0.5
+    np.testing.assert_allclose(res.forces[late, 0, 0], G, rtol=1e-6)
+    # held, the last rebound v = e^13 v0 obeys the critically damped h'' + 2P h' + P^2 h = 0:
+    # h = v t exp(-P t), at most v / (P e) (9.9 um) at t = 1/P
+    v_last, tau = e**n_bounces * v0, res.t[resting] - expected[-1]
+    np.testing.assert_allclose(res.q[resting, 1], v_last * tau * np.exp(-20.0 * tau), rtol=0.02, atol=1e-10)
+
+
 def test_bouncing_ball_chatters_at_the_zeno_time():
     e, h0 = 0.5, 1.0
     res = simulate(ball(), [0.0, h0, 0.0], t_end=2.0, **TIGHT, max_transitions=20, chatter_window=1e-2,
-                   settings=make_settings(restitution=e, tol_v=1e-13, tol_h=1e-13))
+                   settings=make_settings(restitution=e, tol_v=1e-13, tol_h=1e-13, rest_speed=1e-13))
     assert res.status == hybrid.CHATTERING, res.message
     v0 = np.sqrt(2 * G * h0)
     t_first = v0 / G
