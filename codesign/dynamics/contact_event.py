@@ -43,7 +43,7 @@ Jump
       consistent inverse of the Jacobian extended by the active contacts and the loops.
     * Then (and for every other guard) the acceleration-level mode of every touching
       contact is chosen again (see below): a point within TOL_H separating slower than
-      REST_SPEED touches (a micro-flight, 2 v_n/|a_n|, no guard sees), a faster one is off.
+      REST_SPEED touches (a micro-flight no guard sees) unless no mode then fits.
 
 Several contacts switching at once: an exact active-set search (an LCP by enumeration)
     For the touching contacts (at most ``MAX_TOUCHING``) every combination of
@@ -562,18 +562,17 @@ def resolve_modes(m, w, cw, s, t, x, mode, forced):
     _forces_rhs(m, w, cw, x)
     _set_rhs(m, w, cw, cw.rhs)
     _acceleration_goals(cw, s, nl, c)
-    nt = _touching(cw, mode, nl, s, -1, max(s[TOL_V], s[REST_SPEED]))
-    if nt > MAX_TOUCHING:
-        return TOO_MANY_CONTACTS
     f_scale = _total_weight(m)
     a_scale = max(m.gravity[0], 1.0)
-    found = _search(cw, mode, nt, nl, s, False, forced, f_scale, a_scale)
-    if not found and forced >= 0:
-        found = _search(cw, mode, nt, nl, s, False, -1, f_scale, a_scale)
-    if not found:
-        return NO_CONSISTENT_MODE
-    mode[:] = cw.best
-    return 0
+    for speed in (max(s[TOL_V], s[REST_SPEED]), s[TOL_V]):   # resting points in; if none fits, out
+        nt = _touching(cw, mode, nl, s, -1, speed)
+        if nt > MAX_TOUCHING:
+            return TOO_MANY_CONTACTS
+        if (_search(cw, mode, nt, nl, s, False, forced, f_scale, a_scale)
+                or (forced >= 0 and _search(cw, mode, nt, nl, s, False, -1, f_scale, a_scale))):
+            mode[:] = cw.best
+            return 0
+    return NO_CONSISTENT_MODE
 
 
 @njit(cache=True)

@@ -74,7 +74,7 @@ def make_settings(model: str = "hard", mu: float = 1.0, restitution: float = 0.0
                   baumgarte_p: float = 0.0, tol_h: float = 1e-7, tol_v: float = 1e-7,
                   tol_rel: float = 1e-8, bounce_min_speed: float = 0.0,
                   stiffness: float = 1e5, damping: float = 1e3, v_reg: float = 1e-2,
-                  exponent: float = 1.0, dissipation: float = 0.0, rest_speed: float = 1e-3) -> np.ndarray:
+                  exponent: float = 1.0, dissipation: float = 0.0, rest_speed: float = 1e-4) -> np.ndarray:
     """The contact settings vector (float64[N_SETTINGS]), validated.
 
     model: "hard" (contact_event, timestep) or "soft" (contact_soft); mu: Coulomb coefficient (>= 0);

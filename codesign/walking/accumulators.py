@@ -303,6 +303,15 @@ def accumulate_ground_force(acc, t, force):
     return grf
 
 
+@njit(cache=True, _nrt=False)
+def add_ground_impulse(acc, impulse):
+    """An impact's total vertical ground impulse (N s) at the time of the last
+    :func:`accumulate_ground_force` sample, into the bin that sample is in (the event-driven
+    hard contact's impacts are jumps: the stepping rollout counts them by their impulse too)."""
+    if acc[GRF_STEPS] > 0 and acc[GRF_BIN_END] > 0.0:
+        acc[GRF_BIN_IMPULSE] += impulse
+
+
 # --------------------------------------------------------------------------- issue 46
 @njit(cache=True, _nrt=False)
 def forces_window_open(acc, t):

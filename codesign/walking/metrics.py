@@ -86,7 +86,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("foot_slip_fraction", "-", "of the time a foot is loaded, the fraction in which a loaded point "
            "of it slides (> SLIP_SPEED = 1 cm/s), both feet pooled", _GAIT, "finalize_gait"),
     Metric("grf_peak_bw", "-", "peak of the total vertical ground reaction averaged over GRF_WINDOW = "
-           "30 ms, in body weights of the person alone (a device's weight is added_mass; NaN for hard_event)", _GAIT, "finalize_gait"),
+           "30 ms, in body weights of the person alone (a device's weight is added_mass; hard contact's impacts by their impulse)", _GAIT, "finalize_gait"),
     Metric("grf_peak_bw_start", "-", "grf_peak_bw over the first half (t < max_time / 2): the start's "
            "landing, which the window leaves out", "accumulate_ground_peak_start", "finalize_gait"),
     Metric("knee_hyperextension_peak_deg", "deg", "largest knee hyperextension (beyond 0 deg)",

@@ -78,6 +78,7 @@ class RolloutSettings:
     contact_tol_energy: float = 1e-6    # J: the bound on the work a step's impulses do wrongly
     # event-driven peers ("hard_event", "soft")
     restitution: float = 0.0        # plastic foot impacts
+    rest_speed: float = 1e-4        # m/s: a point an event lifts slower than this rests (docs/contacts.md)
     baumgarte: float = 20.0         # 1/s, drift stabilisation gains D = P of CONTACT
     rtol: float = 1e-6
     atol: float = 1e-8
@@ -438,9 +439,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
     (ControllerArrays) and its drive (:mod:`codesign.control.wearer`; None: the thesis's
     law), the checks' bounds, the coordinates, sites and attachments of ``model`` with
     interaction sites ``site_bodies``, the metric accumulator's start (window from
-    max_time / 2; the stepping and soft models' also hold the ground-reaction window),
+    max_time / 2) and its ground-reaction window (bins of settings.h),
     and, for an ``active_wearer``, the joints its effort metrics measure."""
-    grf_steps = mt.grf_window_steps(settings.h) if settings.contact_model != "hard_event" else 0
     drive = no_drive(model.n) if drive is None else drive
     source = effort_joints(ctrl, drive)
 
@@ -453,7 +453,8 @@ def make_walk(model: Model, ctrl, settings: RolloutSettings, standing_hip_height
         site_body=np.array([model.body_id(b) for b in site_bodies], dtype=np.int64),
         no_loop_torque=np.zeros(model.n_loops), gait_q=gait_coordinates(model),
         cuff=attachment_joints(model),
-        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, grf_steps, settings.h,
+        acc0=mt.new_accumulator(len(site_bodies), 0.5 * settings.max_time, mt.grf_window_steps(settings.h),
+                                settings.h,
                                 mt.gait_sample_count(settings.max_time),
                                 attachment_joints(model).shape[0] if site_bodies else 0),
         drive=drive, effort_source=source,

@@ -50,10 +50,11 @@ from codesign.dynamics import contact_event as ct
 from codesign.dynamics import contact_rows as cr
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
-from codesign.dynamics.kinematics import body_point_world, center_of_mass, point_kinematics
+from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import accumulators as ac
+from codesign.walking import event_contacts as ec
 from codesign.walking import metrics as mt
 from codesign.control.reflex import N_MUSCLES
 from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step, next_tick, record_muscles
@@ -181,7 +182,7 @@ def muscle_tick(t, x, mode, p):
                    and cw.vel[nl + i] <= s[cr.REST_SPEED])
         if pushed or resting:
             before = np.zeros(2)
-            _foot_contacts(mode, wm.contact_foot, before)
+            ec.foot_contacts(mode, wm.contact_foot, before)
             return resolve_after(t, x, mode, p, -1, -1, before)
     return 0
 
@@ -222,35 +223,9 @@ def record_tick(data, md):
 
 
 @njit(cache=True)
-def _foot_contacts(mode, contact_foot, out):
-    out[0] = 0.0
-    out[1] = 0.0
-    for i in range(mode.shape[0]):
-        if mode[i] != cr.INACTIVE:
-            out[contact_foot[i]] = 1.0
-
-
-@njit(cache=True)
-def _soft_foot_contacts(m, cw, contact_foot, out):
-    """Soft contact: a foot is on the ground while one of its points carries normal force."""
-    nl = 2 * m.loop_body_a.shape[0]
-    out[0] = 0.0
-    out[1] = 0.0
-    for i in range(contact_foot.shape[0]):
-        if cw.lam[nl + i] > 0.0:
-            out[contact_foot[i]] = 1.0
-
-
-@njit(cache=True)
-def _soft_normal_force(m, cw, contact_foot):
-    """N: the soft contact's total normal force over the contact points (flat ground: the
-    vertical ground reaction)."""
-    nl = 2 * m.loop_body_a.shape[0]
-    total = 0.0
-    for i in range(contact_foot.shape[0]):
-        if cw.lam[nl + i] > 0.0:
-            total += cw.lam[nl + i]
-    return total
+def bank_impact(m, cw, c, wd):
+    """The last impact's total normal impulse (N s) into the ground-reaction window."""
+    ac.add_ground_impulse(wd.acc, ec.normal_total(m, cw, c))
 
 
 @njit(cache=True)
@@ -277,6 +252,7 @@ def _resolve(t, x, mode, p, forced):
     code = ct.tangential_impact(m, w, cw, s, x, mode)
     if code != 0:
         return code
+    bank_impact(m, cw, mode.shape[0], p.data.walk)
     _control_into_workspace(t, x, p)
     return ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
 
@@ -302,6 +278,7 @@ def _settle_approaching(t, x, mode, p):
         code = ct.impact(m, w, cw, s, x, mode, strike)
         if code != 0:
             return code
+        bank_impact(m, cw, mode.shape[0], wd)
         code = _resolve(t, x, mode, p, -1)
         if code != 0:
             return code
@@ -319,10 +296,12 @@ def walk_jump(t, x, mode, p, k):
     if s[cr.CONTACT_MODEL] == cr.SOFT:
         return 0
     before = np.zeros(2)
-    _foot_contacts(mode, wm.contact_foot, before)
+    ec.foot_contacts(mode, wm.contact_foot, before)
     code, forced = ct.jump_impact(m, w, cw, s, x, mode, k)
     if code != 0 or forced == -2:
         return code
+    if forced == -1:                  # a touch-down's impact
+        bank_impact(m, cw, mode.shape[0], wd)
     return resolve_after(t, x, mode, p, forced, k // 2, before)
 
 
@@ -344,7 +323,7 @@ def resolve_after(t, x, mode, p, forced, strike, before):
     if code != 0:
         return code
     after = np.zeros(2)
-    _foot_contacts(mode, wm.contact_foot, after)
+    ec.foot_contacts(mode, wm.contact_foot, after)
     for f in range(2):
         if before[f] == 1.0 and after[f] == 0.0:
             ac.accumulate_liftoff(wd.acc, t, f)
@@ -410,29 +389,6 @@ def interaction_forces(t, x, mode, p):
 
 
 @njit(cache=True)
-def foot_slip_now(m, w, cw, s, mode, wm):
-    """(feet loaded, feet sliding) (:func:`codesign.walking.accumulators.foot_slip`) at the
-    state of the last evaluate (w holds its kinematics): hard contact loads its active
-    points (tangential velocities from its contact rows), soft contact the points with a
-    normal force (velocities from the points' kinematics, along the ground)."""
-    nl = 2 * m.loop_body_a.shape[0]
-    c = mode.shape[0]
-    if s[cr.CONTACT_MODEL] != cr.SOFT:
-        return ac.foot_slip(mode, cw.vel[nl + c:nl + 2 * c], wm.contact_foot, mt.SLIP_SPEED)
-    loaded = np.zeros(c, dtype=np.int64)
-    ut = np.zeros(c)
-    buf = np.empty(6)
-    sa = np.sin(s[cr.SLOPE])
-    ca = np.cos(s[cr.SLOPE])
-    for i in range(c):
-        if cw.lam[nl + i] > 0.0:
-            loaded[i] = 1
-            point_kinematics(w, m.contact_body[i], m.contact_xz[i, 0], m.contact_xz[i, 1], buf)
-            ut[i] = ca * buf[2] + sa * buf[3]
-    return ac.foot_slip(loaded, ut, wm.contact_foot, mt.SLIP_SPEED)
-
-
-@njit(cache=True)
 def walk_observe(t, x, mode, p):
     """Fall / drift checks, then one metric sample (module docstring)."""
     m, s, wm = p.model
@@ -449,9 +405,9 @@ def walk_observe(t, x, mode, p):
     center_of_mass(m, w, wd.com)
     feet = np.zeros(2)
     if s[cr.CONTACT_MODEL] == cr.SOFT:
-        _soft_foot_contacts(m, cw, wm.contact_foot, feet)
+        ec.soft_foot_contacts(m, cw, wm.contact_foot, feet)
     else:
-        _foot_contacts(mode, wm.contact_foot, feet)
+        ec.foot_contacts(mode, wm.contact_foot, feet)
     code = check_airborne(t, feet, wd.last_contact, wm.ws)
     if code != OK:
         return code
@@ -461,19 +417,17 @@ def walk_observe(t, x, mode, p):
         return code
     if wm.site_body.shape[0] > 0:
         interaction_forces(t, x, mode, p)
-    # --- gait physics (issue 15): the soft contact's normal forces (vertical on flat
-    # ground) are binned into the ground-reaction window; the event-driven hard contact's
-    # impacts are jumps without a force, so it has none (grf_peak_bw NaN)
-    grf = np.nan
-    if s[cr.CONTACT_MODEL] == cr.SOFT:
-        grf = ac.accumulate_ground_force(wd.acc, t, _soft_normal_force(m, cw, wm.contact_foot))
+    # --- gait physics (issue 15): the normal forces (vertical on flat ground) are binned
+    # into the ground-reaction window; the hard contact's impacts add their impulses
+    # (:func:`bank_impact`)
+    grf = ac.accumulate_ground_force(wd.acc, t, ec.normal_total(m, cw, mode.shape[0]))
     cuff = np.nan
     if wm.site_body.shape[0] > 0 and ac.forces_window_open(wd.acc, t):
         cuff = ac.accumulate_cuff_force(wd.acc, t, wd.cuff_force)
     loaded = sliding = 0.0
     pitch = np.nan
     if t >= wd.acc[mt.T_START]:
-        loaded, sliding = foot_slip_now(m, w, cw, s, mode, wm)
+        loaded, sliding = ec.foot_slip_now(m, w, cw, s, mode, wm)
         pitch = torso_pitch(x, wm.ctrl)
     ac.observe_sample(wd.acc, t, x, feet, grf, cuff, loaded, sliding, pitch, 1.0 if active else 0.0,
                       t, x, 0.0, wm, wd)
@@ -500,7 +454,7 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
     """The integrator's parameter record for ``model`` under ``ctrl`` (and its
     wearer-space ``drive``; None: the thesis's law): its model and a fresh data record."""
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
-    s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution,
+    s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution, rest_speed=settings.rest_speed,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte,
                          stiffness=settings.soft_stiffness, damping=settings.soft_damping,
                          v_reg=settings.soft_v_reg, exponent=settings.soft_exponent,

@@ -213,7 +213,7 @@ def ball(mass=1.0):
 
 
 def test_bouncing_ball_comes_to_rest_once_it_leaves_slower_than_the_rest_speed():
-    """With the rest speed (default 1 mm/s) the ball bounces as Newton's law says while its
+    """With a rest speed of 1 mm/s the ball bounces as Newton's law says while its
     rebound e^k v0 is faster, and rests on the ground after the first bounce slower than
     it: no Zeno chatter, the ground carries m g, and the held rebound decays as the drift
     stabilisation's critically damped response. By hand: bounce k at t_first + 2 v0/g e (1

@@ -158,7 +158,7 @@ def test_event_driven_peer_agrees_with_stepping_on_a_drop():
     # land plastically and stand with every point sticking and the ground reactions
     # equal to the weight (exact statics in both models)
     times = np.array([0.05, 0.3, 0.5])
-    out = {}
+    out, landing = {}, {}
     for model_name in ("hard", "hard_event"):
         model, human, p, x0, _, settings = airborne_start(0.03, 0.0, 0.5, contact_model=model_name)
         r = ro.run(x0, np.zeros(model.n_contacts, dtype=np.int64), p, settings, record_times=times)
@@ -167,12 +167,17 @@ def test_event_driven_peer_agrees_with_stepping_on_a_drop():
         weight = model.total_mass() * model.gravity
         assert r.record_forces[-1, :, 0].sum() == pytest.approx(weight, rel=1e-9)
         out[model_name] = r.records[:, model.body_id("torso_z")]
-        # gait physics (issue 15): both measure slip (none: standing) and joint angles;
-        # only stepping has a ground-reaction window (the event model's impacts are jumps)
+        # gait physics (issue 15): both measure slip (none: standing) and joint angles, and
+        # the 30-ms ground reaction, the landing's impact by its impulse in both (the event
+        # model's is a jump): standing, exactly the weight; the landing, by hand, ~ m v / (m g
+        # 0.03 s) + 1 = 3.6 BW for v = sqrt(2 g 0.03 m) if the whole body stopped at once
         m = mt.finalize(r.acc, time=r.time, n_joints=6, site_names=SITE_NAMES,
                         total_mass=model.total_mass(), gravity=model.gravity)
         assert m["foot_slip_fraction"] == 0.0 and m["joint_range_violation_deg"] == 0.0
-        assert math.isnan(m["grf_peak_bw"]) == (model_name == "hard_event")
+        assert m["grf_peak_bw"] == pytest.approx(1.0, rel=1e-9)
+        landing[model_name] = m["grf_peak_bw_start"]
+    assert landing["hard"] == pytest.approx(1.0 + math.sqrt(2 * 0.03 / model.gravity) / 0.03, rel=0.03)
+    assert landing["hard_event"] == pytest.approx(landing["hard"], rel=1e-3)     # measured 3e-4
     g, h = model.gravity, ro.RolloutSettings().h
     lag = out["hard_event"][0] - out["hard"][0]
     assert 0.0 < lag <= 0.5 * g * h * times[0] * (1 + 1e-6) + 1e-9
