@@ -31,7 +31,8 @@ EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "contact_tol_velocity": "a tolerance > 0 m/s", "contact_tol_impulse": "a tolerance > 0 N s",
             "contact_tol_energy": "a bound > 0 J", "soft_stiffness": "a stiffness > 0 N/m^n",
             "soft_exponent": "an exponent >= 1 (1: linear, 1.5: Hertz)",
-            "soft_v_reg": "a speed > 0 m/s"}
+            "soft_v_reg": "a speed > 0 m/s",
+            "rest_speed": "a speed >= 1e-7 m/s (the event-driven contact's TOL_V)"}
 POSITIVE = ("max_time", "pgs_tol", "pgs_max_sweeps", "contact_tol_velocity", "contact_tol_impulse",
             "contact_tol_energy", "soft_stiffness", "soft_v_reg", "soft_max_sweeps")   # rollout settings that must be > 0
 
@@ -148,7 +149,8 @@ class WalkSettings:
             raise UserError(f"evaluation.contact_solver: got {shown(rollout.contact_solver)}; expected one of "
                             f"{', '.join(ro.CONTACT_SOLVERS)}")
         for key, ok in ((*((k, getattr(rollout, k) > 0) for k in POSITIVE),
-                         ("h", 0 < rollout.h <= 0.01), ("soft_exponent", rollout.soft_exponent >= 1))):
+                         ("h", 0 < rollout.h <= 0.01), ("soft_exponent", rollout.soft_exponent >= 1),
+                         ("rest_speed", rollout.rest_speed >= 1e-7))):
             if not ok:
                 raise UserError(f"evaluation.{key}: got {shown(getattr(rollout, key))}; expected {EXPECTED[key]}")
         catalog = d.get("catalog")

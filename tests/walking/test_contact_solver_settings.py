@@ -19,6 +19,7 @@ from tests.runtools import codesign, one_line
     ("pgs_tol", "1e-8", "a relative change > 0"),
     ("soft_stiffness", 0, "a stiffness > 0 N/m"),
     ("soft_exponent", 0.5, r"an exponent >= 1 \(1: linear, 1.5: Hertz\)"),
+    ("rest_speed", 0.0, r"a speed >= 1e-7 m/s \(the event-driven contact's TOL_V\)"),
 ])
 def test_a_tolerance_or_limit_that_is_not_positive_is_refused(key, value, expected):
     with pytest.raises(UserError, match=f"evaluation.{key}: got .*; expected {expected}"):
