@@ -42,8 +42,9 @@ Jump
       every contact sticking this is the thesis's eq. 2.93-2.96: the dynamically
       consistent inverse of the Jacobian extended by the active contacts and the loops.
     * Then (and for every other guard) the acceleration-level mode of every touching
-      contact is chosen again (see below): a point within TOL_H separating slower than
-      REST_SPEED touches (a micro-flight no guard sees) unless no mode then fits.
+      contact is chosen again (see below); after an impact (no guard forcing a change) a
+      point within TOL_H separating slower than REST_SPEED touches (a micro-flight no
+      guard sees) unless no mode then fits; after a guard, only slower than TOL_V.
 
 Several contacts switching at once: an exact active-set search (an LCP by enumeration)
     For the touching contacts (at most ``MAX_TOUCHING``) every combination of
@@ -564,7 +565,7 @@ def resolve_modes(m, w, cw, s, t, x, mode, forced):
     _acceleration_goals(cw, s, nl, c)
     f_scale = _total_weight(m)
     a_scale = max(m.gravity[0], 1.0)
-    for speed in (max(s[TOL_V], s[REST_SPEED]), s[TOL_V]):   # resting points in; if none fits, out
+    for speed in (max(s[TOL_V], s[REST_SPEED]) if forced < 0 else s[TOL_V], s[TOL_V]):  # resting points in
         nt = _touching(cw, mode, nl, s, -1, speed)
         if nt > MAX_TOUCHING:
             return TOO_MANY_CONTACTS
