@@ -350,13 +350,22 @@ def push_cuff_bin(acc):
 
 
 @njit(cache=True, _nrt=False)
+def add_cuff_impulse(acc, force, dt):
+    """Impulses force * dt (float64[a, 2] in N, dt in s; an impact's own impulses in N s
+    with dt = 1) into the current cuff bin."""
+    if acc[CUFF_STEPS] == 0:
+        return
+    bins = int(acc[CUFF_ROWS])
+    for a in range(force.shape[0]):
+        acc[bins + 2 * a] += force[a, 0] * dt
+        acc[bins + 2 * a + 1] += force[a, 1] * dt
+
+
+@njit(cache=True, _nrt=False)
 def push_cuff_impulse(acc, cuff_force, dt):
     """One time step's cuff forces (float64[a, 2], N: the step's mean, impacts included)
     over dt (s) as one bin (:func:`push_cuff_bin`). Returns the windowed peak (N)."""
-    bins = int(acc[CUFF_ROWS])
-    for a in range(cuff_force.shape[0]):
-        acc[bins + 2 * a] += cuff_force[a, 0] * dt
-        acc[bins + 2 * a + 1] += cuff_force[a, 1] * dt
+    add_cuff_impulse(acc, cuff_force, dt)
     return push_cuff_bin(acc)
 
 

@@ -223,9 +223,37 @@ def record_tick(data, md):
 
 
 @njit(cache=True)
-def bank_impact(m, cw, c, wd):
-    """The last impact's total normal impulse (N s) into the ground-reaction window."""
+def bank_impact(p, c):
+    """The last impact's impulses into the 30-ms windows, as the stepping rollout counts
+    its impacts: the total normal impulse (N s) into the ground reaction's; with a device,
+    each attachment's (:func:`impact_cuff_impulses`) into the cuffs'."""
+    m, s, wm = p.model
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
     ac.add_ground_impulse(wd.acc, ec.normal_total(m, cw, c))
+    if wm.cuff.shape[0] > 0 and wd.acc[mt.CUFF_BIN_END] > 0.0:     # the window's first sample taken
+        ac.add_cuff_impulse(wd.acc, impact_cuff_impulses(m, w, cw, s, c, wm, wd), 1.0)
+
+
+@njit(cache=True)
+def impact_cuff_impulses(m, w, cw, s, c, wm, wd):
+    """float64[a, 2]: the impulse (N s, world x, z) on the device at each attachment in
+    the last impact (cw.lam: its impulses, cw.qdd: its velocity jump; w: the kinematics it
+    was solved at). RNEA is affine in the accelerations and external forces, so a tree
+    joint's impulsive wrench is its wrench under (velocity jump, impulses) less that under
+    (0, 0); a loop closure's is its impulse. Overwrites wd.cuff_force and wd.site_force
+    (the next sample writes them again)."""
+    nl = 2 * m.loop_body_a.shape[0]
+    loop = np.empty(nl)
+    for r in range(nl):
+        loop[r] = -cw.lam[r]              # hard loop rows are point_b - point_a (interaction_forces)
+    loaded = np.ones(c, dtype=np.int64)
+    site_forces(m, w, loop, cw.lam[nl:nl + c], cw.lam[nl + c:nl + 2 * c], loaded, s[cr.SLOPE], cw.qdd, wm, wd)
+    cuff_forces(w, loop, wm, wd)
+    jump = wd.cuff_force.copy()
+    zero = np.zeros(c)
+    site_forces(m, w, np.zeros(nl), zero, zero, loaded, s[cr.SLOPE], np.zeros(cw.qdd.shape[0]), wm, wd)
+    cuff_forces(w, np.zeros(nl), wm, wd)
+    return jump - wd.cuff_force
 
 
 @njit(cache=True)
@@ -252,7 +280,7 @@ def _resolve(t, x, mode, p, forced):
     code = ct.tangential_impact(m, w, cw, s, x, mode)
     if code != 0:
         return code
-    bank_impact(m, cw, mode.shape[0], p.data.walk)
+    bank_impact(p, mode.shape[0])
     _control_into_workspace(t, x, p)
     return ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
 
@@ -278,7 +306,7 @@ def _settle_approaching(t, x, mode, p):
         code = ct.impact(m, w, cw, s, x, mode, strike)
         if code != 0:
             return code
-        bank_impact(m, cw, mode.shape[0], wd)
+        bank_impact(p, mode.shape[0])
         code = _resolve(t, x, mode, p, -1)
         if code != 0:
             return code
@@ -301,7 +329,7 @@ def walk_jump(t, x, mode, p, k):
     if code != 0 or forced == -2:
         return code
     if forced == -1:                  # a touch-down's impact
-        bank_impact(m, cw, mode.shape[0], wd)
+        bank_impact(p, mode.shape[0])
     return resolve_after(t, x, mode, p, forced, k // 2, before)
 
 

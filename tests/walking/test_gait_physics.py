@@ -159,11 +159,9 @@ def test_binned_continuous_cuff_force_equals_the_ground_reactions_binning():
     assert math.isnan(ac.accumulate_cuff_force(off, 0.5, np.zeros((0, 2))))
 
 
-@pytest.mark.slow
-def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
-    # Free body of the device (every body named wr*): gravity and the forces of the
-    # attachment joints (cuffs) only -- its actuators and springs act inside it or as
-    # torques. Standing still, the cuffs' forces on the device sum to its weight, upward.
+def person_in_device(contact_model="hard", max_time=3.0):
+    """The typical co-design's device on the standing human, held upright by a stiff, well
+    damped PD at every human joint: (model, p, x0, mode0, rollout settings, n_cuffs)."""
     from codesign import walking as ev
     from codesign.control import impedance as imp
     from codesign.control import signals as sg
@@ -171,28 +169,40 @@ def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
     from codesign.model.human import upright_configuration
     from codesign.walking import rollout as ro
     from codesign.walking.rollout_base import attachment_joints, place_on_ground
-    from codesign.walking.setup import SITE_NAMES, SITES, build_setup
+    from codesign.walking.setup import SITES, build_setup
 
-    settings = ev.WalkSettings.from_dict({"max_time": 3.0})
+    settings = ev.WalkSettings.from_dict({"max_time": max_time})
     setup, early, _ = build_setup(ev.typical_codesign_design(settings), settings)
     assert early is None
     model, human = setup.model, human_geometry()
     n = model.n
-    joints, rows = [], {}      # stiff, well damped PD holding the human upright
+    joints, rows = [], {}
     for name, body in (("hip", "thigh"), ("knee", "shank"), ("ankle", "foot")):
         joints.append(imp.ActiveJoint(name, sg.constant(0.0), sg.constant(3000.0), sg.constant(600.0)))
         rows[name] = tuple(imp.tree_joint_row(n, model.body_id(f"{body}_{s}")) for s in "rl")
     ctrl = imp.compile_controller(imp.Controller(active=tuple(joints)), n, rows, {},
                                   model.body_id("torso"))
-    rs = ro.RolloutSettings(max_time=3.0)
+    rs = ro.RolloutSettings(max_time=max_time, contact_model=contact_model)
     p = ro.make_params(model, ctrl, rs, human.hip_height, SITES)
-    cuffs = attachment_joints(model)
-    # topology 1: a four-bar at the hip (torso, thigh) and one at the knee (thigh, shank),
-    # per leg: four attachments a leg
-    assert cuffs.shape[0] == 8
     q, qd, low = place_on_ground(model, upright_configuration(model, human), np.zeros(n))
     x0 = np.concatenate([q, qd])          # upright: the WR loops close at WR angles 0
     mode0, code = ro.initial_modes(x0, p, low)
+    return model, p, x0, mode0, rs, attachment_joints(model).shape[0]
+
+
+@pytest.mark.slow
+def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
+    # Free body of the device (every body named wr*): gravity and the forces of the
+    # attachment joints (cuffs) only -- its actuators and springs act inside it or as
+    # torques. Standing still, the cuffs' forces on the device sum to its weight, upward.
+    from codesign.walking import rollout as ro
+    from codesign.walking.setup import SITE_NAMES
+
+    model, p, x0, mode0, rs, n_cuffs = person_in_device()
+    n = model.n
+    # topology 1: a four-bar at the hip (torso, thigh) and one at the knee (thigh, shank),
+    # per leg: four attachments a leg
+    assert n_cuffs == 8
     r = ro.run(x0, mode0, p, rs)
     assert r.status == "ok", r.message
     assert np.abs(r.x[n:]).max() < 1e-6                      # standing still
@@ -209,3 +219,41 @@ def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
     assert m["interaction_force_peak_bw"] == pytest.approx(max(peaks) / (model.total_mass() * g))
     assert m["grf_peak_bw"] == pytest.approx(1.0, rel=1e-6)
     assert m["foot_slip_fraction"] == 0.0
+
+
+@pytest.mark.slow
+def test_an_impacts_cuff_impulses_are_the_devices_momentum_jump():
+    # Free body of the device over an impact (no finite force acts in an instant, its
+    # actuators act inside it): the impulses its attachments take
+    # (rollout_event.impact_cuff_impulses, from RNEA's wrenches and the loop impulses) sum
+    # to its linear momentum jump sum_b m_b dv_b, each body's centre-of-mass velocity jump
+    # taken here by central differences of its position along the velocity jump. (The
+    # single cuffs' share is not unique: the loops are redundant, each solver splits it
+    # its own way; the sum is.)
+    from codesign.dynamics import contact_event as ct
+    from codesign.dynamics.kinematics import body_point_world, forward_kinematics
+    from codesign.dynamics.model import make_workspace
+    from codesign.walking import rollout_event as re
+
+    model, p, x0, _, _, n_cuffs = person_in_device("hard_event", max_time=0.2)
+    m, s, wm = p.model
+    w, cw, wd = p.data.work, p.data.contact_work, p.data.walk
+    n, c = model.n, model.n_contacts
+    x = x0.copy()
+    x[n + model.body_id("torso_z")] = -0.5             # m/s: landing, every foot point on the ground
+    before = x[n:].copy()
+    assert ct.impact(m, w, cw, s, x, np.zeros(c, dtype=np.int64), -1) == 0
+    jump = x[n:] - before
+    impulse = re.impact_cuff_impulses(m, w, cw, s, c, wm, wd)
+    assert impulse.shape == (n_cuffs, 2)
+    device = [b for b, name in enumerate(model.body_names) if name.startswith("wr")]
+    wk, point, eps = make_workspace(model), np.empty(2), 1e-6
+    momentum = np.zeros(2)
+    for sign in (1.0, -1.0):
+        forward_kinematics(m, x0[:n] + sign * eps * jump, np.zeros(n), wk)
+        for b in device:
+            body_point_world(wk, b, model.com_xz[b, 0], model.com_xz[b, 1], point)
+            momentum += sign * model.mass[b] * point / (2 * eps)
+    mass = sum(model.mass[b] for b in device)
+    assert abs(momentum[1]) > 0.3 * mass * 0.5                 # the device is stopped, largely
+    assert impulse.sum(axis=0) == pytest.approx(momentum, abs=1e-6 * mass * 0.5)
