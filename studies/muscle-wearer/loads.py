@@ -10,6 +10,8 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --design FILE   # loads-<FILE's stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --hold-speed --design FILE
                                            # at Browning's 1.25 m/s (~1 min): loads-held-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --fit-speed --design FILE
+                                           # the same walks, cost read off a speed fit: loads-fit-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
@@ -47,6 +49,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import tomli_w
 
 from codesign.control.reflex import REFLEX_PREFIX
@@ -74,6 +77,7 @@ SEARCH_SEED = 45
 TREADMILL_SPEED = 1.25            # m/s
 SPEED_BAND = 0.03                 # fraction of TREADMILL_SPEED
 LEAN_GRID = tuple(round(-0.16 + 0.005 * i, 3) for i in range(32))   # rad, -0.16 .. -0.005
+FIT_BAND = 0.10                   # --fit-speed: the walks within this fraction of TREADMILL_SPEED
 # a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
 TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
                     {"metric": "speed_match", "sense": "maximize", "until": 0.95},
@@ -94,22 +98,44 @@ def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 
 
-def speed_held(design: Design, loads: list[dict]) -> dict[str, float]:
-    """The walk of least net metabolic cost among ``design`` with each lean reference of
-    ``LEAN_GRID`` under ``loads`` that lasts 10 s within ``SPEED_BAND`` of
-    ``TREADMILL_SPEED`` (module docstring); its metrics plus ``theta_ref`` (rad) and
-    ``held`` (how many leans held the speed), or ``held`` 0 and NaN when none did."""
-    held = []
+def lean_walks(design: Design, loads: list[dict]) -> list[dict[str, float]]:
+    """``design`` under ``loads`` with each lean reference of ``LEAN_GRID``: the metrics,
+    plus ``theta_ref`` (rad), of each walk that lasts the whole evaluation."""
+    walks = []
     for lean in LEAN_GRID:
         m = walk(dataclasses.replace(design, params={**design.params, f"{REFLEX_PREFIX}theta_ref": lean}), loads)
-        if m["time"] >= design.evaluation.get("max_time", 10.0) and \
-                abs(m["speed"] - TREADMILL_SPEED) <= SPEED_BAND * TREADMILL_SPEED:
-            held.append({**m, "theta_ref": lean})
+        if m["time"] >= design.evaluation.get("max_time", 10.0):
+            walks.append({**m, "theta_ref": lean})
+    return walks
+
+
+NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
+            "theta_ref": math.nan, "held": 0}
+
+
+def speed_held(walks: list[dict[str, float]]) -> dict[str, float]:
+    """The walk of least net metabolic cost among ``walks`` (:func:`lean_walks`) within
+    ``SPEED_BAND`` of ``TREADMILL_SPEED`` (module docstring); its metrics plus ``held``
+    (how many leans held the speed), or ``held`` 0 and NaN when none did."""
+    held = [m for m in walks if abs(m["speed"] - TREADMILL_SPEED) <= SPEED_BAND * TREADMILL_SPEED]
     if not held:
-        return {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
-                "theta_ref": math.nan, "held": 0}
-    best = min(held, key=lambda m: m["metabolic_cost"])
-    return {**best, "held": len(held)}
+        return NOT_HELD
+    return {**min(held, key=lambda m: m["metabolic_cost"]), "held": len(held)}
+
+
+def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
+    """``--fit-speed``: the net cost per metre at ``TREADMILL_SPEED`` read off a straight
+    line fitted (least squares) to cost against speed over ``walks`` within
+    ``FIT_BAND`` of it -- every lean's walk, not the cheapest of a few (a minimum over
+    few noisy walks is biased low, and by a different amount under each load). ``held``:
+    how many walks the line has (NaN below 3)."""
+    near = [m for m in walks if abs(m["speed"] - TREADMILL_SPEED) <= FIT_BAND * TREADMILL_SPEED]
+    if len(near) < 3:
+        return NOT_HELD
+    slope, intercept = np.polyfit([m["speed"] - TREADMILL_SPEED for m in near],
+                                  [m["metabolic_cost"] for m in near], 1)
+    return {"time": near[0]["time"], "speed": TREADMILL_SPEED, "metabolic_cost": float(intercept),
+            "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near)}
 
 
 def searched(design_file: Path, slug: str, load: dict | None) -> Design:
@@ -150,16 +176,20 @@ def main() -> None:
     mode.add_argument("--search", action="store_true", help="search the reflexes again under each load")
     mode.add_argument("--hold-speed", action="store_true",
                       help="hold 1.25 m/s by the trunk's lean reference, the other reflexes kept")
+    mode.add_argument("--fit-speed", action="store_true",
+                      help="as --hold-speed, the cost read at 1.25 m/s off a line through every lean's walk")
     args = parser.parse_args()
+    at_speed = speed_fitted if args.fit_speed else speed_held
+    args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
     unloaded = searched(args.design, "none", None) if args.search else load_design(args.design)
-    base = speed_held(unloaded, []) if args.hold_speed else walk(unloaded, [])
+    base = at_speed(lean_walks(unloaded, [])) if args.hold_speed else walk(unloaded, [])
     rows = []
     for segment, kg in CONDITIONS:
         load = {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
         slug = f"{segment}-{kg:g}kg"
         design = searched(args.design, slug, load) if args.search else unloaded
-        m = speed_held(design, [load]) if args.hold_speed else walk(design, [load])
+        m = at_speed(lean_walks(design, [load])) if args.hold_speed else walk(design, [load])
         total = kg * (1 if segment == "torso" else 2)
         walked = m["time"] >= base["time"]         # a fall leaves the window unmeasured: NaN
         rise = rise_per_kg(m, base, args.hold_speed, body_mass) if walked else math.nan
@@ -169,7 +199,7 @@ def main() -> None:
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = "-searched" if args.search else "-held" if args.hold_speed else ""
+    kind = "-searched" if args.search else "-fit" if args.fit_speed else "-held" if args.hold_speed else ""
     suffix = "" if args.design.resolve() == DESIGN else f"-{args.design.stem}"   # another design's own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:

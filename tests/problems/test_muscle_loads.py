@@ -22,9 +22,9 @@ def loads_study():
 def test_at_browning_speed_a_foot_load_costs_as_published_and_more_per_kg_than_a_waist_load():
     study = loads_study()
     design = study.load_design(HEELPAD)
-    base = study.speed_held(design, [])
-    foot = study.speed_held(design, [{"segment": "foot", "mass_kg": 4.0}])
-    waist = study.speed_held(design, [{"segment": "torso", "mass_kg": 16.0, "position": 0.0}])
+    base = study.speed_held(study.lean_walks(design, []))
+    foot = study.speed_held(study.lean_walks(design, [{"segment": "foot", "mass_kg": 4.0}]))
+    waist = study.speed_held(study.lean_walks(design, [{"segment": "torso", "mass_kg": 16.0, "position": 0.0}]))
     for m in (base, foot, waist):                       # each held 1.25 m/s +-3 % for the 10 s
         assert m["held"] >= 1 and abs(m["speed"] - 1.25) <= 0.0375 + 1e-9
     foot_rise = study.rise_per_kg(foot, base, True, 70.0)     # W/kg, 8 kg in all
