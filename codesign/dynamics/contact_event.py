@@ -42,9 +42,8 @@ Jump
       every contact sticking this is the thesis's eq. 2.93-2.96: the dynamically
       consistent inverse of the Jacobian extended by the active contacts and the loops.
     * Then (and for every other guard) the acceleration-level mode of every touching
-      contact is chosen again (see below); after an impact (no guard forcing a change) a
-      point within TOL_H separating slower than REST_SPEED touches (a micro-flight no
-      guard sees) unless no mode then fits; after a guard, only slower than TOL_V.
+      contact is chosen again (see below); after an impact a point within TOL_H separating
+      slower than REST_SPEED touches (unless no mode then fits), after a guard TOL_V.
 
 Several contacts switching at once: an exact active-set search (an LCP by enumeration)
     For the touching contacts (at most ``MAX_TOUCHING``) every combination of
@@ -550,10 +549,9 @@ def tangential_impact(m, w, cw, s, x, mode):
 
 @njit(cache=True)
 def resolve_modes(m, w, cw, s, t, x, mode, forced):
-    """Choose the acceleration-level mode of every touching contact (module docstring),
-    with the controller's forces at (t, x) already in cw.tau. ``forced`` (contact index or
-    -1) must leave its current mode if any other consistent combination exists. Writes
-    ``mode``; returns 0 or a termination code."""
+    """Choose the acceleration-level mode of every touching contact (module docstring), the
+    controller's forces at (t, x) in cw.tau; ``forced`` (contact index or -1) must leave its
+    mode if any other consistent combination exists. Writes ``mode``; returns 0 or a code."""
     nl = 2 * m.loop_body_a.shape[0]
     c = mode.shape[0]
     cw.stats[STAT_RESOLUTIONS] += 1
@@ -573,6 +571,8 @@ def resolve_modes(m, w, cw, s, t, x, mode, forced):
                 or (forced >= 0 and _search(cw, mode, nt, nl, s, False, -1, f_scale, a_scale))):
             mode[:] = cw.best
             return 0
+        if speed == s[TOL_V]:
+            break                  # searched at TOL_V already: a second search would repeat it
     return NO_CONSISTENT_MODE
 
 
