@@ -12,6 +12,9 @@ power per kg of the person's body mass against the published rise.
                                            # at Browning's 1.25 m/s (~1 min): loads-held-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --fit-speed --design FILE
                                            # the same walks, cost read off a speed fit: loads-fit-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --design FILE
+                                           # swing reflexes and lean searched (~40 min on 2 cores):
+                                           # loads-swing-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
@@ -20,6 +23,18 @@ reflexes, seed 45 for every load, and the stages of a person on a treadmill: wal
 10 s at the speed (the credibility stages), then the least net metabolic cost. The rise
 is then the loaded search's best against the unloaded search's, searched alike. Each run
 is resumed (or reused) when its store exists.
+
+``--adapt-swing`` lets the wearer adapt where Browning saw people adapt: his subjects kept
+their kinematics, stance moments and EMG under waist, thigh and shank loads, and under foot
+loads drove the swing harder (more EMG of the muscles that start the swing, larger swing
+moments). Per load and once unloaded, the same search (PSO 24 x 40, seed 45, particles
+within +-3 % of the range around the design's reflexes, plus four starts at other lean
+references) frees the swing reflexes (``SWING_REFLEXES``: the double-support swing
+initiation, the swing hip flexor's length and lean feedback and its hamstring inhibition,
+the swing hamstring's and gluteus's force feedback) and the lean reference, the stance
+reflexes kept; its stages: walk the 10 s at 1.25 m/s +-3 %, slip and flight as a person,
+Winter's stride shapes loosely kept (r >= 0.90 / 0.85 / 0.60), then the least net cost per
+metre. The rise is the loaded search's best against the unloaded search's, at 1.25 m/s.
 
 ``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
 controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
@@ -78,6 +93,22 @@ TREADMILL_SPEED = 1.25            # m/s
 SPEED_BAND = 0.03                 # fraction of TREADMILL_SPEED
 LEAN_GRID = tuple(round(-0.16 + 0.005 * i, 3) for i in range(32))   # rad, -0.16 .. -0.005
 FIT_BAND = 0.10                   # --fit-speed: the walks within this fraction of TREADMILL_SPEED
+# --adapt-swing: the reflexes a loaded person may change (Browning: the swing's), the search
+SWING_REFLEXES = ("delta_s", "g_hfl", "l_off_hfl", "k_lean", "g_ham_hfl", "l_off_ham", "g_ham", "g_glu", "theta_ref")
+SWING_SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 40}
+SWING_SPREAD = 0.03
+SWING_LEANS = (-0.04, -0.07, -0.10, -0.13)    # rad: further starts (Browning's speed by lean)
+SWING_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
+                {"metric": "speed", "sense": "maximize", "until": TREADMILL_SPEED * (1 - SPEED_BAND)},
+                {"metric": "speed", "sense": "minimize", "until": TREADMILL_SPEED * (1 + SPEED_BAND)},
+                {"metric": "speed_std", "sense": "minimize", "until": 0.1},
+                {"metric": "assist_fraction", "sense": "minimize", "until": 0.0},
+                {"metric": "non_contact_time", "sense": "minimize", "until": 0.0},
+                {"metric": "foot_slip_fraction", "sense": "minimize", "until": 0.05},
+                {"metric": "stride_r_hip", "sense": "maximize", "until": 0.90},
+                {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
+                {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
+                {"metric": "metabolic_cost", "sense": "minimize"})
 # a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
 TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
                     {"metric": "speed_match", "sense": "maximize", "until": 0.95},
@@ -98,13 +129,19 @@ def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
 
 
+def walks_alone(m: dict[str, float], max_time: float) -> bool:
+    """Whether metrics ``m`` are a person's walk: the whole ``max_time`` (s) without the
+    pitch assist (an external torque holding the torso up, which no person has)."""
+    return m["time"] >= max_time and m.get("assist_fraction", math.nan) <= 0.0
+
+
 def lean_walks(design: Design, loads: list[dict]) -> list[dict[str, float]]:
     """``design`` under ``loads`` with each lean reference of ``LEAN_GRID``: the metrics,
-    plus ``theta_ref`` (rad), of each walk that lasts the whole evaluation."""
+    plus ``theta_ref`` (rad), of each walk that is a person's (:func:`walks_alone`)."""
     walks = []
     for lean in LEAN_GRID:
         m = walk(dataclasses.replace(design, params={**design.params, f"{REFLEX_PREFIX}theta_ref": lean}), loads)
-        if m["time"] >= design.evaluation.get("max_time", 10.0):
+        if walks_alone(m, design.evaluation.get("max_time", 10.0)):
             walks.append({**m, "theta_ref": lean})
     return walks
 
@@ -135,21 +172,32 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
     slope, intercept = np.polyfit([m["speed"] - TREADMILL_SPEED for m in near],
                                   [m["metabolic_cost"] for m in near], 1)
     return {"time": near[0]["time"], "speed": TREADMILL_SPEED, "metabolic_cost": float(intercept),
-            "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near)}
+            "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near), "assist_fraction": 0.0}
 
 
-def searched(design_file: Path, slug: str, load: dict | None) -> Design:
+def searched(design_file: Path, slug: str, load: dict | None, swing: bool = False) -> Design:
     """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
-    (module docstring):
+    (module docstring: ``--search``, or ``--adapt-swing`` when ``swing``):
     the best of results/muscle-loads/<slug>, run (or resumed) first."""
     design = load_design(design_file)
     folder = RUNS / slug
+    reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
+    evaluation = dict(design.evaluation)
+    read_robust_checks(evaluation)           # not priced by these stages: plain walks
     spec = {"name": f"muscle-loads-{slug}", "seed": SEARCH_SEED,
             "problem": {"name": "human_gait", "wearer_model": "muscles"},
-            "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": {
-                name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}},
-            "evaluation": {**design.evaluation, "loads": [load] if load else []},
+            "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": reflexes},
+            "evaluation": {**evaluation, "loads": [load] if load else []},
             "execution": {"mode": "local", "workers": 2}, "objectives": list(TREADMILL_STAGES)}
+    if swing:
+        free = {f"{REFLEX_PREFIX}{name}" for name in SWING_REFLEXES}
+        lean = f"{REFLEX_PREFIX}theta_ref"
+        spec.update(optimizer=SWING_SEARCH, objectives=list(SWING_STAGES),
+                    space={"start_spread": SWING_SPREAD,
+                           "start": {n: v for n, v in reflexes.items() if n in free},
+                           "seeds": [{n: (x if n == lean else v) for n, v in reflexes.items() if n in free}
+                                     for x in SWING_LEANS]},
+                    freeze={"parameters": {n: v for n, v in reflexes.items() if n not in free}})
     RUNS.mkdir(parents=True, exist_ok=True)
     spec_file = RUNS / f"{slug}.toml"
     spec_file.write_text(tomli_w.dumps(spec))
@@ -178,28 +226,33 @@ def main() -> None:
                       help="hold 1.25 m/s by the trunk's lean reference, the other reflexes kept")
     mode.add_argument("--fit-speed", action="store_true",
                       help="as --hold-speed, the cost read at 1.25 m/s off a line through every lean's walk")
+    mode.add_argument("--adapt-swing", action="store_true",
+                      help="search the swing reflexes and the lean under each load, at 1.25 m/s")
     args = parser.parse_args()
     at_speed = speed_fitted if args.fit_speed else speed_held
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
-    unloaded = searched(args.design, "none", None) if args.search else load_design(args.design)
+    search = args.search or args.adapt_swing
+    prefix = f"swing-{args.design.stem}-" if args.adapt_swing else ""
+    unloaded = searched(args.design, f"{prefix}none", None, args.adapt_swing) if search else load_design(args.design)
     base = at_speed(lean_walks(unloaded, [])) if args.hold_speed else walk(unloaded, [])
     rows = []
     for segment, kg in CONDITIONS:
         load = {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
         slug = f"{segment}-{kg:g}kg"
-        design = searched(args.design, slug, load) if args.search else unloaded
+        design = searched(args.design, f"{prefix}{slug}", load, args.adapt_swing) if search else unloaded
         m = at_speed(lean_walks(design, [load])) if args.hold_speed else walk(design, [load])
         total = kg * (1 if segment == "torso" else 2)
-        walked = m["time"] >= base["time"]         # a fall leaves the window unmeasured: NaN
-        rise = rise_per_kg(m, base, args.hold_speed, body_mass) if walked else math.nan
+        walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
+        rise = rise_per_kg(m, base, args.hold_speed or args.adapt_swing, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = "-searched" if args.search else "-fit" if args.fit_speed else "-held" if args.hold_speed else ""
+    kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-fit" if args.fit_speed else
+            "-held" if args.hold_speed else "")
     suffix = "" if args.design.resolve() == DESIGN else f"-{args.design.stem}"   # another design's own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
@@ -207,6 +260,7 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(rows)
     how = ("searched again under each load and unloaded" if args.search else
+           "swing and lean searched under each load and unloaded, at 1.25 m/s" if args.adapt_swing else
            f"kept but the lean reference, scanned to hold {TREADMILL_SPEED} m/s (unloaded: "
            f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
