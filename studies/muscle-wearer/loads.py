@@ -12,6 +12,7 @@ power per kg of the person's body mass against the published rise.
                                            # at Browning's 1.25 m/s (~1 min): loads-held-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --fit-speed --design FILE
                                            # the same walks, cost read off a speed fit: loads-fit-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --summary   # every table's ratios, one table
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --design FILE
                                            # swing reflexes and lean searched (~40 min on 2 cores):
                                            # loads-swing-<stem>.csv
@@ -217,6 +218,19 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
     return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
 
 
+def summary() -> None:
+    """``--summary``: every loads*.csv beside this file as one markdown table, the
+    predicted rise over the published one per load (a dash where no walk was a person's)."""
+    tables = {f.stem: {row["load"]: row["ratio"] for row in csv.DictReader(open(f))}
+              for f in sorted(HERE.glob("loads*.csv"))}
+    loads = list(next(iter(tables.values())))
+    print("| load | " + " | ".join(f"`{name}`" for name in tables) + " |")
+    print("| --- |" + " --- |" * len(tables))
+    for load in loads:
+        cells = [tables[name].get(load, "") for name in tables]
+        print(f"| {load} | " + " | ".join("-" if c in ("", "nan") else c for c in cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", type=Path, default=DESIGN, help="the unloaded design (JSON)")
@@ -228,7 +242,10 @@ def main() -> None:
                       help="as --hold-speed, the cost read at 1.25 m/s off a line through every lean's walk")
     mode.add_argument("--adapt-swing", action="store_true",
                       help="search the swing reflexes and the lean under each load, at 1.25 m/s")
+    mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
     args = parser.parse_args()
+    if args.summary:
+        return summary()
     at_speed = speed_fitted if args.fit_speed else speed_held
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
