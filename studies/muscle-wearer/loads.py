@@ -136,6 +136,15 @@ def walks_alone(m: dict[str, float], max_time: float) -> bool:
     return m["time"] >= max_time and m.get("assist_fraction", math.nan) <= 0.0
 
 
+def stages_met(m: dict[str, float], stages: tuple[dict, ...]) -> bool:
+    """Whether metrics ``m`` meet every stage of ``stages`` that has an ``until`` (a
+    searched walk is a person's only once its search's stages before the cost are met);
+    ``time_fraction``, the search's and not a walk's metric, is :func:`walks_alone`'s."""
+    return all((m.get(s["metric"], math.nan) >= s["until"]) if s["sense"] == "maximize" else
+               (m.get(s["metric"], math.nan) <= s["until"]) for s in stages
+               if "until" in s and s["metric"] != "time_fraction")
+
+
 def lean_walks(design: Design, loads: list[dict]) -> list[dict[str, float]]:
     """``design`` under ``loads`` with each lean reference of ``LEAN_GRID``: the metrics,
     plus ``theta_ref`` (rad), of each walk that is a person's (:func:`walks_alone`)."""
@@ -218,16 +227,27 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
     return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
 
 
+KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted"}
+
+
 def summary() -> None:
     """``--summary``: every loads*.csv beside this file as one markdown table, the
-    predicted rise over the published one per load (a dash where no walk was a person's)."""
-    tables = {f.stem: {row["load"]: row["ratio"] for row in csv.DictReader(open(f))}
-              for f in sorted(HERE.glob("loads*.csv"))}
-    loads = list(next(iter(tables.values())))
-    print("| load | " + " | ".join(f"`{name}`" for name in tables) + " |")
-    print("| --- |" + " --- |" * len(tables))
-    for load in loads:
-        cells = [tables[name].get(load, "") for name in tables]
+    predicted rise over the published one per load (a dash where no walk was a person's),
+    a column per design and protocol (its file ``loads[-KIND][-DESIGN].csv``)."""
+    columns = {}
+    for f in HERE.glob("loads*.csv"):
+        kind, _, design = f.stem.removeprefix("loads").lstrip("-").partition("-")
+        if kind not in KINDS:
+            kind, design = "", f.stem.removeprefix("loads-")
+        design = design or DESIGN.stem
+        columns[(design, list(KINDS).index(kind))] = (f"`{design}` {KINDS[kind]}",
+                                                       {row["load"]: row["ratio"] for row in csv.DictReader(open(f))})
+    ordered = [columns[key] for key in sorted(columns)]
+    print("| load | " + " | ".join(title for title, _ in ordered) + " |")
+    print("| --- |" + " --- |" * len(ordered))
+    for segment, kg in CONDITIONS:
+        load = f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}"
+        cells = [ratios.get(load, "") for _, ratios in ordered]
         print(f"| {load} | " + " | ".join("-" if c in ("", "nan") else c for c in cells) + " |")
 
 
@@ -261,6 +281,8 @@ def main() -> None:
         m = at_speed(lean_walks(design, [load])) if args.hold_speed else walk(design, [load])
         total = kg * (1 if segment == "torso" else 2)
         walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
+        if search:                                 # a searched walk short of its stages: NaN
+            walked = walked and stages_met(m, SWING_STAGES if args.adapt_swing else TREADMILL_STAGES)
         rise = rise_per_kg(m, base, args.hold_speed or args.adapt_swing, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
