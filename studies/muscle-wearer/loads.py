@@ -46,6 +46,10 @@ its rate at 1.25 m/s is that cost times 1.25 m/s (a person's cost per metre is f
 a few per cent of the preferred speed). A load under which no lean holds the speed is
 reported as such (NaN).
 
+Every protocol prices a load only from a person's walk: the whole 10 s without the pitch
+assist (:func:`walks_alone`; an external torque on the torso), and a searched walk only
+once its search's stages before the cost are met (:func:`stages_met`); otherwise NaN.
+
 The published rises are secondary readings (Browning et al., Med Sci Sports Exerc
 39(3):515-525, 2007; its figure could not be read here): linear fits of net metabolic rate
 (W/kg) on the total added mass (kg) per location -- waist 0.045, thigh 0.075, shank 0.076
