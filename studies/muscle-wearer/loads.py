@@ -14,7 +14,7 @@ power per kg of the person's body mass against the published rise.
                                            # the same walks, cost read off a speed fit: loads-fit-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --summary   # every table's ratios, one table
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --design FILE
-                                           # swing reflexes and lean searched (~40 min on 2 cores):
+                                           # swing reflexes and lean searched (~25 min on 2 cores):
                                            # loads-swing-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
@@ -103,17 +103,6 @@ SWING_REFLEXES = ("delta_s", "g_hfl", "l_off_hfl", "k_lean", "g_ham_hfl", "l_off
 SWING_SEARCH = {"algorithm": "pso", "particles": 24, "iterations": 40}
 SWING_SPREAD = 0.03
 SWING_LEANS = (-0.04, -0.07, -0.10, -0.13)    # rad: further starts (Browning's speed by lean)
-SWING_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
-                {"metric": "speed", "sense": "maximize", "until": TREADMILL_SPEED * (1 - SPEED_BAND)},
-                {"metric": "speed", "sense": "minimize", "until": TREADMILL_SPEED * (1 + SPEED_BAND)},
-                {"metric": "speed_std", "sense": "minimize", "until": 0.1},
-                {"metric": "assist_fraction", "sense": "minimize", "until": 0.0},
-                {"metric": "non_contact_time", "sense": "minimize", "until": 0.0},
-                {"metric": "foot_slip_fraction", "sense": "minimize", "until": 0.05},
-                {"metric": "stride_r_hip", "sense": "maximize", "until": 0.90},
-                {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
-                {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
-                {"metric": "metabolic_cost", "sense": "minimize"})
 # a person on a treadmill under a load: walk at the speed, then the least net metabolic cost
 TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.0},
                     {"metric": "speed_match", "sense": "maximize", "until": 0.95},
@@ -122,6 +111,16 @@ TREADMILL_STAGES = ({"metric": "time_fraction", "sense": "maximize", "until": 1.
                     {"metric": "non_contact_time", "sense": "minimize", "until": 0.0},
                     {"metric": "foot_slip_fraction", "sense": "minimize", "until": 0.05},
                     {"metric": "metabolic_cost", "sense": "minimize"})
+# --adapt-swing: the treadmill's stages with Browning's 1.25 m/s +-3 % for its speed match and
+# Winter's stride shapes loosely kept before the cost
+SWING_STAGES = (TREADMILL_STAGES[0],
+                {"metric": "speed", "sense": "maximize", "until": TREADMILL_SPEED * (1 - SPEED_BAND)},
+                {"metric": "speed", "sense": "minimize", "until": TREADMILL_SPEED * (1 + SPEED_BAND)},
+                *TREADMILL_STAGES[2:-1],
+                {"metric": "stride_r_hip", "sense": "maximize", "until": 0.90},
+                {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
+                {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
+                TREADMILL_STAGES[-1])
 
 
 def walk(design: Design, loads: list[dict]) -> dict[str, float]:
