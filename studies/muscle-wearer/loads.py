@@ -18,7 +18,7 @@ power per kg of the person's body mass against the published rise.
                                            # loads-swing-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
-written beside its run (results/muscle-loads/<load>.toml): the muscle-driven human's
+written beside its run (results/muscle-loads/<load>.toml, another design's <stem>-<load>.toml): the muscle-driven human's
 problem, the load in ``[evaluation]``, PSO 24 x 30 started within +-5 % of the design's
 reflexes, seed 45 for every load, and the stages of a person on a treadmill: walk the
 10 s at the speed (the credibility stages), then the least net metabolic cost. The rise
@@ -273,7 +273,8 @@ def main() -> None:
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
     search = args.search or args.adapt_swing
-    prefix = f"swing-{args.design.stem}-" if args.adapt_swing else ""
+    own = args.design.resolve() == DESIGN          # the default design's runs keep their names
+    prefix = f"swing-{args.design.stem}-" if args.adapt_swing else "" if own else f"{args.design.stem}-"
     unloaded = searched(args.design, f"{prefix}none", None, args.adapt_swing) if search else load_design(args.design)
     base = at_speed(lean_walks(unloaded, [])) if args.hold_speed else walk(unloaded, [])
     rows = []
@@ -295,7 +296,7 @@ def main() -> None:
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-fit" if args.fit_speed else
             "-held" if args.hold_speed else "")
-    suffix = "" if args.design.resolve() == DESIGN else f"-{args.design.stem}"   # another design's own file
+    suffix = "" if own else f"-{args.design.stem}"   # another design's own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
