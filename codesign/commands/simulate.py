@@ -55,7 +55,7 @@ from codesign.problems.walking import metric_definition, metric_units
 from codesign.report import gait as figures
 from codesign.walking.metrics import WEARER_JOINTS
 from codesign.walking.stepping import StepParams, step_statistics
-from codesign.walking.trajectory import actuator_table, gait_agreement, trajectory_table
+from codesign.walking.trajectory import actuator_table, gait_agreement, muscle_rates, trajectory_table
 
 DEFAULT_OUT = Path("results/simulate")   # the parent of each design's default --out
 # the files a simulation writes into --out
@@ -160,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
                 line = thesis_comparison(record.metrics)
                 if line:
                     print(line)
+            rates = muscle_rates(table, 0.5 * t_end)
             loads = actuator_table(rollout, setup)
             pd.concat([table, loads], axis=1).to_csv(staging / "trajectory.csv", index=False,
                                                      float_format="%.9g")
@@ -177,14 +178,19 @@ def run(args: argparse.Namespace) -> int:
                 figures.plt.close(fig)
             if args.animation:
                 figures.stick_gif(table, setup.model, staging / "stick.gif")
+            rates_alone = {}
             if "effort_reduction" in record.metrics:       # an active wearer's device (exo_assist)
                 alone = unassisted_replay(chosen.design, chosen.settings.walk, times)
+                alone_table = trajectory_table(alone.rollout, alone.setup)
+                rates_alone = muscle_rates(alone_table, 0.5 * t_end)
                 fig = figures.assist_figure(pd.concat([table, loads], axis=1),
-                                            pd.concat([trajectory_table(alone.rollout, alone.setup),
-                                                       actuator_table(alone.rollout, alone.setup)], axis=1),
-                                            0.5 * t_end)
+                                            pd.concat([alone_table, actuator_table(alone.rollout, alone.setup)],
+                                                      axis=1), 0.5 * t_end)
                 fig.savefig(staging / "assist.png", dpi=110)
                 figures.plt.close(fig)
+            if rates:
+                summary["muscle_metabolic_rate_W"] = rates
+                print(muscle_rate_line(rates, rates_alone))
         (staging / "record.json").write_text(json_text(summary) + "\n")
     if rollout is None:
         print(f"not simulated; wrote {out / 'record.json'}")
@@ -253,6 +259,17 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
          f"{metrics.get('speed_own', math.nan):.2f} m/s"
          + (f"; the device's share (the smaller): {reduction_text(metrics['effort_reduction_device'])}"
             if "effort_reduction_device" in metrics else "")] if "effort_reduction_own" in metrics else [])
+
+
+def muscle_rate_line(rates: dict[str, float], alone: dict[str, float]) -> str:
+    """One line of the muscle wearer's gross metabolic rate per muscle (W, both legs,
+    second half; :func:`codesign.walking.trajectory.muscle_rates`) and their sum, each
+    after the unassisted walk's where ``alone`` has it (an assisting device)."""
+    now = {**rates, "sum": sum(rates.values())}
+    before = {**alone, "sum": sum(alone.values())} if alone else {}
+    said = [f"{k} {before[k]:.0f} -> {v:.0f}" if k in before else f"{k} {v:.0f}" for k, v in now.items()]
+    head = "without -> with the device, " if alone else ""
+    return f"muscles' gross metabolic rate ({head}W, both legs, second half): " + ", ".join(said)
 
 
 def default_out(args: argparse.Namespace) -> Path:

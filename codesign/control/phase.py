@@ -68,8 +68,8 @@ SOURCE_CONTACT, SOURCE_HIP_PEAK = 0, 1
 PHASE_MAX = 1.0 - 1e-9            # the fraction of a stride is clipped to [0, PHASE_MAX]
 
 # PhaseState.scalars slots
-T_EVENT, PREV_CONTACT, ARMED, N_STRIDES, HEAD, STARTED, HAS_EVENT, T_OFF, HAS_OFF = range(9)
-N_SCALARS = 9
+T_EVENT, PREV_CONTACT, ARMED, N_STRIDES, HEAD, STARTED, HAS_EVENT, T_OFF, HAS_OFF, N_MEASURED = range(10)
+N_SCALARS = 10
 
 
 class PhaseConfig(NamedTuple):
@@ -96,8 +96,9 @@ class PhaseState(NamedTuple):
     (a ring, ``scalars[HEAD]`` the next slot); scalars (N_SCALARS,): the last event's time
     (s; meaningful once ``HAS_EVENT``), the previous contact (0/1), the hip-peak detector
     armed (0/1), how many strides are in the ring, the ring's head, whether a sample was
-    seen (0/1) and whether an event was (0/1), since when (s) the foot is off the ground
-    and whether it was seen off (0/1). All zeros: a fresh state."""
+    seen (0/1) and whether an event was (0/1), since when (s) the foot is off the ground,
+    whether it was seen off (0/1) and how many strides were averaged in all (the ring's
+    count stops at ``n_mean``). All zeros: a fresh state."""
 
     strides: np.ndarray
     scalars: np.ndarray
@@ -189,8 +190,15 @@ def phase_step(config: PhaseConfig, state: PhaseState, t: float, hip: float, hip
                 state.strides[head] = stride
                 sc[HEAD] = (head + 1) % config.n_mean
                 sc[N_STRIDES] = min(sc[N_STRIDES] + 1.0, float(config.n_mean))
+                sc[N_MEASURED] += 1.0
             sc[T_EVENT] = t
     return phase_at(config, state, t)
+
+
+@njit(cache=True, _nrt=False)
+def strides_measured(state: PhaseState) -> int:
+    """How many strides the estimator has measured and averaged since its fresh state."""
+    return int(state.scalars[N_MEASURED])
 
 
 @njit(cache=True, _nrt=False)

@@ -102,6 +102,7 @@ class DriveArrays(NamedTuple):
     assist_m: np.ndarray
     phase_source: np.ndarray  # int64[1]: CLOCK, or the phase estimator's source (ASSIST; issue 46)
     phase_config: ph.PhaseConfig  # the estimator's constants (its source's; unused under CLOCK)
+    assist_onset: np.ndarray  # int64[1]: strides a leg's estimator measures before its assistance starts
 
 
 class DriveData(NamedTuple):
@@ -139,7 +140,7 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
                   max_transmission: float = MAX_TRANSMISSION,
                   assist: tuple[sg.Signal, sg.Signal] | None = None,
                   timing: tuple[float, float] = (0.0, 0.0),
-                  assist_timing: str = "clock") -> DriveArrays:
+                  assist_timing: str = "clock", assist_onset: int = 0) -> DriveArrays:
     """The drive's arrays for a model of n coordinates: its legs (none: the thesis's
     actuator-space law), the actuator of each of a leg's two actuated joints (in its
     ``rows`` order, the same on every leg; None: unbounded, not a motor) and the singular
@@ -147,7 +148,9 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
     active wearer (mode ASSIST, module docstring; None: DELIVER the law), on the
     controller's clock ``timing`` (gait frequency Hz, right leg's phase at t = 0) or, with
     ``assist_timing`` a source of :data:`codesign.control.phase.SOURCES`, at each leg's
-    phase estimated from the device's own signals (:func:`sense_phase`; ASSIST_TIMINGS)."""
+    phase estimated from the device's own signals (:func:`sense_phase`; ASSIST_TIMINGS),
+    each leg's assistance starting once its estimator has measured ``assist_onset`` strides
+    (0: at its first event; a device that waits for its stride estimate, not used by the clock)."""
     L = len(legs)
     W = max([1] + [len(leg.added) for leg in legs])
     P = max([1] + [len(leg.loops) for leg in legs])
@@ -181,7 +184,8 @@ def compile_drive(n: int, legs: Sequence[DriveLeg], actuators: Sequence[act.Actu
         assist_kind=table.kind, assist_npts=table.npts, assist_x=table.x, assist_y=table.y,
         assist_m=table.m,
         phase_source=np.array([ASSIST_TIMINGS.index(assist_timing) - 1], dtype=np.int64),
-        phase_config=ph.phase_config("contact" if assist_timing == "clock" else assist_timing))
+        phase_config=ph.phase_config("contact" if assist_timing == "clock" else assist_timing),
+        assist_onset=np.array([assist_onset], dtype=np.int64))
 
 
 def no_drive(n: int) -> DriveArrays:
@@ -317,7 +321,7 @@ def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
     law, tau_h = joint_tau of the leg's law joints (DRIVEN rows of control_torques);
     ASSIST: the assistance profile tau_h = d.assist(phase of the leg: the clock's, or the
     leg's estimate at t, :func:`codesign.control.phase.phase_at`, nothing before its first
-    event). Then
+    event nor before it measured ``d.assist_onset`` strides). Then
     tau_a = G^T tau_h, each clipped to its envelope at its rate (kind SATURATE), applied
     at the actuated rows. Writes dd.G, dd.cmd, dd.tau, dd.rate. DELIVER zeroes
     joint_gain of a leg's law joints while one of its actuators saturates; ASSIST takes
@@ -341,8 +345,11 @@ def drive_torques(t, m, q, v, d, dd, tau, joint_tau, joint_gain, relief):
             if d.phase_source[0] == CLOCK:
                 phase = d.timing[0] * t + d.timing[1] + 0.5 * leg
                 phase -= np.floor(phase)
-            else:       # the leg's own estimate; none before its first event: no assistance
-                phase = ph.phase_at(d.phase_config, ph.PhaseState(dd.phase.strides[leg], dd.phase.scalars[leg]), t)
+            else:       # the leg's own estimate; none before its first event or its onset: no assistance
+                state = ph.PhaseState(dd.phase.strides[leg], dd.phase.scalars[leg])
+                phase = ph.phase_at(d.phase_config, state, t)
+                if ph.strides_measured(state) < d.assist_onset[0]:
+                    phase = np.nan
             if math.isnan(phase):
                 th0 = 0.0
                 th1 = 0.0

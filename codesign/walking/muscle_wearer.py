@@ -80,6 +80,10 @@ STANDING_SETTLE_S = 1.0   # s: the standing reference's muscles held still this 
 # it the muscles start from the pre-stimulation and the stance knee gives way in the first
 # 0.1 s (docs/muscles.md, "In the rollout")
 REFLEX_SETTLE_S = 0.3
+# a muscle record's columns per leg (record_muscles): activations, torques, metabolic rates
+RECORD_TORQUE = N_MUSCLES
+RECORD_RATE = N_MUSCLES + 3
+RECORD_WIDTH = 2 * N_MUSCLES + 3
 
 
 class MuscleData(NamedTuple):
@@ -294,15 +298,17 @@ def apply_muscle_torques(mm, md, q, v, tau, joint_tau, joint_gain, joint_cmd) ->
 def record_muscles(md, rec_mus, k_first, k_end):
     """Store the muscle wearer's state after a :func:`muscle_step` in the records
     k_first..k_end-1 (those taken at that step's start): per leg each muscle's activation
-    (rec_mus[k, leg, :7], Geyer & Herr's order, codesign.model.muscle_table.NAMES) and
-    the torques on the paper's (ankle, knee, hip) angles held over that step
-    (rec_mus[k, leg, 7:], N m)."""
+    (rec_mus[k, leg, :7], Geyer & Herr's order, codesign.model.muscle_table.NAMES), the
+    torques on the paper's (ankle, knee, hip) angles held over that step (rec_mus[k, leg,
+    7:10], N m) and each muscle's metabolic rate over it (rec_mus[k, leg, 10:17], W;
+    RECORD_WIDTH columns in all)."""
     for k in range(k_first, k_end):
         for leg in range(2):
             for i in range(N_MUSCLES):
                 rec_mus[k, leg, i] = md.mus.act[leg, i]
+                rec_mus[k, leg, RECORD_RATE + i] = md.rate[leg, i]
             for j in range(3):
-                rec_mus[k, leg, N_MUSCLES + j] = md.torque[leg, j]
+                rec_mus[k, leg, RECORD_TORQUE + j] = md.torque[leg, j]
 
 
 @njit(cache=True, _nrt=False)

@@ -150,7 +150,8 @@ class Rollout:
     # the stepping rollout's under the muscle wearer (issue 45): per record and leg, each
     # muscle's activation (codesign.model.muscle_table.NAMES order) and the muscles'
     # torques on the paper's (ankle, knee, hip) angles held over the step that starts there
-    # (float64[k, 2, 7 + 3]: -, N m; codesign.walking.stepping.record_muscles); else None
+    # and each muscle's metabolic rate over it (float64[k, 2, 7 + 3 + 7]: -, N m, W;
+    # codesign.walking.muscle_wearer.record_muscles); else None
     record_muscles: np.ndarray | None = None
 
     def __post_init__(self) -> None:

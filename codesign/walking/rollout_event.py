@@ -56,8 +56,8 @@ from codesign.dynamics.specialize import specialize
 from codesign.walking import accumulators as ac
 from codesign.walking import event_contacts as ec
 from codesign.walking import metrics as mt
-from codesign.control.reflex import N_MUSCLES
-from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step, next_tick, record_muscles
+from codesign.walking.muscle_wearer import (RECORD_RATE, RECORD_TORQUE, RECORD_WIDTH, MuscleModel, leg_loads,
+                                            muscle_step, next_tick, record_muscles)
 from codesign.walking.rollout_base import (NOT_FINITE, OK, STATUS, WS_MAX_DRIFT, Rollout,
                                            RolloutSettings, WalkData, WalkModel, check_airborne,
                                            check_body, check_drift, check_drive, control,
@@ -85,7 +85,7 @@ class EventData(NamedTuple):
     contact_work: Any       # contact_event.make_contact_workspace: multipliers, rows, cache
     walk: WalkData          # metric accumulator, clocks, scratch
     record_times: np.ndarray   # float64[k] s: the run's record times (the muscles' records)
-    muscle_rec: np.ndarray     # float64[k, 2, 10]: the muscle wearer's records
+    muscle_rec: np.ndarray     # float64[k, 2, RECORD_WIDTH]: the muscle wearer's records
                                #   (:func:`codesign.walking.muscle_wearer.record_muscles`; 0 rows
                                #   under the impedance wearer)
     n_muscle_rec: np.ndarray   # int64[1]: the records filled
@@ -506,7 +506,7 @@ def muscle_records(wm: WalkModel, record_times: np.ndarray) -> dict[str, np.ndar
     """EventData's record_times, muscle_rec and n_muscle_rec for a run recording at
     ``record_times`` (float64[k], s): NaN records, none under the impedance wearer."""
     rows = record_times.shape[0] if wm.muscle.on[0] != 0 else 0
-    return {"record_times": record_times, "muscle_rec": np.full((rows, 2, N_MUSCLES + 3), np.nan),
+    return {"record_times": record_times, "muscle_rec": np.full((rows, 2, RECORD_WIDTH), np.nan),
             "n_muscle_rec": np.zeros(1, dtype=np.int64)}
 
 
@@ -556,7 +556,7 @@ def run(x0: np.ndarray, mode0: np.ndarray, p: EventParams, settings: RolloutSett
     for k in range(rt.shape[0]):
         if not np.isnan(rec_x[k, 0]):
             if muscles is not None:         # the torques the muscles held then (hard contact's forces)
-                md.torque[:] = muscles[k, :, N_MUSCLES:]
+                md.torque[:] = muscles[k, :, RECORD_TORQUE:RECORD_RATE]
             contact_forces(rt[k], rec_x[k].copy(), rec_mode[k].copy(), p, buf)
             forces[k] = buf
     md.torque[:] = held

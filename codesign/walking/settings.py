@@ -24,6 +24,7 @@ from codesign.walking.initial_state import START_KINDS
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issue 45)
+MAX_ONSET_STRIDES = 20                     # evaluation.assist_onset_strides at most (a 10-s walk has ~9)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
             "pgs_tol": "a relative change > 0", "pgs_max_sweeps": "a number of sweeps > 0",
@@ -77,6 +78,11 @@ class WalkSettings:
     device's own gait-phase estimate per leg from its foot's ``"contact"`` (heel strikes)
     or its hip's ``"hip_peak"`` (maximum flexion) (:mod:`codesign.control.phase`; no
     assistance before a leg's first event). Without an assisting device it changes nothing.
+    assist_onset_strides: the strides each leg's phase estimator measures before the device
+    assists that leg (a whole number >= 0; default 0: from its first event, as before; a
+    sensed ``assist_timing`` only). Portable devices wait for their stride estimate and
+    start after a few strides; assisting from the first heel strike, on the estimator's
+    assumed 1.1-s stride, is what made the assisted muscle wearer's starts land hard.
     wearer_model: what drives the human's hip, knee and ankle (issue 45; WEARER_MODELS):
     ``impedance`` (default: the step impedance law) or ``muscles`` (Geyer & Herr 2010's
     reflex-controlled Hill muscles, :mod:`codesign.walking.muscle_wearer`; the human alone
@@ -102,6 +108,7 @@ class WalkSettings:
     loads: tuple[Load, ...] = ()
     wearer_mass_scale: float = 1.0
     assist_timing: str = "clock"
+    assist_onset_strides: int = 0
     wearer_model: str = "impedance"
     assisted_joints: str = "hip_knee"
     soft_joint_limits: bool = False
@@ -117,7 +124,8 @@ class WalkSettings:
         known = set(fields) | {"human_control", "optimize_frequency", "catalog", "actuator_model",
                                "actuators", "human_actuated", "initial_state",
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
-                               "loads", "wearer_mass_scale", "assist_timing", "wearer_model",
+                               "loads", "wearer_mass_scale", "assist_timing", "assist_onset_strides",
+                               "wearer_model",
                                "assisted_joints", "soft_joint_limits"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
@@ -178,6 +186,13 @@ class WalkSettings:
             raise UserError(f"evaluation.assist_timing: got {shown(assist_timing)}"
                             f"{nearest(assist_timing, ASSIST_TIMINGS) if isinstance(assist_timing, str) else ''}; "
                             f"expected one of {', '.join(ASSIST_TIMINGS)}")
+        onset = d.get("assist_onset_strides", 0)
+        if isinstance(onset, bool) or not isinstance(onset, int) or not 0 <= onset <= MAX_ONSET_STRIDES:
+            raise UserError(f"evaluation.assist_onset_strides: got {shown(onset)}; expected a whole number of "
+                            f"strides from 0 to {MAX_ONSET_STRIDES}")
+        if onset and assist_timing == "clock" and d.get("wearer_model") != "muscles":
+            raise UserError("evaluation.assist_onset_strides: counts the strides the device's phase estimator "
+                            "measures; expected assist_timing = \"contact\" or \"hip_peak\" with it (got the clock)")
         wearer_model = d.get("wearer_model", "impedance")
         if wearer_model not in WEARER_MODELS:
             raise UserError(f"evaluation.wearer_model: got {shown(wearer_model)}"
@@ -200,7 +215,7 @@ class WalkSettings:
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
-                            assist_timing, wearer_model, assisted_joints, soft_joint_limits)
+                            assist_timing, onset, wearer_model, assisted_joints, soft_joint_limits)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -133,12 +133,12 @@ def design_control_layout(design: Design, topology, settings: WalkSettings) -> C
 
 def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, Actuator],
                  assist=None, timing: tuple[float, float] = (0.0, 0.0),
-                 assist_timing: str = "clock") -> DriveArrays:
+                 assist_timing: str = "clock", assist_onset: int = 0) -> DriveArrays:
     """The wearer-space drive of an augmented model under :func:`wearer_control_layout`
     (the controller's rows: hip r, l, knee r, l, ankle r, l): per leg its hip and knee,
     its added tree coordinates and loops, its actuated pair's rows and their actuators
-    ``pair``; ``assist``, ``timing``, ``assist_timing``: an active wearer's assistance
-    (:func:`codesign.control.wearer.compile_drive`)."""
+    ``pair``; ``assist``, ``timing``, ``assist_timing``, ``assist_onset``: an active
+    wearer's assistance (:func:`codesign.control.wearer.compile_drive`)."""
     actuated = _wr_rows(model, aug.actuated)
     legs = []
     for s, side in enumerate(("r", "l")):
@@ -148,26 +148,29 @@ def wearer_drive(model, aug, actuators: tuple[int, int], pair: tuple[Actuator, A
             added=tuple(j.index for j in aug.wr_joints if j.side == side and not j.loop),
             loops=tuple(j.index for j in aug.wr_joints if j.side == side and j.loop),
             rows=tuple(actuated[wr_joint_name(a)][s] for a in actuators)))
-    return compile_drive(model.n, legs, pair, assist=assist, timing=timing, assist_timing=assist_timing)
+    return compile_drive(model.n, legs, pair, assist=assist, timing=timing, assist_timing=assist_timing,
+                         assist_onset=assist_onset)
 
 
 def ideal_drive(model, assist, joints: tuple[str, str], active: tuple[str, ...],
                 timing: tuple[float, float], assist_timing: str = "clock",
-                units: tuple[Actuator | None, Actuator | None] = (None, None)) -> DriveArrays:
+                units: tuple[Actuator | None, Actuator | None] = (None, None),
+                assist_onset: int = 0) -> DriveArrays:
     """An ideal assistive device on the unaugmented human (Dembia et al. 2017's ideal
     devices): no linkage, its "actuated joints" the wearer's own ``joints`` (a pair of
     :data:`codesign.control.assist.JOINT_PAIRS`; G = I), each driven by its ``units``
     actuator (None: unbounded, no motor; their masses are loads, :func:`motor_loads`);
     ``active`` the controller's active joint names (each a row per leg, right first: the
-    law rows the device relieves); ``assist``, ``timing``, ``assist_timing`` as
-    :func:`wearer_drive`'s."""
+    law rows the device relieves); ``assist``, ``timing``, ``assist_timing``,
+    ``assist_onset`` as :func:`wearer_drive`'s."""
     rows = _human_rows(model, joints)
     law = [active.index(j) for j in joints]
     legs = [DriveLeg(law=(2 * law[0] + s, 2 * law[1] + s),
                      human=tuple(model.body_id(f"{HUMAN_JOINT_BODY[j]}_{side}") for j in joints),
                      added=(), loops=(), rows=(rows[joints[0]][s], rows[joints[1]][s]))
             for s, side in enumerate(("r", "l"))]
-    return compile_drive(model.n, legs, units, assist=assist, timing=timing, assist_timing=assist_timing)
+    return compile_drive(model.n, legs, units, assist=assist, timing=timing, assist_timing=assist_timing,
+                         assist_onset=assist_onset)
 
 
 def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator], ...],
@@ -180,15 +183,16 @@ def assist_drive(model, aug, design: Design, motors: tuple[tuple[str, Actuator],
     ``active`` the controller's active joint names) where the design has a profile, else
     none (the wearer alone); the profile timed
     by the clock ``timing`` or by the device's phase estimate (the settings'
-    ``assist_timing``)."""
+    ``assist_timing``, from ``assist_onset_strides`` measured strides on)."""
     joints = JOINT_PAIRS[settings.assisted_joints]
     assist = assist_signals(design.params, joints) if has_assist(design.params) else None
     if design.topology is None:
         units = dict(motors)
         return None if assist is None else ideal_drive(model, assist, joints, active, timing,
-                                                       settings.assist_timing, tuple(units.get(j) for j in joints))
+                                                       settings.assist_timing, tuple(units.get(j) for j in joints),
+                                                       settings.assist_onset_strides)
     return wearer_drive(model, aug, design.actuators, tuple(a for _, a in motors), assist, timing,
-                        settings.assist_timing)
+                        settings.assist_timing, settings.assist_onset_strides)
 
 
 def has_torso_feedback(actuators: tuple[int, int], params: Mapping[str, float]) -> bool:

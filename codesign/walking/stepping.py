@@ -52,7 +52,6 @@ import numpy as np
 from numba import njit
 
 from codesign.control.impedance import ControllerArrays, passive_row_gains, torso_pitch, update_gains
-from codesign.control.reflex import N_MUSCLES
 from codesign.dynamics import contact_lcp as lcp
 from codesign.dynamics import contact_rows as ct
 from codesign.dynamics import cycles as cy
@@ -68,7 +67,7 @@ from codesign.walking.rollout_base import (MASS_NOT_PD, NOT_FINITE, OK, WS_MAX_D
                                            cuff_forces, make_walk, make_walk_data,
                                            reset_walk_data, site_forces, status_of, with_muscle_wearer,
                                            zero_arrays)
-from codesign.walking.muscle_wearer import MuscleModel, leg_loads, muscle_step, record_muscles
+from codesign.walking.muscle_wearer import RECORD_WIDTH, MuscleModel, leg_loads, muscle_step, record_muscles
 
 
 class StepModel(NamedTuple):
@@ -244,7 +243,7 @@ def walk(x, t_end, p, record_times, rec_x, rec_mode, rec_force, rec_res, rec_mus
     Records x and the contact modes at the first step start at or after each of
     record_times (sorted), with the contact forces' mean and the largest contact residuals
     since the previous record (:func:`record`), and under the muscle wearer its activations
-    and torques (rec_mus float64[k, 2, N_MUSCLES + 3], :func:`record_muscles`; no rows
+    and torques (rec_mus float64[k, 2, RECORD_WIDTH], :func:`record_muscles`; no rows
     otherwise). Returns (code, time reached s, steps)."""
     m, cs, ss, wm = p.model
     w, sw, wd = p.data
@@ -364,7 +363,7 @@ def no_records(n_state: int, n_contacts: int) -> tuple[np.ndarray, ...]:
     rec_mode, rec_force, rec_res, rec_mus: empty arrays of their types), for a state of
     ``n_state`` numbers and ``n_contacts`` contact points."""
     return (np.zeros(0), np.zeros((0, n_state)), np.zeros((0, n_contacts), dtype=np.int64),
-            np.zeros((0, n_contacts, 2)), np.zeros((0, lcp.N_RESIDUALS)), np.zeros((0, 2, N_MUSCLES + 3)))
+            np.zeros((0, n_contacts, 2)), np.zeros((0, lcp.N_RESIDUALS)), np.zeros((0, 2, RECORD_WIDTH)))
 
 
 def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
@@ -383,7 +382,7 @@ def run(x0: np.ndarray, p: StepParams, settings: RolloutSettings,
     rec_force = np.full((rt.shape[0], c, 2), np.nan)
     rec_res = np.full((rt.shape[0], lcp.N_RESIDUALS), np.nan)
     muscles = p.model.walk.muscle.on[0] != 0
-    rec_mus = np.full((rt.shape[0] if muscles else 0, 2, N_MUSCLES + 3), np.nan)
+    rec_mus = np.full((rt.shape[0] if muscles else 0, 2, RECORD_WIDTH), np.nan)
     x = np.array(x0, dtype=np.float64)
     code, t, steps = walk(x, settings.max_time, p, rt, rec_x, rec_mode, rec_force, rec_res, rec_mus, float(t0))
     code, t = int(code), float(t)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from codesign.control.reflex import N_MUSCLES
 from codesign.control.wearer import ASSIST, CLOCK, sense_phase
 from codesign.dynamics.model import REVOLUTE
 from codesign.model import actuators as act
@@ -17,6 +16,7 @@ from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
 from codesign.walking.initial_state import HUMAN_JOINT_BODY
 from codesign.walking.gait_agreement import nominal_gait_agreement, sampled_stride_agreement
 from codesign.walking.metrics import GRF_WINDOW
+from codesign.walking.muscle_wearer import RECORD_RATE, RECORD_TORQUE
 from codesign.walking.rollout_base import clone_arrays, control, zero_arrays
 from codesign.walking.stepping import residual_names
 
@@ -29,7 +29,9 @@ def trajectory_table(rollout, setup):
     the stepping rollout the largest contact residuals of the steps since the previous
     sample (``contact_<residual>``: :func:`codesign.walking.stepping.residual_names`, docs/contacts.md), and under the muscle wearer each
     muscle's activation ``act_<muscle>_<r|l>`` (0-1; Geyer & Herr's SOL, TA, GAS, VAS, HAM,
-    GLU, HFL) after the step that starts there."""
+    GLU, HFL) after the step that starts there and its metabolic rate over that step
+    ``edot_<muscle>_<r|l>_W`` (Umberger 2010, gross: the sum over muscles is the
+    ``metabolic_power`` integrand before the standing rate is taken off)."""
     import pandas as pd
 
     model = setup.model
@@ -55,6 +57,7 @@ def trajectory_table(rollout, setup):
         for leg, side in enumerate("rl"):
             for i, name in enumerate(MUSCLE_NAMES):
                 cols[f"act_{name}_{side}"] = rollout.record_muscles[ok, leg, i]
+                cols[f"edot_{name}_{side}_W"] = rollout.record_muscles[ok, leg, RECORD_RATE + i]
     return pd.DataFrame(cols)
 
 
@@ -96,7 +99,7 @@ def actuator_table(rollout, setup):
     if sensed:
         zero_arrays(wd.drive.phase)
         feet = recorded_feet(rollout, setup)[ok]
-    held = rollout.record_muscles[ok, :, N_MUSCLES:] if wm.muscle.on[0] != 0 else None
+    held = rollout.record_muscles[ok, :, RECORD_TORQUE:RECORD_RATE] if wm.muscle.on[0] != 0 else None
     for k in range(len(t)):
         if sensed:
             sense_phase(float(t[k]), X[k], feet[k], wm.drive, wd.drive)
@@ -174,3 +177,16 @@ def gait_agreement(table, setup, t_end: float, acc: np.ndarray) -> dict[str, dic
     return {"controller_phase": nominal_gait_agreement(t, angles, gait, float(setup.ctrl.timing[0]),
                                                        float(setup.ctrl.timing[1]), 0.5 * t_end),
             "strides": sampled_stride_agreement(acc, gait)}
+
+
+def muscle_rates(table, t_from: float) -> dict[str, float]:
+    """Each muscle's gross metabolic rate, W, both legs summed, mean over the samples at
+    t >= ``t_from`` s (the ``edot_<muscle>_<side>_W`` columns of :func:`trajectory_table`;
+    {} for a table without muscles). Evenly spaced samples: the mean is the time mean to
+    the sampling's resolution; summed over the muscles it is ``metabolic_power`` plus the
+    standing rate."""
+    late = table["t_s"].to_numpy() >= t_from
+    if f"edot_{MUSCLE_NAMES[0]}_r_W" not in table.columns or not late.any():
+        return {}
+    return {name: float(sum(table[f"edot_{name}_{side}_W"].to_numpy()[late].mean() for side in "rl"))
+            for name in MUSCLE_NAMES}

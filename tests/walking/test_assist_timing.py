@@ -7,6 +7,7 @@ recorded heel strikes; a timing that does not exist is one line, exit 2, nothing
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +139,59 @@ def test_a_timing_that_does_not_exist_is_one_line_and_writes_nothing(tmp_path):
                     "--settings", '{"assist_timing": "heel"}')
     one_line(done, 2, r'codesign simulate: error: evaluation\.assist_timing: got "heel"; expected one of clock, contact, hip_peak')
     assert not out.exists() and listing(tmp_path) == {}
+
+
+def events(estimate):
+    """Indices of an estimate's events (float64[k], NaN before the first): where it starts
+    and where it falls back (a new stride)."""
+    known = np.isfinite(estimate)
+    start = np.flatnonzero(known)[:1]
+    back = np.flatnonzero(known[1:] & known[:-1] & (np.diff(estimate) < -0.5)) + 1
+    return np.concatenate([start, back])
+
+
+def test_the_assistance_waits_for_its_onset_strides():
+    """``assist_onset_strides = 1``: each leg's device commands nothing, to the bit, until its
+    estimator has measured a stride (its second heel strike, found here by the estimator run
+    offline on the walk's records), then assists; with the default (0) the same leg is
+    assisted from its first heel strike on, so the test can tell the two apart."""
+    from codesign.walking.trajectory import actuator_table
+
+    times = np.arange(0.0, CONTACT_S + 0.5 * H, H)
+    commands = {}
+    for onset in (0, 1):
+        _, _, rollout, setup = evaluate_detailed(
+            load_design(DESIGN), settings(CONTACT_S, assist_timing="contact", assist_onset_strides=onset), times)
+        assert rollout.status == "ok", rollout.message
+        t, _, est = offline(rollout, setup)
+        table = actuator_table(rollout, setup)
+        names = setup.effort_names
+        for leg in range(2):
+            first, second = (t[k] for k in events(est[:, leg])[:2])
+            cmd = np.abs(table[[f"tau_cmd_{names[2 * leg + a]}_Nm" for a in range(2)]].to_numpy()[1:]).max(axis=1)
+            commands[onset, leg] = (cmd[(t > first + 2 * H) & (t < second - 2 * H)],
+                                    cmd[(t > second + 2 * H) & (t < second + 1.0)])
+    for leg in range(2):
+        assert commands[0, leg][0].max() > 1.0                  # N m: assisted between the first two strikes
+        assert np.all(commands[1, leg][0] == 0.0)               # waiting for its stride estimate
+        assert commands[1, leg][1].max() > 1.0                  # then assisting
+
+
+@pytest.mark.parametrize("value, pattern", [
+    ("-1", "got -1; expected a whole number of strides from 0 to 20"),
+    ("1.5", "got 1.5; expected a whole number of strides from 0 to 20"),
+])
+def test_an_onset_that_is_not_a_count_of_strides_is_one_line(tmp_path, value, pattern):
+    out = tmp_path / "out"
+    done = codesign("simulate", DESIGN, "--max-time", "0.05", "--no-animation", "--out", out,
+                    "--settings", f'{{"assist_timing": "contact", "assist_onset_strides": {value}}}')
+    one_line(done, 2, r"codesign simulate: error: evaluation\.assist_onset_strides: " + re.escape(pattern))
+    assert not out.exists() and listing(tmp_path) == {}
+
+
+def test_an_onset_on_the_clock_is_one_line(tmp_path):
+    done = codesign("simulate", DESIGN, "--max-time", "0.05", "--no-animation", "--out", tmp_path / "out",
+                    "--settings", '{"assist_onset_strides": 2}')
+    one_line(done, 2, r"codesign simulate: error: evaluation\.assist_onset_strides: counts the strides .* "
+                      r"expected assist_timing = \"contact\" or \"hip_peak\" with it \(got the clock\)")
+    assert listing(tmp_path) == {}

@@ -14,6 +14,7 @@ from codesign.control.reflex import (GEYER_HERR_2010_DELAYS, LegMuscles, ReflexM
                                      reflex_muscle_step, reflex_params)
 from codesign.errors import UserError
 from codesign.model.metabolics import UMBERGER_2010, energy_rate, muscle_mass
+from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
 from codesign.model.muscle_table import muscle_table
 from codesign.model.muscles import GEYER_HERR_2010, force_length, mtu_forces, muscles_step, paper_angles
 from codesign.walking import WalkSettings
@@ -370,7 +371,7 @@ def test_the_records_hold_each_steps_muscle_state():
     setup = muscle_setup(max_time=0.2)
     times = np.array([0.0, 0.05, 0.1, 0.15])
     out = stepping.run(setup.x0, setup.p, WalkSettings().rollout.__class__(max_time=0.2), times)
-    assert out.status == "ok" and out.record_muscles.shape == (4, 2, 10)
+    assert out.status == "ok" and out.record_muscles.shape == (4, 2, 17)
     assert out.record_muscles[:, :, :7].max() > 0.05            # the stance leg's extensors are on
     for k, t in enumerate(times):
         stepping.reset_data(setup.p)
@@ -378,7 +379,38 @@ def test_the_records_hold_each_steps_muscle_state():
         walk_to(setup, x, 0.0, t + H)
         md = setup.p.data.walk.muscle
         assert np.array_equal(out.record_muscles[k, :, :7], md.mus.act)
-        assert np.array_equal(out.record_muscles[k, :, 7:], md.torque)
+        assert np.array_equal(out.record_muscles[k, :, 7:10], md.torque)
+        assert np.array_equal(out.record_muscles[k, :, 10:], md.rate)
+
+
+def test_the_recorded_muscle_rates_integrate_to_metabolic_power():
+    """The trajectory's per-muscle rates (``edot_<muscle>_<side>_W``, records every step):
+    summed over the 14 muscles and integrated by the trapezoid over the window's records,
+    less the standing rate, they are the walk's ``metabolic_power`` (relative 1e-9: the
+    accumulator's own samples at the same times, summed in another order); and
+    ``muscle_rates``, their plain mean per muscle from the window's start (to the walk's
+    end: one record more), sums to it within 1 % (the mean of 1-ms samples against the
+    trapezoid)."""
+    from codesign.walking.trajectory import muscle_rates, trajectory_table
+
+    max_time = 0.5
+    setup = muscle_setup(max_time=max_time)
+    times = np.arange(0.0, max_time + 0.5 * H, H)
+    out = stepping.run(setup.x0, setup.p, WalkSettings().rollout.__class__(max_time=max_time), times)
+    assert out.status == "ok"
+    table = trajectory_table(out, setup)
+    acc = setup.p.data.walk.acc
+    t = table["t_s"].to_numpy()
+    late = table[(t >= acc[mt.M_T_FIRST] - 1e-12) & (t <= acc[mt.M_T_PREV] + 1e-12)]
+    total = sum(late[f"edot_{name}_{side}_W"].to_numpy() for name in MUSCLE_NAMES for side in "rl")
+    t = late["t_s"].to_numpy()
+    assert acc[mt.M_T_FIRST] == pytest.approx(0.5 * max_time) and len(t) == acc[mt.M_SAMPLES]
+    mean = np.sum(0.5 * (total[1:] + total[:-1]) * np.diff(t)) / (t[-1] - t[0])
+    power = mt.finalize_muscles(acc, setup.wearer_mass, 1.25)["metabolic_power"]
+    assert power == pytest.approx(mean - acc[mt.M_STANDING], rel=1e-9)
+    rates = muscle_rates(table, 0.5 * max_time)
+    assert list(rates) == list(MUSCLE_NAMES) and min(rates.values()) > 0.0
+    assert sum(rates.values()) - acc[mt.M_STANDING] == pytest.approx(power, rel=0.01)
 
 
 def test_the_actuator_tables_muscle_torques_are_the_ones_the_walk_integrated():
