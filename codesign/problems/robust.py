@@ -8,7 +8,10 @@ verification, ``codesign report --robustness``) cannot steer the swarm away from
 walks; this module lets it price them.
 
 With ``evaluation.robust_checks`` (a list of :data:`CONTACT_CHECKS`: ``"half_step"``, the
-run's time step halved; ``"soft"``, the soft law stepped at a quarter of it) a co-design
+run's time step halved; ``"soft"``, the soft law stepped at a quarter of it; and load
+checks ``"<segment>_<kg>kg"``, e.g. ``"torso_4kg"`` or ``"foot_2kg"``: that mass carried at
+the segment's centre of mass, on each leg for a leg segment, beside the run's own loads --
+Browning et al. 2007's protocol, and what a device's mass asks of its wearer) a co-design
 or human-gait evaluation (the muscle-driven human's too) whose walk meets the walking verdict as searched (``time_fraction`` >= 1,
 ``speed_assist_score`` >= 1) is replayed under each check, and its record gains
 
@@ -27,9 +30,11 @@ step's cost), for the walkers alone.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable
 
 from codesign.errors import UserError, shown
+from codesign.model.wearer_body import SEGMENTS, Load
 from codesign.objectives import Objective
 from codesign.types import EvalRecord
 from codesign.walking import WalkSettings
@@ -43,6 +48,9 @@ SOFT_STEP_FRACTION = 0.25
 CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
     "half_step": lambda walk: walk.with_rollout(h=0.5 * walk.rollout.h),
     "soft": lambda walk: walk.with_rollout(contact_model="soft_step", h=SOFT_STEP_FRACTION * walk.rollout.h)}
+# a load check's name: "<segment>_<kg>kg", the mass in (0, MAX_CHECK_LOAD] kg
+LOAD_CHECK = re.compile(rf"({'|'.join(SEGMENTS)})_(\d+(?:\.\d+)?)kg")
+MAX_CHECK_LOAD = 40.0
 ROBUST_METRIC = "robust_walk_score"
 # the score at which a walk meets the walking verdict under every check (module docstring)
 WALKS_UNDER_EVERY_CHECK = 2.0
@@ -53,14 +61,29 @@ ROBUST_DEFINITION = ("the least over evaluation.robust_checks of the walk replay
 KEY = "robust_checks"
 
 
+def check_change(name: str) -> Callable[[WalkSettings], WalkSettings] | None:
+    """The change of WALK's settings a robust check names (module docstring): a contact
+    check, or a load check adding ``Load(segment, kg)`` at the segment's centre of mass;
+    None for a name that is neither."""
+    if name in CONTACT_CHECKS:
+        return CONTACT_CHECKS[name]
+    match = LOAD_CHECK.fullmatch(name)
+    if match is None or not 0.0 < float(match[2]) <= MAX_CHECK_LOAD:
+        return None
+    load = Load(match[1], float(match[2]))
+    return lambda walk: dataclasses.replace(walk, loads=walk.loads + (load,))
+
+
 def read_robust_checks(table: dict[str, Any]) -> tuple[str, ...]:
     """Pop ``robust_checks`` from an ``[evaluation]`` table (a dict, changed in place) as a
-    tuple of distinct :data:`CONTACT_CHECKS` names (() when absent); UserError, one line."""
+    tuple of distinct check names (:func:`check_change`; () when absent); UserError, one line."""
     value = table.pop(KEY, [])
-    if (not isinstance(value, list) or not all(isinstance(v, str) and v in CONTACT_CHECKS for v in value)
+    if (not isinstance(value, list) or not all(isinstance(v, str) and check_change(v) for v in value)
             or len(set(value)) != len(value)):
-        raise UserError(f"evaluation.{KEY}: got {shown(value)}; expected a list of distinct contact checks among "
-                        + ", ".join(f'"{c}"' for c in CONTACT_CHECKS))
+        raise UserError(f"evaluation.{KEY}: got {shown(value)}; expected a list of distinct checks among "
+                        + ", ".join(f'"{c}"' for c in CONTACT_CHECKS)
+                        + f' and loads "<segment>_<kg>kg" (segment {", ".join(SEGMENTS)}; '
+                        f"0 < kg <= {MAX_CHECK_LOAD:g})")
     return tuple(value)
 
 
@@ -87,7 +110,7 @@ def with_robust_score(record: EvalRecord, checks: tuple[str, ...], walk: WalkSet
     record, or no checks, as it is."""
     if not checks or not record.ok:
         return record
-    score = min(check_score(replay(CONTACT_CHECKS[c](walk))) for c in checks) if meets_verdict(record) else 0.0
+    score = min(check_score(replay(check_change(c)(walk))) for c in checks) if meets_verdict(record) else 0.0
     return dataclasses.replace(record, metrics={**record.metrics, ROBUST_METRIC: score})
 
 

@@ -64,13 +64,40 @@ def test_the_score_is_the_least_check_and_only_a_walker_is_replayed():
     assert with_robust_score(record(10.0, 0.99, 0.0), (), walk, replay).metrics.get(ROBUST_METRIC) is None
 
 
-@pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"]])
+@pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
+                                   ["foot_0kg"], ["foot_2 kg"], ["torso_41kg"], ["foot_2kg", "foot_2kg"]])
 def test_robust_checks_it_cannot_replay_are_one_line(value):
     with pytest.raises(UserError) as caught:
         get_problem(PROBLEM).parse_settings({"robust_checks": value})
     text = str(caught.value)
     assert "\n" not in text and text.startswith("evaluation.robust_checks: got ")
-    assert text.endswith('expected a list of distinct contact checks among "half_step", "soft"')
+    assert text.endswith('expected a list of distinct checks among "half_step", "soft" and loads '
+                         '"<segment>_<kg>kg" (segment torso, thigh, shank, foot; 0 < kg <= 40)')
+
+
+def test_a_load_check_replays_the_walk_carrying_that_load_too():
+    """A load check's replay carries the run's own loads and the check's, at the segment's
+    centre of mass (on each leg for a leg segment: the model's mass grows by twice the
+    check's mass, measured on the set-up built from those settings)."""
+    from codesign.model.wearer_body import Load
+    from codesign.walking import WalkSettings, load_design
+    from codesign.walking.setup import build_setup
+
+    walk = WalkSettings.from_dict({"loads": [{"segment": "torso", "mass_kg": 1.0}], "max_time": 0.01})
+    asked = []
+
+    def replay(changed):
+        asked.append(changed)
+        return record(10.0, 0.99, 0.0)
+
+    scored = with_robust_score(record(10.0, 0.99, 0.0), ("foot_2kg", "torso_4.5kg"), walk, replay)
+    assert scored.metrics[ROBUST_METRIC] == pytest.approx(2.0 + 0.99)
+    assert [w.loads for w in asked] == [(Load("torso", 1.0), Load("foot", 2.0)),
+                                        (Load("torso", 1.0), Load("torso", 4.5))]
+    design = load_design(ROOT / "docs/designs/human-walking.json")
+    masses = [build_setup(design, w)[0].model.total_mass() for w in (walk, *asked)]
+    assert masses[1] - masses[0] == pytest.approx(4.0, abs=1e-12)
+    assert masses[2] - masses[0] == pytest.approx(4.5, abs=1e-12)
 
 
 def test_the_codesign_and_the_human_gait_take_robust_checks_an_assisted_wearer_does_not():
