@@ -173,10 +173,13 @@ ASSIST_SIGN = {"hip": 1.0, "knee": -1.0, "ankle": 1.0}   # anatomical = sign * e
 def heel_strikes(table, side: str) -> np.ndarray:
     """float64[s]: the times (s) of a foot's heel strikes in a trajectory table (``side``
     "r" or "l"): the records where its normal ground reaction (its contact points'
-    ``fn_*_<side>_N`` summed) turns positive after a record without any."""
+    ``fn_*_<side>_N`` summed) turns positive after at least ``MIN_SWING_S`` off the ground
+    -- the stride metrics' rule (:func:`codesign.walking.gait_agreement.heel_strikes`), so
+    that a toe scuffing the ground in mid-swing does not split a stride in two."""
+    from codesign.walking.gait_agreement import heel_strikes as gait_heel_strikes
+
     force = sum(table[c].to_numpy() for c in table.columns if c.startswith("fn_") and c.endswith(f"_{side}_N"))
-    on = np.nan_to_num(force) > 0.0
-    return table["t_s"].to_numpy()[1:][on[1:] & ~on[:-1]]
+    return gait_heel_strikes(table["t_s"].to_numpy(), np.nan_to_num(force) > 0.0)
 
 
 def stride_mean(table, values: dict[str, np.ndarray], t_from: float,
@@ -184,25 +187,26 @@ def stride_mean(table, values: dict[str, np.ndarray], t_from: float,
     """(gait-cycle centres float64[bins], 0-1 from heel strike; name -> mean over strides
     float64[bins]) of per-leg series ``values`` (``<name>_r`` / ``<name>_l`` -> float64[k],
     the table's rows): both legs' strides pooled, each from a heel strike to the same
-    foot's next (:func:`heel_strikes`), those starting at or after ``t_from`` s. NaN bins
-    where no stride has a sample."""
+    foot's next (:func:`heel_strikes`), those starting at or after ``t_from`` s, each
+    time-normalized as gait labs do -- its samples interpolated linearly at the centres --
+    so that a stride sampled a few times per bin (10-ms records) does not put its samples'
+    positions within the bins into the mean. NaN where no stride has two samples."""
     t = table["t_s"].to_numpy()
     centres = (np.arange(bins) + 0.5) / bins
     names = sorted({key.rsplit("_", 1)[0] for key in values})
     sums = {name: np.zeros(bins) for name in names}
-    counts = np.zeros(bins)
+    strides = 0
     for side in ("r", "l"):
         strikes = heel_strikes(table, side)
         for start, end in zip(strikes[:-1], strikes[1:]):
-            if start < t_from:
+            inside = (t >= start) & (t <= end)
+            if start < t_from or inside.sum() < 2:
                 continue
-            inside = (t >= start) & (t < end)
-            which = np.minimum(((t[inside] - start) / (end - start) * bins).astype(int), bins - 1)
-            counts += np.bincount(which, minlength=bins)
+            phase = (t[inside] - start) / (end - start)
+            strides += 1
             for name in names:
-                sums[name] += np.bincount(which, weights=values[f"{name}_{side}"][inside], minlength=bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return centres, {name: np.where(counts > 0, sums[name] / counts, np.nan) for name in names}
+                sums[name] += np.interp(centres, phase, values[f"{name}_{side}"][inside])
+    return centres, {name: sums[name] / strides if strides else np.full(bins, np.nan) for name in names}
 
 
 def assist_figure(assisted, unassisted, t_from: float):

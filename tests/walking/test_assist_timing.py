@@ -3,7 +3,9 @@
 reference's bits are its machine's); under
 ``"contact"`` the rollout's phase is the estimator's run offline on the rollout's own recorded
 signals, and ``assist_phase_error`` is the offline RMS error against the true phase from the
-recorded heel strikes; a timing that does not exist is one line, exit 2, nothing written."""
+recorded heel strikes; with ``assist_onset_strides`` a leg is assisted only once its estimator
+has measured that many strides; a timing or an onset that does not exist is one line, exit 2,
+nothing written."""
 
 import json
 import math
