@@ -180,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
                 figures.stick_gif(table, setup.model, staging / "stick.gif")
             rates_alone = {}
             if "effort_reduction" in record.metrics:       # an active wearer's device (exo_assist)
-                alone = unassisted_replay(chosen.design, chosen.settings.walk, times)
+                # the wearer its effort_reduction is measured against (before it adapted, if it did)
+                alone = unassisted_replay(replay.reference or chosen.design, chosen.settings.walk, times)
                 alone_table = trajectory_table(alone.rollout, alone.setup)
                 rates_alone = muscle_rates(alone_table, 0.5 * t_end)
                 fig = figures.assist_figure(pd.concat([table, loads], axis=1),

@@ -259,7 +259,8 @@ def replay_assist(design: Design, settings: AssistSettings, record_times=None,
     if settings.device_loads and "added_mass" in record.metrics:
         metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
         record = dataclasses.replace(record, metrics=metrics)
-    return dataclasses.replace(out, record=with_effort(record, design if reference is None else reference, settings))
+    reference = design if reference is None else reference
+    return dataclasses.replace(out, record=with_effort(record, reference, settings), reference=reference)
 
 
 def check_design(design: Design, settings: AssistSettings, where: str = "design") -> None:

@@ -64,12 +64,15 @@ class WalkingProblemSettings:
 @dataclass(frozen=True)
 class Replay:
     """One design evaluated with its trajectory: the record (the problem's metrics, not yet
-    scored), WALK's timings (s), rollout and setup (None when it was not simulated)."""
+    scored), WALK's timings (s), rollout and setup (None when it was not simulated), and
+    for an assisting device the design whose wearer alone its ``effort_reduction`` is
+    measured against (``reference``; None: the design's own wearer)."""
 
     record: EvalRecord
     timings: dict[str, float]
     rollout: Any
     setup: Any
+    reference: Design | None = None
 
 
 def parse_walk_settings(table: Mapping[str, Any], *, step_only: bool = False) -> WalkSettings:

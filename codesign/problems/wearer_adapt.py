@@ -165,7 +165,7 @@ def replay_ideal_adapted(design: Design, settings: ea.AssistSettings, record_tim
 def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk with both comparisons."""
     out = replay(design, settings.walk, record_times)
-    return dataclasses.replace(out, record=with_own(out.record, design, settings))
+    return dataclasses.replace(out, record=with_own(out.record, design, settings), reference=settings.device)
 
 
 def check_design(design: Design, settings: AdaptSettings, where: str = "design") -> None:

@@ -16,6 +16,8 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --design FILE
                                            # swing reflexes and lean searched (~25 min on 2 cores):
                                            # loads-swing-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --design FILE
+                                           # every reflex and the lean searched: loads-adapted-<stem>.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml, another design's <stem>-<load>.toml): the muscle-driven human's
@@ -159,6 +161,20 @@ def lean_walks(design: Design, loads: list[dict]) -> list[dict[str, float]]:
     return walks
 
 
+def pooled(designs: list[Design], loads: list[dict], stages: tuple[dict, ...]) -> dict[str, float]:
+    """``--pool``: the cheapest walk (net metabolic cost per metre) under ``loads`` of every
+    design in ``designs`` (each load's search's best) that is a person's there
+    (:func:`walks_alone`, ``stages`` met), plus ``pooled_from`` (its index); the first
+    design's walk, ``pooled_from`` NaN, when none is."""
+    walks = [walk(design, loads) for design in designs]
+    kept = [(m["metabolic_cost"], i) for i, m in enumerate(walks)
+            if walks_alone(m, designs[i].evaluation.get("max_time", 10.0)) and stages_met(m, stages)]
+    if not kept:
+        return {**walks[0], "pooled_from": math.nan}
+    i = min(kept)[1]
+    return {**walks[i], "pooled_from": i}
+
+
 NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
             "theta_ref": math.nan, "held": 0}
 
@@ -188,10 +204,11 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
             "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near), "assist_fraction": 0.0}
 
 
-def searched(design_file: Path, slug: str, load: dict | None, swing: bool = False) -> Design:
+def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, ...] | None = None) -> Design:
     """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
-    (module docstring: ``--search``, or ``--adapt-swing`` when ``swing``):
-    the best of results/muscle-loads/<slug>, run (or resumed) first."""
+    (module docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` when ``free``
+    names the reflexes searched, the others frozen): the best of results/muscle-loads/<slug>,
+    run (or resumed) first."""
     design = load_design(design_file)
     folder = RUNS / slug
     reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
@@ -202,8 +219,8 @@ def searched(design_file: Path, slug: str, load: dict | None, swing: bool = Fals
             "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": reflexes},
             "evaluation": {**evaluation, "loads": [load] if load else []},
             "execution": {"mode": "local", "workers": 2}, "objectives": list(TREADMILL_STAGES)}
-    if swing:
-        free = {f"{REFLEX_PREFIX}{name}" for name in SWING_REFLEXES}
+    if free is not None:
+        free = {f"{REFLEX_PREFIX}{name}" for name in free}
         lean = f"{REFLEX_PREFIX}theta_ref"
         spec.update(optimizer=SWING_SEARCH, objectives=list(SWING_STAGES),
                     space={"start_spread": SWING_SPREAD,
@@ -230,7 +247,8 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
     return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
 
 
-KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted"}
+KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
+         "swingpool": "swing adapted, pooled", "adapted": "all adapted", "adaptedpool": "all adapted, pooled"}
 
 
 def summary() -> None:
@@ -265,37 +283,55 @@ def main() -> None:
                       help="as --hold-speed, the cost read at 1.25 m/s off a line through every lean's walk")
     mode.add_argument("--adapt-swing", action="store_true",
                       help="search the swing reflexes and the lean under each load, at 1.25 m/s")
+    mode.add_argument("--adapt-all", action="store_true",
+                      help="as --adapt-swing, every reflex searched (the stance's too)")
+    parser.add_argument("--pool", action="store_true",
+                        help="with --adapt-swing / --adapt-all: each load's walk the cheapest of every search's best")
     mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
     args = parser.parse_args()
+    if args.pool and not (args.adapt_swing or args.adapt_all):
+        parser.error("--pool: give --adapt-swing or --adapt-all (it pools their searches' bests)")
     if args.summary:
         return summary()
     at_speed = speed_fitted if args.fit_speed else speed_held
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
-    search = args.search or args.adapt_swing
+    adapt = args.adapt_swing or args.adapt_all     # at 1.25 m/s, the reflexes named in `free`
+    every = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
+    free = SWING_REFLEXES if args.adapt_swing else every if args.adapt_all else None
+    search = args.search or adapt
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
-    prefix = f"swing-{args.design.stem}-" if args.adapt_swing else "" if own else f"{args.design.stem}-"
-    unloaded = searched(args.design, f"{prefix}none", None, args.adapt_swing) if search else load_design(args.design)
-    base = at_speed(lean_walks(unloaded, [])) if args.hold_speed else walk(unloaded, [])
+    prefix = (f"swing-{args.design.stem}-" if args.adapt_swing else f"all-{args.design.stem}-" if args.adapt_all
+              else "" if own else f"{args.design.stem}-")
+    loads = {f"{segment}-{kg:g}kg": {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
+             for segment, kg in CONDITIONS}
+    unloaded = searched(args.design, f"{prefix}none", None, free) if search else load_design(args.design)
+    designs = {slug: searched(args.design, f"{prefix}{slug}", load, free) if search else unloaded
+               for slug, load in loads.items()}
+    stages = SWING_STAGES if adapt else TREADMILL_STAGES
+    pool = [unloaded, *designs.values()]
+    base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages) if args.pool
+            else walk(unloaded, []))
     rows = []
-    for segment, kg in CONDITIONS:
-        load = {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
-        slug = f"{segment}-{kg:g}kg"
-        design = searched(args.design, f"{prefix}{slug}", load, args.adapt_swing) if search else unloaded
-        m = at_speed(lean_walks(design, [load])) if args.hold_speed else walk(design, [load])
+    for (segment, kg), (slug, load) in zip(CONDITIONS, loads.items()):
+        m = (at_speed(lean_walks(designs[slug], [load])) if args.hold_speed else
+             pooled(pool, [load], stages) if args.pool else walk(designs[slug], [load]))
         total = kg * (1 if segment == "torso" else 2)
         walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
         if search:                                 # a searched walk short of its stages: NaN
-            walked = walked and stages_met(m, SWING_STAGES if args.adapt_swing else TREADMILL_STAGES)
-        rise = rise_per_kg(m, base, args.hold_speed or args.adapt_swing, body_mass) if walked else math.nan
+            walked = walked and stages_met(m, stages)
+        rise = rise_per_kg(m, base, args.hold_speed or adapt, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
+                     **({"reflexes_of": (["none", *loads][int(m["pooled_from"])] if m["pooled_from"] == m["pooled_from"]
+                                         else "")} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-fit" if args.fit_speed else
-            "-held" if args.hold_speed else "")
+    kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
+            "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
+    kind += "pool" if args.pool else ""
     suffix = "" if own else f"-{args.design.stem}"   # another design's own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
@@ -304,8 +340,10 @@ def main() -> None:
         writer.writerows(rows)
     how = ("searched again under each load and unloaded" if args.search else
            "swing and lean searched under each load and unloaded, at 1.25 m/s" if args.adapt_swing else
+           "every reflex searched under each load and unloaded, at 1.25 m/s" if args.adapt_all else
            f"kept but the lean reference, scanned to hold {TREADMILL_SPEED} m/s (unloaded: "
            f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
+    how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
           f"({base['metabolic_cost']:.3f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes {how}; wrote {out}")

@@ -15,7 +15,7 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.effort import own_comparison
 from codesign.types import EvalContext
 from codesign.walking import load_design
-from tests.runtools import replayed
+from tests.runtools import chosen, replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = ROOT / "docs/designs/assist-t02.json"
@@ -211,3 +211,17 @@ def test_the_heel_pad_wearer_adapted_to_a_massless_hip_device_replays_the_readme
     held = replayed(ROOT / "studies/assist-muscles/ideal-hip-adapt-heelpad-share-best.json")
     assert held["added_mass"] == pytest.approx(3.0) and max(held["grf_peak_bw"], held["grf_peak_bw_start"]) <= 1.45
     assert held["effort_reduction_device"] == pytest.approx(0.030, abs=0.0005)
+
+
+def test_an_adapted_wearers_replay_names_the_wearer_its_reduction_is_measured_against(monkeypatch):
+    """``codesign simulate`` draws and prices "without the device" as the walk that
+    ``effort_reduction`` is measured against: for a wearer that adapted, the wearer before
+    it adapted (the settings' wearer), not its adapted reflexes alone, which walk another
+    gait at another cost (``metabolic_cost_own``)."""
+    monkeypatch.chdir(ROOT)
+    picked = chosen(ROOT / "studies/assist-muscles/ideal-hip-adapt-heelpad-best.json", "--max-time", "3")
+    out = picked.problem.walking.replay(picked.design, picked.settings)
+    assert out.reference.params == dict(picked.settings.wearer)
+    m = out.record.metrics
+    alone = ea.unassisted_replay(out.reference, picked.settings.walk).record.metrics
+    assert alone["metabolic_cost"] == m["metabolic_cost_unassisted"] != m["metabolic_cost_own"]
