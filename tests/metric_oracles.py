@@ -90,6 +90,8 @@ def metrics_reference(t, x, vx, assist, contact_r, contact_l, joint_tau, joint_r
         "cost_of_transport": (energy / (total_mass * gravity * (xw[-1] - xw[0]))
                               if xw[-1] > xw[0] else math.nan),
         "step_length": float(np.mean(steps)) if steps else math.nan,
+        # touchdowns without lift-offs: none is a scuff (scuffs: test_metrics' bounce-and-scuff test)
+        "scuffs_per_step": 0.0 if steps else math.nan,
         "stance_fraction": np.trapezoid(0.5 * (cr + cl), tw) / T,
     }
     for k, name in enumerate(site_names):

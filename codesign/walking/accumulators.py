@@ -37,7 +37,7 @@ from codesign.walking.metrics import (A_CMD2, A_I_EL, A_MOTORS, A_PREV_CMD2, A_P
                                        PH_ROWS, PH_STRIKE_CAP, PH_STRIKES, PREV_ASSIST,
                                        PREV_FEET, PREV_FLIGHT, PREV_KNEE_STANCE, PREV_LOADED,
                                        PREV_PITCH2, PREV_POWER, PREV_SLIDING, PREV_STANCE,
-                                       PREV_TAU2, PREV_VX, RANGE_PEAK, SITE_I_F2, SITE_PEAK,
+                                       PREV_TAU2, PREV_VX, RANGE_PEAK, SCUFF_MIN_AIR_S, SCUFFS, SITE_I_F2, SITE_PEAK,
                                        SITE_PREV_F2, SITE_SLOTS, STEP_COUNT, STEP_SUM,
                                        TD_FOOT, TD_X, TRANSMISSION_PEAK, T_FIRST, T_LAST,
                                        T_START, W_BASE, W_I_NEG, W_I_POS, W_I_TAU2, W_JOINTS,
@@ -221,8 +221,12 @@ def accumulate_liftoff(acc: np.ndarray, t: float, foot: int) -> None:
 def accumulate_touchdown(acc: np.ndarray, t: float, foot: int, x_foot: float) -> None:
     """A foot (0 right, 1 left) touched down at x_foot (m): a step if the other foot was the
     last to touch down inside the window. A foot back after less than MIN_SWING_S in the
-    air (:func:`accumulate_liftoff`) only bounced or scuffed: no touchdown."""
-    if t < acc[T_START] or t - acc[LIFTOFF_T + foot] < MIN_SWING_S:
+    air (:func:`accumulate_liftoff`) only bounced or scuffed: no touchdown; a scuff (after at
+    least SCUFF_MIN_AIR_S) is counted."""
+    air = t - acc[LIFTOFF_T + foot]
+    if t < acc[T_START] or air < MIN_SWING_S:
+        if t >= acc[T_START] and air >= SCUFF_MIN_AIR_S:
+            acc[SCUFFS] += 1.0
         return
     if acc[TD_FOOT] >= 0.0 and int(acc[TD_FOOT]) != foot:
         acc[STEP_SUM] += abs(x_foot - acc[TD_X])

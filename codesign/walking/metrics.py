@@ -78,6 +78,8 @@ REGISTRY: tuple[Metric, ...] = (
            _SAMPLE, "finalize"),
     Metric("step_length", "m", "mean |x_k - x_(k-1)| between touchdowns of alternating feet (a foot "
            "back after less than MIN_SWING_S = 0.2 s in the air is no touchdown)", _TD, "finalize"),
+    Metric("scuffs_per_step", "-", "touchdowns in mid-swing (a foot back after SCUFF_MIN_AIR_S = 50 ms to "
+           "MIN_SWING_S in the air: no rebound, no step) per step", _TD, "finalize"),
     Metric("stance_fraction", "-", "mean over both feet of the fraction of the window in contact",
            _SAMPLE, "finalize"),
     Metric(f"{SITE}_force_peak", "N", "peak interaction force magnitude at the site's joint (thesis 5.3.3)",
@@ -193,8 +195,7 @@ def metric_unit(name: str) -> str | None:
 
 
 def metric_table() -> str:
-    """The metric table of docs/walking.md (Markdown, each | of a definition escaped),
-    generated from :data:`REGISTRY`."""
+    """docs/walking.md's metric table (Markdown, a definition's | escaped) from :data:`REGISTRY`."""
     rows = ["| metric | unit | definition | accumulated by | finalized by |",
             "| --- | --- | --- | --- | --- |"]
     rows += ["| `{}` | {} | {} | `{}` | `{}` |".format(m.name, m.unit, m.definition.replace("|", "\\|"),
@@ -273,8 +274,8 @@ W_SLOTS = len(_wearer.names)
     *(f"W_{j.upper()}_{name}" for j in WEARER_JOINTS for name in _wearer.names))
 W_BASE = W_HIP_PREV_TAU2     # joint k's slot: W_BASE + W_SLOTS k + W_PREV_TAU2 ...
 # --- each foot's last lift-off (s; slot LIFTOFF_T + foot, accumulate_liftoff): a touchdown
-# after less than MIN_SWING_S in the air is a scuff or a bounce, not a step
-LIFTOFF_R, LIFTOFF_L = _header.add("LIFTOFF_R", "LIFTOFF_L")
+# after less than MIN_SWING_S in the air is a scuff (counted: SCUFFS) or a rebound, not a step
+LIFTOFF_R, LIFTOFF_L, SCUFFS = _header.add("LIFTOFF_R", "LIFTOFF_L", "SCUFFS")
 LIFTOFF_T = LIFTOFF_R
 # --- issue 45: the muscle wearer's metabolic rate (accumulate_muscles): on (0/1), its
 # standing rate (W), own samples and clock, the previous sample's rate and its trapezoid
@@ -318,11 +319,13 @@ SITE_SLOTS = len(SITE_SLOT_NAMES)
 
 # A foot back on the ground less than 0.2 s after it left is not a step: the impact's
 # rebound (one or two 1-ms steps in the air) or a toe scuffing the ground in mid-swing
-# (swing lasts ~0.4 s at 1.3 m/s, Winter's Table 1.1). Without this rule the walking human
+# (swing lasts ~0.4 s at 1.3 m/s, Winter's Table 1.1; a touch after SCUFF_MIN_AIR_S is a
+# scuff: a rebound in the soft heel pad lasts a few ms). Without this rule the walking human
 # of docs/designs/human-thesis-walking.json, strides of 1.11 s at 1.30 m/s, reported 0.36-m
 # steps (16 touchdowns in its last 5 s for 9 steps) instead of 0.72 m. :func:`heel_strikes`
 # (the stride-based gait agreement) uses the same threshold.
 MIN_SWING_S = 0.2   # s
+SCUFF_MIN_AIR_S = 0.05   # s
 # The gait samples behind the stride metrics (stride_r_*): every 10 ms from t = 0, the
 # grid ``codesign simulate`` records at by default, so that its printed agreement and the
 # metric are one number. A row: the engine angles of hip, knee, ankle of the right then
@@ -521,8 +524,7 @@ def finalize_muscles(acc: np.ndarray, body_mass: float, speed: float) -> dict[st
 
 
 def finalize_contact(steps: int, above_tolerance: int, energy_above_bound: int) -> dict[str, float]:
-    """The contact solver's health metrics of a stepping rollout
-    (:class:`~codesign.walking.rollout_base.ContactHealth`'s counts)."""
+    """The contact solver's health metrics of a stepping rollout (``ContactHealth``'s counts)."""
     return {"contact_unsolved_fraction": above_tolerance / steps if steps else math.nan,
             "contact_energy_error_steps": float(energy_above_bound)}
 
@@ -562,19 +564,18 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         "cost_of_transport": (energy / (total_mass * gravity * distance)
                               if duration > 0 and distance > 0 else nan),
         "step_length": acc[STEP_SUM] / acc[STEP_COUNT] if acc[STEP_COUNT] > 0 else nan,
+        "scuffs_per_step": acc[SCUFFS] / acc[STEP_COUNT] if acc[STEP_COUNT] > 0 else nan,
         "stance_fraction": mean(I_STANCE),
     }
     for k, name in enumerate(site_names):
         base = HEADER + SITE_SLOTS * k
         out[f"{name}_force_peak"] = acc[base + SITE_PEAK] if acc[N_SAMPLES] > 0 else nan
         out[f"{name}_force_rms"] = math.sqrt(mean(base + SITE_I_F2)) if duration > 0 else nan
-    # --- gait physics (issue 15)
-    # body-weight figures on the person's own weight (issue 46; the device's is added_mass)
+    # --- gait physics (issue 15), body weights the person's own (issue 46; the device's: added_mass)
     person = wearer_mass if math.isfinite(wearer_mass) else total_mass
     out.update(finalize_gait(acc, person * gravity,
                              [out[f"{name}_force_peak"] for name in site_names]))
-    # --- actuators (issue 15)
-    if acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0:     # no motors (the human): left out
+    if acc[A_MOTORS] > 0 and acc[A_SAMPLES] > 0:     # actuators (issue 15); none (the human): left out
         out["power_electrical"] = mean(A_I_EL)
         out["actuator_torque_ratio_peak"] = acc[A_TAU_RATIO]
         out["actuator_speed_ratio_peak"] = acc[A_SPEED_RATIO]
@@ -586,8 +587,7 @@ def finalize(acc: np.ndarray, *, time: float, n_joints: int, site_names: tuple[s
         out["transmission_peak"] = acc[TRANSMISSION_PEAK]
     out.update(finalize_wearer(acc, wearer_mass, stride_frequency))
     out.update(finalize_phase(acc))     # --- issue 46 item 2
-    # --- issue 45
-    out.update(finalize_muscles(acc, wearer_mass, speed))
+    out.update(finalize_muscles(acc, wearer_mass, speed))   # --- issue 45
     return {k: float(v) for k, v in out.items()}
 
 

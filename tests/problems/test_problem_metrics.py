@@ -24,7 +24,7 @@ DESIGNS = Path(__file__).resolve().parents[2] / "docs" / "designs"
 PROFILES = Path(__file__).resolve().parents[2] / "codesign" / "bench" / "profiles"
 SHORT = {"max_time": 0.3}
 # a 0.15-s window: no step, no whole stride
-SHORT_UNMEASURED = ("step_length", "stride_r_hip", "stride_r_knee", "stride_r_ankle",
+SHORT_UNMEASURED = ("step_length", "scuffs_per_step", "stride_r_hip", "stride_r_knee", "stride_r_ankle",
                     "knee_flexion_stance_peak_deg", "knee_flexion_stance_peak_min_deg",   # no stance after a stride
                     "assist_phase_error",                    # a clock-timed assistance (issue 46)
                     "metabolic_power", "metabolic_cost")     # an impedance wearer (issue 45)
@@ -57,7 +57,7 @@ def test_walk_names_every_metric_a_rollout_of_a_design_with_motors_reports(codes
     # every metric, NaN where not measured)
     unmeasured = sorted(name for name, value in every.items() if not math.isfinite(value))
     assert unmeasured == sorted(SHORT_UNMEASURED)
-    assert len(METRICS) == len(set(METRICS)) == 65
+    assert len(METRICS) == len(set(METRICS)) == 66
 
 
 def test_the_walking_problems_records_use_only_declared_names(codesign_walk):

@@ -268,12 +268,12 @@ def test_stride_agreement_aligns_each_stride_at_heel_strike():
     assert ga.heel_strikes(np.arange(100) * 0.01, lift).size == 0
 
 
-def test_a_bounce_or_a_scuff_is_not_a_step():
+def test_a_bounce_or_a_scuff_is_not_a_step_and_a_scuff_is_counted():
     """Touchdowns 0.55 s apart, alternating feet, 0.70 m apart: 0.70-m steps. Add what
     the stepping rollout reports of a hard heel strike's rebound (the foot off for 2 ms)
     and of a toe scuffing the ground in mid-swing (0.15 s after its lift-off): still
     0.70-m steps; without the lift-offs every touchdown counts (the 0.2-s rule needs
-    them)."""
+    them). The three scuffs in the window, not the rebounds, are ``scuffs_per_step``: 3 / 9."""
     def steps(events, t_start=1.0):
         acc = mt.new_accumulator(0, t_start)
         for kind, t, foot, x in events:
@@ -281,7 +281,8 @@ def test_a_bounce_or_a_scuff_is_not_a_step():
                 ac.accumulate_liftoff(acc, t, foot)
             else:
                 ac.accumulate_touchdown(acc, t, foot, x)
-        return acc[mt.STEP_SUM] / acc[mt.STEP_COUNT], int(acc[mt.STEP_COUNT])
+        scuffs = mt.finalize(acc, time=7.0, n_joints=0)["scuffs_per_step"]
+        return acc[mt.STEP_SUM] / acc[mt.STEP_COUNT], int(acc[mt.STEP_COUNT]), scuffs
 
     clean = []
     for k in range(12):                               # foot k % 2 lands at 0.55 k s, 0.7 k m
@@ -295,12 +296,13 @@ def test_a_bounce_or_a_scuff_is_not_a_step():
         t, foot = 0.55 * k, k % 2
         noisy += [("on", t - 0.25, foot, 0.7 * k - 0.45), ("off", t - 0.24, foot, 0.0)]
     noisy.sort(key=lambda e: e[1])
-    assert steps(clean) == pytest.approx((0.7, 9))    # touchdowns 2..11 in the window: 9 steps
-    assert steps(noisy) == pytest.approx((0.7, 9))
+    assert steps(clean) == pytest.approx((0.7, 9, 0.0))    # touchdowns 2..11 in the window: 9 steps
+    assert steps(noisy) == pytest.approx((0.7, 9, 3 / 9))   # scuffs at k = 3, 7, 11; rebounds not
+    assert steps(noisy, t_start=2.0)[2] == pytest.approx(2 / 7)   # the window from 2 s: 7 steps, 2 scuffs
     touchdowns_only = [e for e in noisy if e[0] == "on"]
     # what the metric reported before: each scuff (0.25 m from the other foot) taken for
     # the step, the real touchdown after it for the same foot again
-    assert steps(touchdowns_only) == pytest.approx(((6 * 0.7 + 3 * 0.25) / 9, 9))
+    assert steps(touchdowns_only)[:2] == pytest.approx(((6 * 0.7 + 3 * 0.25) / 9, 9))
 
 
 def test_gait_samples_are_taken_on_the_recording_grid():

@@ -74,8 +74,8 @@ def test_each_rollout_measures_what_it_can_and_leaves_the_rest_nan(walks):
     device = {"power_electrical", "actuator_torque_ratio_peak", "actuator_speed_ratio_peak",
               "actuator_demand_ratio", "actuator_thermal_ratio", "transmission_peak", "cuff_force_peak",
               "actuator_mass", "assist_phase_error"}
-    short = {"stride_r_hip", "stride_r_knee", "stride_r_ankle", "step_length", "knee_flexion_stance_peak_deg",
-             "knee_flexion_stance_peak_min_deg"}
+    short = {"stride_r_hip", "stride_r_knee", "stride_r_ankle", "step_length", "scuffs_per_step",
+             "knee_flexion_stance_peak_deg", "knee_flexion_stance_peak_min_deg"}
     muscles = {"metabolic_power", "metabolic_cost"}     # an impedance wearer has no muscles
     for rollout, metrics in out.items():
         nan = {name for name, value in metrics.items() if not math.isfinite(value)}
