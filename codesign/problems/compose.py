@@ -133,14 +133,14 @@ def walking_problem(options: ProblemOptions) -> Problem:
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_design
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
-        metrics += tuple(EFFORT_UNITS)
+        metrics += (*EFFORT_UNITS, ROBUST_METRIC)
     elif kind == "ideal":
         parameters = ea.ideal_parameters(options)
         motors = options.drivetrains == "searched"       # its drivetrains' speed and thermal stages
         stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=motors), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
-        metrics += tuple(EFFORT_UNITS)
+        metrics += (*EFFORT_UNITS, ROBUST_METRIC)
         if options.search == "wearer_assist":                   # the wearer adapts with the profile
             parameters = wearer_law_parameters(options) + parameters
             stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))

@@ -51,8 +51,10 @@ from codesign.problems import muscle_gait as mg
 from codesign.problems import objectives as ob
 from codesign.problems.effort import EFFORT_METRIC, SPEED_CHANGE_MAX, effort_comparison
 from codesign.problems.options import PRESETS, ProblemOptions
+from codesign.problems.robust import read_robust_checks, with_robust_score
 from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
                                        parse_walk_settings, replay)
+from codesign.problems.walking import walk as walk_record
 from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalRecord, Parameter
 from codesign.walking import Design, WalkSettings, human_control_layout, load_design
@@ -119,16 +121,17 @@ def parse_assist_settings(table: Mapping[str, Any]) -> AssistSettings:
     hip, knee and ankle law is the wearer's (UserError, one line naming the key)."""
     table = dict(table)
     device_loads = parse_device_loads(table.pop("device_loads", None))
+    checks = read_robust_checks(table)
     walk, path = parse_active_settings(table, "wearer_design", "a human-gait design", "this problem assists an active wearer")
     cached_catalog(walk.catalog)
     if path is None:
-        return AssistSettings(walk, device_loads=device_loads)
+        return AssistSettings(walk, device_loads=device_loads, robust_checks=checks)
     law = load_design(path)
     if law.topology is not None:
         raise UserError(f"evaluation.wearer_design: {path} is a co-design; expected a human-gait design "
                         "(topology null) whose law is the wearer's")
     check_walking_law(law, dataclasses.replace(walk, wearer="passive"), f"evaluation.wearer_design ({path})")
-    return AssistSettings(walk, tuple(sorted(law.params.items())), device_loads)
+    return AssistSettings(walk, tuple(sorted(law.params.items())), device_loads, robust_checks=checks)
 
 
 def parse_device_loads(value: Any) -> tuple[Load, ...]:
@@ -252,14 +255,18 @@ def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSett
 def replay_assist(design: Design, settings: AssistSettings, record_times=None,
                   reference: Design | None = None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
-    in ``added_mass``) with its trajectory and the comparison against ``reference``'s
-    wearer alone (None: ``design``'s own)."""
-    out = replay(design, settings.assisted_walk(), record_times)
+    in ``added_mass``) with its trajectory, the comparison against ``reference``'s wearer
+    alone (None: ``design``'s own), and ``robust_walk_score`` over the settings' robust
+    checks (:mod:`codesign.problems.robust`; the assisted walk replayed under each)."""
+    walk_settings = settings.assisted_walk()
+    out = replay(design, walk_settings, record_times)
     record = out.record
     if settings.device_loads and "added_mass" in record.metrics:
         metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
         record = dataclasses.replace(record, metrics=metrics)
     reference = design if reference is None else reference
+    record = with_robust_score(record, settings.robust_checks, walk_settings,
+                                lambda changed: walk_record(design, changed))
     return dataclasses.replace(out, record=with_effort(record, reference, settings), reference=reference)
 
 

@@ -11,9 +11,12 @@ With ``evaluation.robust_checks`` (a list of :data:`CONTACT_CHECKS`: ``"half_ste
 run's time step halved; ``"soft"``, the soft law stepped at a quarter of it; and load
 checks ``"<segment>_<kg>kg"``, e.g. ``"torso_4kg"`` or ``"foot_2kg"``: that mass carried at
 the segment's centre of mass, on each leg for a leg segment, beside the run's own loads --
-Browning et al. 2007's protocol, and what a device's mass asks of its wearer) a co-design
-or human-gait evaluation (the muscle-driven human's too) whose walk meets the walking verdict as searched (``time_fraction`` >= 1,
-``speed_assist_score`` >= 1) is replayed under each check, and its record gains
+Browning et al. 2007's protocol, and what a device's mass asks of its wearer; and mass
+checks ``"mass_<factor>"``, e.g. ``"mass_1.1"``: every segment of the wearer that much
+heavier, ``evaluation.wearer_mass_scale``, issue 46's +-10 %) a co-design, human-gait or
+ideal-device evaluation (the muscle-driven human's too) whose walk meets the walking
+verdict as searched (``time_fraction`` >= 1, ``speed_assist_score`` >= 1) is replayed under
+each check, and its record gains
 
     robust_walk_score = min over the checks of  min(time_fraction, 1)
                                                 + (speed_assist_score if time_fraction >= 1 else 0)
@@ -51,6 +54,9 @@ CONTACT_CHECKS: dict[str, Callable[[WalkSettings], WalkSettings]] = {
 # a load check's name: "<segment>_<kg>kg", the mass in (0, MAX_CHECK_LOAD] kg
 LOAD_CHECK = re.compile(rf"({'|'.join(SEGMENTS)})_(\d+(?:\.\d+)?)kg")
 MAX_CHECK_LOAD = 40.0
+# a mass check's name: "mass_<factor>", the factor on the wearer's segment masses in MASS_CHECK_RANGE
+MASS_CHECK = re.compile(r"mass_(\d+(?:\.\d+)?)")
+MASS_CHECK_RANGE = (0.5, 1.5)
 ROBUST_METRIC = "robust_walk_score"
 # the score at which a walk meets the walking verdict under every check (module docstring)
 WALKS_UNDER_EVERY_CHECK = 2.0
@@ -63,10 +69,16 @@ KEY = "robust_checks"
 
 def check_change(name: str) -> Callable[[WalkSettings], WalkSettings] | None:
     """The change of WALK's settings a robust check names (module docstring): a contact
-    check, or a load check adding ``Load(segment, kg)`` at the segment's centre of mass;
-    None for a name that is neither."""
+    check, a load check adding ``Load(segment, kg)`` at the segment's centre of mass, or a
+    mass check scaling the wearer's segment masses; None for a name that is none of them."""
     if name in CONTACT_CHECKS:
         return CONTACT_CHECKS[name]
+    scale = MASS_CHECK.fullmatch(name)
+    if scale is not None:
+        factor = float(scale[1])
+        if not MASS_CHECK_RANGE[0] <= factor <= MASS_CHECK_RANGE[1]:
+            return None
+        return lambda walk: dataclasses.replace(walk, wearer_mass_scale=walk.wearer_mass_scale * factor)
     match = LOAD_CHECK.fullmatch(name)
     if match is None or not 0.0 < float(match[2]) <= MAX_CHECK_LOAD:
         return None
@@ -82,8 +94,9 @@ def read_robust_checks(table: dict[str, Any]) -> tuple[str, ...]:
             or len(set(value)) != len(value)):
         raise UserError(f"evaluation.{KEY}: got {shown(value)}; expected a list of distinct checks among "
                         + ", ".join(f'"{c}"' for c in CONTACT_CHECKS)
-                        + f' and loads "<segment>_<kg>kg" (segment {", ".join(SEGMENTS)}; '
-                        f"0 < kg <= {MAX_CHECK_LOAD:g})")
+                        + f', loads "<segment>_<kg>kg" (segment {", ".join(SEGMENTS)}; '
+                        f'0 < kg <= {MAX_CHECK_LOAD:g}) and masses "mass_<factor>" '
+                        f"({MASS_CHECK_RANGE[0]:g} <= factor <= {MASS_CHECK_RANGE[1]:g})")
     return tuple(value)
 
 

@@ -16,6 +16,7 @@ from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_METRIC, WALKS_UNDER
                                       with_robust_score)
 from codesign.problems.verdict import walking_verdict
 from codesign.types import EvalRecord
+from codesign.walking import WalkSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = "exo_codesign_wearer_drive"
@@ -65,14 +66,16 @@ def test_the_score_is_the_least_check_and_only_a_walker_is_replayed():
 
 
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
-                                   ["foot_0kg"], ["foot_2 kg"], ["torso_41kg"], ["foot_2kg", "foot_2kg"]])
+                                   ["foot_0kg"], ["foot_2 kg"], ["torso_41kg"], ["foot_2kg", "foot_2kg"],
+                                   ["mass_2"], ["mass_0.4"], ["mass_-1.1"], ["mass"]])
 def test_robust_checks_it_cannot_replay_are_one_line(value):
     with pytest.raises(UserError) as caught:
         get_problem(PROBLEM).parse_settings({"robust_checks": value})
     text = str(caught.value)
     assert "\n" not in text and text.startswith("evaluation.robust_checks: got ")
-    assert text.endswith('expected a list of distinct checks among "half_step", "soft" and loads '
-                         '"<segment>_<kg>kg" (segment torso, thigh, shank, foot; 0 < kg <= 40)')
+    assert text.endswith('expected a list of distinct checks among "half_step", "soft", loads '
+                         '"<segment>_<kg>kg" (segment torso, thigh, shank, foot; 0 < kg <= 40) and masses '
+                         '"mass_<factor>" (0.5 <= factor <= 1.5)')
 
 
 def test_a_load_check_replays_the_walk_carrying_that_load_too():
@@ -100,13 +103,37 @@ def test_a_load_check_replays_the_walk_carrying_that_load_too():
     assert masses[2] - masses[0] == pytest.approx(4.5, abs=1e-12)
 
 
-def test_the_codesign_and_the_human_gait_take_robust_checks_an_assisted_wearer_does_not():
-    for name in (PROBLEM, "human_gait"):
-        assert get_problem(name).parse_settings({"robust_checks": ["soft"]}).robust_checks == ("soft",)
+def test_the_codesign_the_human_gait_and_an_assisting_device_take_robust_checks():
+    for name in (PROBLEM, "human_gait", "exo_assist", "exo_assist_ideal"):
+        assert get_problem(name).parse_settings({"robust_checks": ["soft", "mass_0.9"]}).robust_checks == (
+            "soft", "mass_0.9")
         assert ROBUST_METRIC in get_problem(name).metrics
-    with pytest.raises(UserError, match=r"evaluation\.robust_checks: unknown key"):
-        get_problem("exo_assist").parse_settings({"robust_checks": ["soft"]})
-    assert ROBUST_METRIC not in get_problem("exo_assist").metrics
+
+
+def test_a_mass_check_scales_the_wearer_and_an_assisted_walk_scores_its_replay(monkeypatch):
+    """``mass_<factor>`` multiplies ``wearer_mass_scale``; an assisting device's walk is
+    replayed under it as a person's would be (the device's loads carried): a check of factor
+    1 replays the same walk (the score 1 + its own speed_assist_score), and under "mass_1.1"
+    the hip-loads-all-3 design (3.2 kg on the loads wearer) falls at 3.58 s, the score the
+    fraction of a 4-s walk it survives."""
+    from codesign.problems.robust import check_change
+    from tests.runtools import chosen
+
+    assert check_change("mass_1.1")(WalkSettings(wearer_mass_scale=0.5)).wearer_mass_scale == pytest.approx(0.55)
+    monkeypatch.chdir(ROOT)
+    picked = chosen(ROOT / "studies/assist-muscles/hip-loads-all-3-best.json", "--max-time", "4",
+                    "--settings", json.dumps({"robust_checks": ["mass_1", "mass_1.1"]}))
+    m = picked.problem.walking.replay(picked.design, picked.settings).record.metrics
+    assert m["time"] == 4.0 and m["speed_assist_score"] >= 1.0
+    heavier = chosen(ROOT / "studies/assist-muscles/hip-loads-all-3-best.json", "--max-time", "4",
+                     "--settings", json.dumps({"wearer_mass_scale": 1.1}))
+    fell = heavier.problem.walking.replay(heavier.design, heavier.settings).record.metrics["time"]
+    assert 3.0 < fell < 4.0
+    assert m[ROBUST_METRIC] == pytest.approx(fell / 4.0, abs=1e-12)
+    same = chosen(ROOT / "studies/assist-muscles/hip-loads-all-3-best.json", "--max-time", "4",
+                  "--settings", json.dumps({"robust_checks": ["mass_1"]}))
+    m1 = same.problem.walking.replay(same.design, same.settings).record.metrics
+    assert m1[ROBUST_METRIC] == 1.0 + m1["speed_assist_score"]
 
 
 def test_a_check_replay_does_not_replay_the_checks_again():
