@@ -53,8 +53,7 @@ from codesign.problems.effort import EFFORT_METRIC, SPEED_CHANGE_MAX, effort_com
 from codesign.problems.options import PRESETS, ProblemOptions
 from codesign.problems.robust import read_robust_checks, with_robust_score
 from codesign.problems.walking import (Replay, WalkingProblemSettings, check_walking_design,
-                                       parse_walk_settings, replay)
-from codesign.problems.walking import walk as walk_record
+                                       parse_walk_settings, replay, walk as walk_record)
 from codesign.topology.catalog import cached_catalog
 from codesign.types import EvalRecord, Parameter
 from codesign.walking import Design, WalkSettings, human_control_layout, load_design
