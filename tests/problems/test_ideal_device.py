@@ -258,3 +258,28 @@ def test_the_readmes_light_hip_and_ankle_device_replays(monkeypatch):
                                 ({"wearer_mass_scale": 0.9}, 0.143)):
         m = replayed(design, "--settings", json.dumps(settings))
         assert m["time"] == 10.0 and m["effort_reduction"] == pytest.approx(reduction, abs=0.0005)
+
+
+def test_the_readmes_hip_device_on_the_adapting_gait_lab_wearer_replays(monkeypatch):
+    """README (issue 46; docs/designs/assist-muscles-hip.json, searched by
+    studies/assist-muscles/hip-loads-robust-4.toml): a 3.2-kg hip-only device (an AK10-9
+    direct per hip in the loop, 1.92 kg at the hips; 0.90 kg of belt, frame, battery and
+    electronics there; 0.19 kg per thigh) switching on after two strides, on the loads
+    wearer whose 25 reflexes adapted with its profile: the device's share 18.2 % (against
+    the wearer before it adapted and against its adapted reflexes alone, the smaller), the
+    gait lab's stages met on the assisted walk (stance knee yield >= 10 deg, <= 1.45 BW,
+    start included, no scuff), every unit within its ratings, its cuff estimated at 90 N;
+    with every segment 10 % heavier it walks the 10 s, 13.4 % below that wearer before."""
+    from tests.runtools import replayed
+
+    monkeypatch.chdir(ROOT)                         # the wearer is named from the repository
+    design = ROOT / "docs/designs/assist-muscles-hip.json"
+    m = replayed(design)
+    assert m["time"] == 10.0 and m["added_mass"] == pytest.approx(2 * 0.96 + 0.90 + 2 * 0.19, abs=0.005)
+    assert m["effort_reduction_device"] == pytest.approx(0.182, abs=0.0005) and abs(m["speed_change"]) <= 0.05
+    assert max(m["actuator_torque_ratio_peak"], m["actuator_speed_ratio_peak"], m["actuator_thermal_ratio"]) <= 1.0
+    assert m["cuff_force_peak"] <= 480.0 and m["knee_flexion_stance_peak_min_deg"] >= 10.0
+    assert max(m["grf_peak_bw"], m["grf_peak_bw_start"]) <= 1.45 and m["scuffs_per_step"] == 0.0
+    assert m["robust_walk_score"] >= 1.9                 # the searched mass checks: +-10 % walks
+    heavier = replayed(design, "--settings", json.dumps({"wearer_mass_scale": 1.1, "robust_checks": []}))
+    assert heavier["time"] == 10.0 and heavier["effort_reduction"] == pytest.approx(0.134, abs=0.0005)
