@@ -161,18 +161,18 @@ def lean_walks(design: Design, loads: list[dict]) -> list[dict[str, float]]:
     return walks
 
 
-def pooled(designs: list[Design], loads: list[dict], stages: tuple[dict, ...]) -> dict[str, float]:
+def pooled(designs: dict[str, Design], loads: list[dict], stages: tuple[dict, ...]) -> dict:
     """``--pool``: the cheapest walk (net metabolic cost per metre) under ``loads`` of every
-    design in ``designs`` (each load's search's best) that is a person's there
-    (:func:`walks_alone`, ``stages`` met), plus ``pooled_from`` (its index); the first
-    design's walk, ``pooled_from`` NaN, when none is."""
-    walks = [walk(design, loads) for design in designs]
-    kept = [(m["metabolic_cost"], i) for i, m in enumerate(walks)
-            if walks_alone(m, designs[i].evaluation.get("max_time", 10.0)) and stages_met(m, stages)]
+    design in ``designs`` (each search's best, by its slug) that is a person's there
+    (:func:`walks_alone`, ``stages`` met), plus ``reflexes_of`` (its slug); the first
+    design's walk, ``reflexes_of`` empty, when none is."""
+    walks = {slug: walk(design, loads) for slug, design in designs.items()}
+    kept = [(m["metabolic_cost"], slug) for slug, m in walks.items()
+            if walks_alone(m, designs[slug].evaluation.get("max_time", 10.0)) and stages_met(m, stages)]
     if not kept:
-        return {**walks[0], "pooled_from": math.nan}
-    i = min(kept)[1]
-    return {**walks[i], "pooled_from": i}
+        return {**next(iter(walks.values())), "reflexes_of": ""}
+    slug = min(kept)[1]
+    return {**walks[slug], "reflexes_of": slug}
 
 
 NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
@@ -297,8 +297,9 @@ def main() -> None:
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
     adapt = args.adapt_swing or args.adapt_all     # at 1.25 m/s, the reflexes named in `free`
-    every = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
-    free = SWING_REFLEXES if args.adapt_swing else every if args.adapt_all else None
+    free = SWING_REFLEXES if args.adapt_swing else None
+    if args.adapt_all:                             # every reflex the design has
+        free = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
     search = args.search or adapt
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
     prefix = (f"swing-{args.design.stem}-" if args.adapt_swing else f"all-{args.design.stem}-" if args.adapt_all
@@ -309,7 +310,7 @@ def main() -> None:
     designs = {slug: searched(args.design, f"{prefix}{slug}", load, free) if search else unloaded
                for slug, load in loads.items()}
     stages = SWING_STAGES if adapt else TREADMILL_STAGES
-    pool = [unloaded, *designs.values()]
+    pool = {"none": unloaded, **designs}
     base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages) if args.pool
             else walk(unloaded, []))
     rows = []
@@ -325,8 +326,7 @@ def main() -> None:
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
-                     **({"reflexes_of": (["none", *loads][int(m["pooled_from"])] if m["pooled_from"] == m["pooled_from"]
-                                         else "")} if args.pool else {}),
+                     **({"reflexes_of": m["reflexes_of"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
