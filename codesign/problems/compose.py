@@ -32,7 +32,7 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.options import LATER_OPTIONS, PRESETS, ProblemOptions, problem_key
-from codesign.problems.robust import ROBUST_METRIC
+from codesign.problems.robust import ROBUST_EFFORT_METRIC, ROBUST_METRIC
 from codesign.problems.walking import METRICS, cost_notes, parse_human_settings, replay_design, unit_of
 from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
@@ -133,14 +133,14 @@ def walking_problem(options: ProblemOptions) -> Problem:
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_design
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
-        metrics += (*EFFORT_UNITS, ROBUST_METRIC)
+        metrics += (*EFFORT_UNITS, ROBUST_METRIC, ROBUST_EFFORT_METRIC)
     elif kind == "ideal":
         parameters = ea.ideal_parameters(options)
         motors = options.drivetrains == "searched"       # its drivetrains' speed and thermal stages
         stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=motors), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
-        metrics += (*EFFORT_UNITS, ROBUST_METRIC)
+        metrics += (*EFFORT_UNITS, ROBUST_METRIC, ROBUST_EFFORT_METRIC)
         if options.search == "wearer_assist":                   # the wearer adapts with the profile
             parameters = wearer_law_parameters(options) + parameters
             stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))

@@ -240,14 +240,14 @@ def unassisted(law: tuple[tuple[str, float], ...], settings: WalkSettings) -> Ev
     return unassisted_replay(Design(dict(law)), settings).record
 
 
-def with_effort(record: EvalRecord, design: Design, settings: WalkingProblemSettings) -> EvalRecord:
+def with_effort(record: EvalRecord, design: Design, walk: WalkSettings) -> EvalRecord:
     """The assisted record with :func:`~codesign.problems.effort.effort_comparison`
-    against the design's wearer alone (walked under ``settings.walk``; the effort its
-    wearer model prices); a failed record as it is."""
+    against the design's wearer alone walked under ``walk`` (the effort its wearer model
+    prices); a failed record as it is."""
     if not record.ok:
         return record
-    alone = unassisted(tuple(sorted(wearer_alone(design).params.items())), settings.walk)
-    comparison = effort_comparison(record.metrics, alone.metrics, EFFORT_METRIC[settings.walk.wearer_model])
+    alone = unassisted(tuple(sorted(wearer_alone(design).params.items())), walk)
+    comparison = effort_comparison(record.metrics, alone.metrics, EFFORT_METRIC[walk.wearer_model])
     return dataclasses.replace(record, metrics={**record.metrics, **comparison})
 
 
@@ -255,18 +255,20 @@ def replay_assist(design: Design, settings: AssistSettings, record_times=None,
                   reference: Design | None = None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
     in ``added_mass``) with its trajectory, the comparison against ``reference``'s wearer
-    alone (None: ``design``'s own), and ``robust_walk_score`` over the settings' robust
-    checks (:mod:`codesign.problems.robust`; the assisted walk replayed under each)."""
-    walk_settings = settings.assisted_walk()
-    out = replay(design, walk_settings, record_times)
+    alone (None: ``design``'s own), and ``robust_walk_score`` and
+    ``effort_reduction_robust`` over the settings' robust checks
+    (:mod:`codesign.problems.robust`; the assisted walk and the wearer alone replayed under each)."""
+    assisted = settings.assisted_walk()
+    out = replay(design, assisted, record_times)
     record = out.record
     if settings.device_loads and "added_mass" in record.metrics:
         metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
         record = dataclasses.replace(record, metrics=metrics)
     reference = design if reference is None else reference
-    record = with_robust_score(record, settings.robust_checks, walk_settings,
-                                lambda changed: walk_record(design, changed))
-    return dataclasses.replace(out, record=with_effort(record, reference, settings), reference=reference)
+    record = with_robust_score(with_effort(record, reference, settings.walk), settings.robust_checks,
+                               lambda change: with_effort(walk_record(design, change(assisted)), reference,
+                                                          change(settings.walk)))
+    return dataclasses.replace(out, record=record, reference=reference)
 
 
 def check_design(design: Design, settings: AssistSettings, where: str = "design") -> None:

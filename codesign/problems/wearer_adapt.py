@@ -140,7 +140,7 @@ def with_own(record: EvalRecord, design: Design, settings: AdaptSettings) -> Eva
     alone (:func:`~codesign.problems.effort.own_comparison`); a failed record as it is."""
     if not record.ok or settings.device is None:
         return record
-    return with_own_alone(ea.with_effort(record, settings.device, settings), design, settings.walk)
+    return with_own_alone(ea.with_effort(record, settings.device, settings.walk), design, settings.walk)
 
 
 def with_own_alone(record: EvalRecord, design: Design, walk) -> EvalRecord:

@@ -12,8 +12,8 @@ import pytest
 
 from codesign.errors import UserError
 from codesign.problems import get_problem
-from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_METRIC, WALKS_UNDER_EVERY_CHECK, check_score,
-                                      with_robust_score)
+from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_EFFORT_METRIC, ROBUST_METRIC, WALKS_UNDER_EVERY_CHECK,
+                                      check_score, with_robust_score)
 from codesign.problems.verdict import walking_verdict
 from codesign.types import EvalRecord
 from codesign.walking import WalkSettings
@@ -56,13 +56,35 @@ def test_the_score_is_the_least_check_and_only_a_walker_is_replayed():
     from codesign.walking import WalkSettings
 
     walk = WalkSettings.from_dict({"h": 1e-3})
-    scored = with_robust_score(record(10.0, 0.99, 0.0), ("half_step", "soft"), walk, replay)
+    scored = with_robust_score(record(10.0, 0.99, 0.0), ("half_step", "soft"), lambda change: replay(change(walk)))
     assert scored.metrics[ROBUST_METRIC] == pytest.approx(0.33, abs=1e-12)
     assert asked == [(0.5e-3, "hard"), (0.25e-3, "soft_step")]
     asked.clear()
-    slow = with_robust_score(record(10.0, 0.90, 0.0), ("half_step", "soft"), walk, replay)
+    slow = with_robust_score(record(10.0, 0.90, 0.0), ("half_step", "soft"), lambda change: replay(change(walk)))
     assert slow.metrics[ROBUST_METRIC] == 0.0 and asked == []       # not a walker: not replayed
-    assert with_robust_score(record(10.0, 0.99, 0.0), (), walk, replay).metrics.get(ROBUST_METRIC) is None
+    assert with_robust_score(record(10.0, 0.99, 0.0), (), lambda change: replay(change(walk))).metrics.get(ROBUST_METRIC) is None
+
+
+def test_the_robust_reduction_is_the_least_over_the_walk_and_its_replays():
+    """``effort_reduction_robust``: the smallest reduction of the walk and its check
+    replays; absent when one replay measured none (it fell before the measure) or the
+    records measure no reduction (a walk without a device)."""
+    def assisted(reduction: float | None, time: float = 10.0) -> EvalRecord:
+        rec = record(time, 0.99, 0.0)
+        extra = {} if reduction is None else {"effort_reduction": reduction}
+        return EvalRecord(status="ok", metrics={**rec.metrics, **extra})
+
+    walk = WalkSettings.from_dict({"h": 1e-3})
+    replays = {0.9: assisted(0.21), 1.1: assisted(0.134)}
+    scored = with_robust_score(assisted(0.182), ("mass_0.9", "mass_1.1"),
+                               lambda change: replays[round(change(walk).wearer_mass_scale, 6)])
+    assert scored.metrics[ROBUST_EFFORT_METRIC] == 0.134
+    assert scored.metrics[ROBUST_METRIC] == pytest.approx(2.0 + 0.99)
+    replays[1.1] = assisted(None, time=3.58)                        # fell: measured none
+    assert ROBUST_EFFORT_METRIC not in with_robust_score(
+        assisted(0.182), ("mass_0.9", "mass_1.1"), lambda change: replays[round(change(walk).wearer_mass_scale, 6)]).metrics
+    plain = with_robust_score(record(10.0, 0.99, 0.0), ("mass_0.9",), lambda change: record(10.0, 0.99, 0.0))
+    assert ROBUST_EFFORT_METRIC not in plain.metrics and plain.metrics[ROBUST_METRIC] == pytest.approx(2.99)
 
 
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
@@ -93,7 +115,7 @@ def test_a_load_check_replays_the_walk_carrying_that_load_too():
         asked.append(changed)
         return record(10.0, 0.99, 0.0)
 
-    scored = with_robust_score(record(10.0, 0.99, 0.0), ("foot_2kg", "torso_4.5kg"), walk, replay)
+    scored = with_robust_score(record(10.0, 0.99, 0.0), ("foot_2kg", "torso_4.5kg"), lambda change: replay(change(walk)))
     assert scored.metrics[ROBUST_METRIC] == pytest.approx(2.0 + 0.99)
     assert [w.loads for w in asked] == [(Load("torso", 1.0), Load("foot", 2.0)),
                                         (Load("torso", 1.0), Load("torso", 4.5))]
