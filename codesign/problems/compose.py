@@ -32,11 +32,13 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.options import LATER_OPTIONS, PRESETS, ProblemOptions, problem_key
-from codesign.problems.robust import ROBUST_EFFORT_METRIC, ROBUST_METRIC
+from codesign.problems.robust import ROBUST_METRIC, ROBUST_WORST
 from codesign.problems.walking import METRICS, cost_notes, parse_human_settings, replay_design, unit_of
 from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
 
+# the metrics robust checks add to every walking problem's record (an assisting device's effort besides)
+ROBUST_WALK = (ROBUST_METRIC, ROBUST_WORST["grf_peak_bw"][0])
 # what each preset is, in a sentence (a composed problem's is its options')
 DESCRIPTIONS = {
     "exo_codesign": "co-design of a wearable robot: topology, actuator pair, morphology and control "
@@ -116,31 +118,31 @@ def walking_problem(options: ProblemOptions) -> Problem:
         parameters = mg.reflex_parameters()
         stages, parse, run, check = mg.muscle_stages(), parse_human_settings, hg.run_human, hg.check_design
         decode, replay, warmup, encode = mg.decode, replay_design, hg.warmup, None
-        metrics += (ROBUST_METRIC,)
+        metrics += ROBUST_WALK
     elif kind == "human":
         parameters = law_parameters(options.torso_feedback)
         stages, parse, run, check = ob.human_stages(), parse_human_settings, hg.run_human, hg.check_design
         decode, replay, warmup, encode = hg.decode, replay_design, hg.warmup, None
-        metrics += (ROBUST_METRIC,)
+        metrics += ROBUST_WALK
     elif kind == "codesign":
         parameters, pools = ex.codesign_space(cached_catalog(), options)
         stages, parse, run, check = codesign, ex.parse_codesign_settings, ex.run_walk, ex.check_design
         decode, replay, warmup = ex.decode, replay_design, ex.warmup
         encode = functools.partial(encode_codesign, options=options)
-        metrics += (ROBUST_METRIC,)
+        metrics += ROBUST_WALK
     elif kind == "assist":
         parameters, pools = ex.codesign_space(cached_catalog(), options, ea.assist_parameters())
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_design
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
-        metrics += (*EFFORT_UNITS, ROBUST_METRIC, ROBUST_EFFORT_METRIC)
+        metrics += (*EFFORT_UNITS, *ROBUST_WALK, ROBUST_WORST["effort_reduction"][0])
     elif kind == "ideal":
         parameters = ea.ideal_parameters(options)
         motors = options.drivetrains == "searched"       # its drivetrains' speed and thermal stages
         stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=motors), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
-        metrics += (*EFFORT_UNITS, ROBUST_METRIC, ROBUST_EFFORT_METRIC)
+        metrics += (*EFFORT_UNITS, *ROBUST_WALK, ROBUST_WORST["effort_reduction"][0])
         if options.search == "wearer_assist":                   # the wearer adapts with the profile
             parameters = wearer_law_parameters(options) + parameters
             stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))

@@ -12,7 +12,7 @@ import pytest
 
 from codesign.errors import UserError
 from codesign.problems import get_problem
-from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_EFFORT_METRIC, ROBUST_METRIC, WALKS_UNDER_EVERY_CHECK,
+from codesign.problems.robust import (CONTACT_CHECKS, ROBUST_METRIC, ROBUST_WORST, WALKS_UNDER_EVERY_CHECK,
                                       check_score, with_robust_score)
 from codesign.problems.verdict import walking_verdict
 from codesign.types import EvalRecord
@@ -65,26 +65,31 @@ def test_the_score_is_the_least_check_and_only_a_walker_is_replayed():
     assert with_robust_score(record(10.0, 0.99, 0.0), (), lambda change: replay(change(walk))).metrics.get(ROBUST_METRIC) is None
 
 
-def test_the_robust_reduction_is_the_least_over_the_walk_and_its_replays():
-    """``effort_reduction_robust``: the smallest reduction of the walk and its check
-    replays; absent when one replay measured none (it fell before the measure) or the
-    records measure no reduction (a walk without a device)."""
-    def assisted(reduction: float | None, time: float = 10.0) -> EvalRecord:
+def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_ground_reaction():
+    """``effort_reduction_robust`` the smallest reduction, ``grf_peak_bw_robust`` the largest
+    steady ground-reaction peak, of the walk and its check replays; each absent when one
+    replay measured none (it fell before the measure) or no record measures it (a walk
+    without a device has no reduction)."""
+    def walked(grf: float, reduction: float | None = None, time: float = 10.0) -> EvalRecord:
         rec = record(time, 0.99, 0.0)
         extra = {} if reduction is None else {"effort_reduction": reduction}
-        return EvalRecord(status="ok", metrics={**rec.metrics, **extra})
+        return EvalRecord(status="ok", metrics={**rec.metrics, "grf_peak_bw": grf, **extra})
 
+    effort, grf = ROBUST_WORST["effort_reduction"][0], ROBUST_WORST["grf_peak_bw"][0]
     walk = WalkSettings.from_dict({"h": 1e-3})
-    replays = {0.9: assisted(0.21), 1.1: assisted(0.134)}
-    scored = with_robust_score(assisted(0.182), ("mass_0.9", "mass_1.1"),
-                               lambda change: replays[round(change(walk).wearer_mass_scale, 6)])
-    assert scored.metrics[ROBUST_EFFORT_METRIC] == 0.134
+    replays = {0.9: walked(1.30, 0.21), 1.1: walked(1.95, 0.134)}
+
+    def replay(change):
+        return replays[round(change(walk).wearer_mass_scale, 6)]
+
+    scored = with_robust_score(walked(1.32, 0.182), ("mass_0.9", "mass_1.1"), replay)
+    assert scored.metrics[effort] == 0.134 and scored.metrics[grf] == 1.95
     assert scored.metrics[ROBUST_METRIC] == pytest.approx(2.0 + 0.99)
-    replays[1.1] = assisted(None, time=3.58)                        # fell: measured none
-    assert ROBUST_EFFORT_METRIC not in with_robust_score(
-        assisted(0.182), ("mass_0.9", "mass_1.1"), lambda change: replays[round(change(walk).wearer_mass_scale, 6)]).metrics
-    plain = with_robust_score(record(10.0, 0.99, 0.0), ("mass_0.9",), lambda change: record(10.0, 0.99, 0.0))
-    assert ROBUST_EFFORT_METRIC not in plain.metrics and plain.metrics[ROBUST_METRIC] == pytest.approx(2.99)
+    replays[1.1] = EvalRecord(status="ok", metrics={**record(3.58, 0.0, 0.0).metrics})   # fell: measured none
+    fell = with_robust_score(walked(1.32, 0.182), ("mass_0.9", "mass_1.1"), replay).metrics
+    assert effort not in fell and grf not in fell and fell[ROBUST_METRIC] == pytest.approx(0.358)
+    plain = with_robust_score(walked(1.2), ("mass_0.9",), lambda change: walked(1.4)).metrics
+    assert effort not in plain and plain[grf] == 1.4
 
 
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
