@@ -39,6 +39,7 @@ from codesign.types import Parameter
 
 # the metrics robust checks add to every walking problem's record (an assisting device's effort besides)
 ROBUST_WALK = (ROBUST_METRIC, ROBUST_WORST["grf_peak_bw"][0])
+ROBUST_EFFORT = (ROBUST_WORST["effort_reduction"][0], ROBUST_WORST["speed_change_abs"][0])
 # what each preset is, in a sentence (a composed problem's is its options')
 DESCRIPTIONS = {
     "exo_codesign": "co-design of a wearable robot: topology, actuator pair, morphology and control "
@@ -135,14 +136,14 @@ def walking_problem(options: ProblemOptions) -> Problem:
         stages = ea.assist_stages(stages_before(codesign, "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_design
         decode, replay, warmup, encode = ea.decode, ea.replay_assist, ea.warmup, ea.encode
-        metrics += (*EFFORT_UNITS, *ROBUST_WALK, ROBUST_WORST["effort_reduction"][0])
+        metrics += (*EFFORT_UNITS, *ROBUST_WALK, *ROBUST_EFFORT)
     elif kind == "ideal":
         parameters = ea.ideal_parameters(options)
         motors = options.drivetrains == "searched"       # its drivetrains' speed and thermal stages
         stages = ea.ideal_stages(stages_before(ob.codesign_stages(motors=motors), "speed_assist_score"))
         parse, run, check = ea.parse_assist_settings, run_assist, ea.check_ideal_design
         decode, replay, warmup, encode = ea.decode_ideal, ea.replay_assist, hg.warmup, ea.encode_ideal
-        metrics += (*EFFORT_UNITS, *ROBUST_WALK, ROBUST_WORST["effort_reduction"][0])
+        metrics += (*EFFORT_UNITS, *ROBUST_WALK, *ROBUST_EFFORT)
         if options.search == "wearer_assist":                   # the wearer adapts with the profile
             parameters = wearer_law_parameters(options) + parameters
             stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))

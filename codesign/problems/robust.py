@@ -37,6 +37,7 @@ whose walk compares its wearer's effort with the same wearer alone (``effort_red
 under the same check (walked once per process),
 
     effort_reduction_robust = the least effort_reduction over the walk and its replays
+    speed_change_abs_robust = the largest |speed change| over the walk and its replays
 
 issue 46's verdict that "must hold" under the soft law, at half the step and with the
 wearer's mass +-10 %. Each is absent unless the walk and every replay measured it.
@@ -79,9 +80,12 @@ ROBUST_DEFINITION = ("the least over evaluation.robust_checks of the walk replay
                      "every check; 0: not replayed, the walk as searched does not meet the walking verdict)")
 # the walk's worst under its checks: metric -> (the record's name for it, the worst of the values)
 ROBUST_WORST: dict[str, tuple[str, Callable[..., float]]] = {
-    "effort_reduction": ("effort_reduction_robust", min), "grf_peak_bw": ("grf_peak_bw_robust", max)}
+    "effort_reduction": ("effort_reduction_robust", min), "speed_change_abs": ("speed_change_abs_robust", max),
+    "grf_peak_bw": ("grf_peak_bw_robust", max)}
 ROBUST_DEFINITIONS = {
     "effort_reduction_robust": "the least effort_reduction over the assisted walk and its replays under "
+                               "evaluation.robust_checks, each against the wearer alone under the same check",
+    "speed_change_abs_robust": "the largest speed_change_abs over the assisted walk and its replays under "
                                "evaluation.robust_checks, each against the wearer alone under the same check",
     "grf_peak_bw_robust": "the largest grf_peak_bw over the walk and its replays under evaluation.robust_checks"}
 KEY = "robust_checks"

@@ -84,6 +84,7 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
 
     scored = with_robust_score(walked(1.32, 0.182), ("mass_0.9", "mass_1.1"), replay)
     assert scored.metrics[effort] == 0.134 and scored.metrics[grf] == 1.95
+    assert "speed_change_abs_robust" not in scored.metrics      # measured by no record here
     assert scored.metrics[ROBUST_METRIC] == pytest.approx(2.0 + 0.99)
     replays[1.1] = EvalRecord(status="ok", metrics={**record(3.58, 0.0, 0.0).metrics})   # fell: measured none
     fell = with_robust_score(walked(1.32, 0.182), ("mass_0.9", "mass_1.1"), replay).metrics
