@@ -255,8 +255,8 @@ def replay_assist(design: Design, settings: AssistSettings, record_times=None,
                   reference: Design | None = None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
     in ``added_mass``) with its trajectory, the comparison against ``reference``'s wearer
-    alone (None: ``design``'s own), and ``robust_walk_score`` and
-    ``effort_reduction_robust`` over the settings' robust checks
+    alone (None: ``design``'s own), and ``robust_walk_score`` and the worst reduction, speed
+    change and ground reaction over the settings' robust checks
     (:mod:`codesign.problems.robust`; the assisted walk and the wearer alone replayed under each)."""
     assisted = settings.assisted_walk()
     out = replay(design, assisted, record_times)
