@@ -242,8 +242,8 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
     :data:`codesign.problems.effort.EFFORT_METRIC`) and its reduction in words ("69.8 %
     less", :func:`codesign.problems.effort.reduction_text`, the convention of compare and
     the report), and the speed's change; for a wearer that adapted to the device
-    (``exo_assist_wearer``) the reduction against its adapted law walking alone too;
-    nothing for other designs."""
+    (``exo_assist_wearer``) the reduction against its adapted law walking alone too; the
+    worst over its robust checks (``effort_reduction_robust``); nothing for other designs."""
     if "effort_reduction" not in metrics:
         return []
     muscles = "metabolic_cost_unassisted" in metrics
@@ -259,7 +259,11 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
          f"({metrics[effort + '_own']:.3f} -> {metrics[effort]:.3f} J/(kg m)); the law alone walks "
          f"{metrics.get('speed_own', math.nan):.2f} m/s"
          + (f"; the device's share (the smaller): {reduction_text(metrics['effort_reduction_device'])}"
-            if "effort_reduction_device" in metrics else "")] if "effort_reduction_own" in metrics else [])
+            if "effort_reduction_device" in metrics else "")] if "effort_reduction_own" in metrics else []) + (
+        [f"under its robust checks (each against the wearer alone under the same check): at worst "
+         f"{reduction_text(metrics['effort_reduction_robust'])}, speed change at most "
+         f"{100 * metrics.get('speed_change_abs_robust', math.nan):.1f} %, ground reaction at most "
+         f"{metrics.get('grf_peak_bw_robust', math.nan):.2f} BW"] if "effort_reduction_robust" in metrics else [])
 
 
 def muscle_rate_line(rates: dict[str, float], alone: dict[str, float]) -> str:

@@ -93,6 +93,18 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
     assert effort not in plain and plain[grf] == 1.4
 
 
+def test_simulate_states_the_worst_under_the_checks():
+    from codesign.commands.simulate import effort_lines
+
+    metrics = {"effort_reduction": 0.182, "wearer_metabolic": 4.0, "wearer_metabolic_unassisted": 5.0,
+               "speed_change": -0.029, "effort_reduction_robust": 0.134, "speed_change_abs_robust": 0.0487,
+               "grf_peak_bw_robust": 1.9486}
+    assert effort_lines(metrics)[-1] == ("under its robust checks (each against the wearer alone under the same "
+                                         "check): at worst 13.4 % less, speed change at most 4.9 %, ground "
+                                         "reaction at most 1.95 BW")
+    assert len(effort_lines({k: v for k, v in metrics.items() if not k.endswith("_robust")})) == 2
+
+
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
                                    ["foot_0kg"], ["foot_2 kg"], ["torso_41kg"], ["foot_2kg", "foot_2kg"],
                                    ["mass_2"], ["mass_0.4"], ["mass_-1.1"], ["mass"]])
