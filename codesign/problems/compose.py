@@ -38,8 +38,8 @@ from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
 
 # the metrics robust checks add to every walking problem's record (an assisting device's effort besides)
-ROBUST_WALK = (ROBUST_METRIC, ROBUST_WORST["grf_peak_bw"][0])
-ROBUST_EFFORT = (ROBUST_WORST["effort_reduction"][0], ROBUST_WORST["speed_change_abs"][0])
+ROBUST_WALK = (ROBUST_METRIC, "grf_peak_bw_robust")
+ROBUST_EFFORT = tuple(name for name in ROBUST_WORST if name not in ROBUST_WALK)
 # what each preset is, in a sentence (a composed problem's is its options')
 DESCRIPTIONS = {
     "exo_codesign": "co-design of a wearable robot: topology, actuator pair, morphology and control "

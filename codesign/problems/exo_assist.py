@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from codesign.control.assist import JOINT_PAIRS, has_assist, parameter_bounds
 from codesign.errors import UserError
@@ -251,13 +251,14 @@ def with_effort(record: EvalRecord, design: Design, walk: WalkSettings) -> EvalR
     return dataclasses.replace(record, metrics={**record.metrics, **comparison})
 
 
-def replay_assist(design: Design, settings: AssistSettings, record_times=None,
-                  reference: Design | None = None) -> Replay:
+def replay_assist(design: Design, settings: AssistSettings, record_times=None, reference: Design | None = None,
+                  compare: Callable[[EvalRecord, WalkSettings], EvalRecord] | None = None) -> Replay:
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
-    in ``added_mass``) with its trajectory, the comparison against ``reference``'s wearer
-    alone (None: ``design``'s own), and ``robust_walk_score`` and the worst reduction, speed
-    change and ground reaction over the settings' robust checks
-    (:mod:`codesign.problems.robust`; the assisted walk and the wearer alone replayed under each)."""
+    in ``added_mass``) with its trajectory, ``compare(record, walk)``'s comparisons (None:
+    :func:`with_effort` against ``reference``'s wearer alone under ``walk``; None:
+    ``design``'s own), and ``robust_walk_score`` and the worst reduction, speed change and
+    ground reaction over the settings' robust checks (:mod:`codesign.problems.robust`; the
+    assisted walk replayed under each and compared under the same check)."""
     assisted = settings.assisted_walk()
     out = replay(design, assisted, record_times)
     record = out.record
@@ -265,9 +266,11 @@ def replay_assist(design: Design, settings: AssistSettings, record_times=None,
         metrics = {**record.metrics, "added_mass": record.metrics["added_mass"] + carried_mass(settings.device_loads)}
         record = dataclasses.replace(record, metrics=metrics)
     reference = design if reference is None else reference
-    record = with_robust_score(with_effort(record, reference, settings.walk), settings.robust_checks,
-                               lambda change: with_effort(walk_record(design, change(assisted)), reference,
-                                                          change(settings.walk)))
+    if compare is None:
+        def compare(walked: EvalRecord, walk: WalkSettings) -> EvalRecord:
+            return with_effort(walked, reference, walk)
+    record = with_robust_score(compare(record, settings.walk), settings.robust_checks,
+                               lambda change: compare(walk_record(design, change(assisted)), change(settings.walk)))
     return dataclasses.replace(out, record=record, reference=reference)
 
 

@@ -156,10 +156,13 @@ def with_own_alone(record: EvalRecord, design: Design, walk) -> EvalRecord:
 def replay_ideal_adapted(design: Design, settings: ea.AssistSettings, record_times=None) -> Replay:
     """``WalkingHooks.replay`` of an ideal device whose wearer adapts: the assisted walk
     compared with the settings' wearer before it adapted and with ``design``'s adapted law
-    alone."""
+    alone, under the settings and under each robust check (the device's share there too)."""
     before = Design(dict(settings.wearer))
-    out = ea.replay_assist(design, settings, record_times, reference=before)
-    return dataclasses.replace(out, record=with_own_alone(out.record, design, settings.walk))
+
+    def compare(record: EvalRecord, walk) -> EvalRecord:
+        return with_own_alone(ea.with_effort(record, before, walk), design, walk)
+
+    return ea.replay_assist(design, settings, record_times, reference=before, compare=compare)
 
 
 def replay_adapted(design: Design, settings: AdaptSettings, record_times=None) -> Replay:

@@ -75,7 +75,8 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
         extra = {} if reduction is None else {"effort_reduction": reduction}
         return EvalRecord(status="ok", metrics={**rec.metrics, "grf_peak_bw": grf, **extra})
 
-    effort, grf = ROBUST_WORST["effort_reduction"][0], ROBUST_WORST["grf_peak_bw"][0]
+    effort, grf = "effort_reduction_robust", "grf_peak_bw_robust"
+    assert {effort, grf} <= set(ROBUST_WORST)
     walk = WalkSettings.from_dict({"h": 1e-3})
     replays = {0.9: walked(1.30, 0.21), 1.1: walked(1.95, 0.134)}
 
@@ -91,6 +92,13 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
     assert effort not in fell and grf not in fell and fell[ROBUST_METRIC] == pytest.approx(0.358)
     plain = with_robust_score(walked(1.2), ("mass_0.9",), lambda change: walked(1.4)).metrics
     assert effort not in plain and plain[grf] == 1.4
+
+    def adapted(reduction: float, share: float) -> EvalRecord:         # a wearer adapting with the device
+        rec = walked(1.3, reduction)
+        return EvalRecord(status="ok", metrics={**rec.metrics, "effort_reduction_device": share})
+
+    shares = with_robust_score(adapted(0.18, 0.17), ("mass_0.9",), lambda change: adapted(0.16, 0.02)).metrics
+    assert shares[effort] == 0.02                  # the device's share, not the reflexes' own gain
 
 
 def test_simulate_states_the_worst_under_the_checks():
