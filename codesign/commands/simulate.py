@@ -261,7 +261,9 @@ def effort_lines(metrics: dict[str, float]) -> list[str]:
          + (f"; the device's share (the smaller): {reduction_text(metrics['effort_reduction_device'])}"
             if "effort_reduction_device" in metrics else "")] if "effort_reduction_own" in metrics else []) + (
         [f"under its robust checks (each against the wearer alone under the same check): at worst "
-         f"{reduction_text(metrics['effort_reduction_robust'])}, speed change at most "
+         f"{reduction_text(metrics['effort_reduction_robust'])}"
+         + (f" (the device's share {reduction_text(metrics['effort_reduction_device_robust'])})"
+            if "effort_reduction_device_robust" in metrics else "") + ", speed change at most "
          f"{100 * metrics.get('speed_change_abs_robust', math.nan):.1f} %, ground reaction at most "
          f"{metrics.get('grf_peak_bw_robust', math.nan):.2f} BW"] if "effort_reduction_robust" in metrics else [])
 

@@ -32,14 +32,14 @@ from codesign.problems import wearer_adapt as wa
 from codesign.problems.base import Problem, WalkingHooks
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.options import LATER_OPTIONS, PRESETS, ProblemOptions, problem_key
-from codesign.problems.robust import ROBUST_METRIC, ROBUST_WORST
+from codesign.problems.robust import ROBUST_METRIC
 from codesign.problems.walking import METRICS, cost_notes, parse_human_settings, replay_design, unit_of
 from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
 
 # the metrics robust checks add to every walking problem's record (an assisting device's effort besides)
 ROBUST_WALK = (ROBUST_METRIC, "grf_peak_bw_robust")
-ROBUST_EFFORT = tuple(name for name in ROBUST_WORST if name not in ROBUST_WALK)
+ROBUST_EFFORT = ("effort_reduction_robust", "speed_change_abs_robust")
 # what each preset is, in a sentence (a composed problem's is its options')
 DESCRIPTIONS = {
     "exo_codesign": "co-design of a wearable robot: topology, actuator pair, morphology and control "
@@ -149,7 +149,7 @@ def walking_problem(options: ProblemOptions) -> Problem:
             stages = wa.adapt_stages(stages_before(stages, "effort_reduction"))
             decode, replay, run = wa.decode_ideal, wa.replay_ideal_adapted, run_ideal_adapted
             encode = functools.partial(wa.encode, options=options)
-            metrics += tuple(OWN_UNITS)
+            metrics += (*OWN_UNITS, "effort_reduction_device_robust")
     else:
         parameters = wearer_law_parameters(options)     # the reflexes (or law) adapt (issue 46)
         if options.search == "wearer_assist":                    # the profile adapts with it

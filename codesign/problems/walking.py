@@ -36,7 +36,8 @@ from codesign.walking.metrics import REGISTRY, SITE, metric_unit
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
 # the units of the metrics the problems add to WALK's (the baseline's lumped masses too)
 PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-", ROBUST_METRIC: "-",
-                 "effort_reduction_robust": "-", "speed_change_abs_robust": "-", "grf_peak_bw_robust": "BW",
+                 "effort_reduction_robust": "-", "effort_reduction_device_robust": "-", "speed_change_abs_robust": "-",
+                 "grf_peak_bw_robust": "BW",
                  **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}, **EFFORT_UNITS, **OWN_UNITS}
 # the gait frequency is not searched by any walking problem (thesis 4.1.2)
 FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "

@@ -98,7 +98,8 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
         return EvalRecord(status="ok", metrics={**rec.metrics, "effort_reduction_device": share})
 
     shares = with_robust_score(adapted(0.18, 0.17), ("mass_0.9",), lambda change: adapted(0.16, 0.02)).metrics
-    assert shares[effort] == 0.02                  # the device's share, not the reflexes' own gain
+    assert shares[effort] == 0.16 and shares["effort_reduction_device_robust"] == 0.02
+    assert "effort_reduction_device_robust" not in scored.metrics       # no adapting wearer there
 
 
 def test_simulate_states_the_worst_under_the_checks():
@@ -111,6 +112,8 @@ def test_simulate_states_the_worst_under_the_checks():
                                          "check): at worst 13.4 % less, speed change at most 4.9 %, ground "
                                          "reaction at most 1.95 BW")
     assert len(effort_lines({k: v for k, v in metrics.items() if not k.endswith("_robust")})) == 2
+    shared = effort_lines({**metrics, "effort_reduction_device_robust": 0.0016})[-1]
+    assert "at worst 13.4 % less (the device's share 0.2 % less), speed change" in shared
 
 
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
