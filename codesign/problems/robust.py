@@ -84,21 +84,32 @@ ROBUST_STAGE = Objective(ROBUST_METRIC, "maximize", WALKS_UNDER_EVERY_CHECK)
 ROBUST_DEFINITION = ("the least over evaluation.robust_checks of the walk replayed under that check: min(time "
                      "fraction, 1) + its speed_assist_score once it walks the whole time (>= 2: it walks under "
                      "every check; 0: not replayed, the walk as searched does not meet the walking verdict)")
-# the walk's worst under its checks: the record's name for it -> (the metric it is the worst of,
-# the worst of the values)
-ROBUST_WORST: dict[str, tuple[str, Callable[..., float]]] = {
-    "effort_reduction_robust": ("effort_reduction", min),
-    "effort_reduction_device_robust": ("effort_reduction_device", min),
-    "speed_change_abs_robust": ("speed_change_abs", max), "grf_peak_bw_robust": ("grf_peak_bw", max)}
-ROBUST_DEFINITIONS = {
-    "effort_reduction_robust": "the least effort_reduction over the assisted walk and its replays under "
-                               "evaluation.robust_checks, each against the wearer alone under the same check",
-    "effort_reduction_device_robust": "the least effort_reduction_device (a wearer adapting with the device: the "
-                                      "smaller of the reductions against it before and against its adapted law "
-                                      "alone) over the assisted walk and its replays under evaluation.robust_checks",
-    "speed_change_abs_robust": "the largest speed_change_abs over the assisted walk and its replays under "
-                               "evaluation.robust_checks, each against the wearer alone under the same check",
-    "grf_peak_bw_robust": "the largest grf_peak_bw over the walk and its replays under evaluation.robust_checks"}
+
+
+@dataclasses.dataclass(frozen=True)
+class WorstUnderChecks:
+    """A metric of the walk's worst under its checks (module docstring): the worst
+    (``worst``: min or max) of ``metric`` over the walk and its replays; its unit and definition."""
+
+    metric: str
+    worst: Callable[..., float]
+    unit: str
+    definition: str
+
+
+_EACH = "each against the wearer alone under the same check"
+# the record's name -> what it is the worst of
+ROBUST_WORST: dict[str, WorstUnderChecks] = {
+    "effort_reduction_robust": WorstUnderChecks("effort_reduction", min, "-", (
+        f"the least effort_reduction over the assisted walk and its replays under evaluation.robust_checks, {_EACH}")),
+    "effort_reduction_device_robust": WorstUnderChecks("effort_reduction_device", min, "-", (
+        "the least effort_reduction_device (a wearer adapting with the device: the smaller of the reductions "
+        "against it before and against its adapted law alone) over the assisted walk and its replays")),
+    "speed_change_abs_robust": WorstUnderChecks("speed_change_abs", max, "-", (
+        f"the largest speed_change_abs over the assisted walk and its replays under evaluation.robust_checks, {_EACH}")),
+    "grf_peak_bw_robust": WorstUnderChecks("grf_peak_bw", max, "-", (
+        "the largest grf_peak_bw over the walk and its replays under evaluation.robust_checks")),
+}
 KEY = "robust_checks"
 
 
@@ -163,10 +174,10 @@ def with_robust_score(record: EvalRecord, checks: tuple[str, ...],
         return dataclasses.replace(record, metrics={**record.metrics, ROBUST_METRIC: 0.0})
     replays = [replay(check_change(c)) for c in checks]
     metrics = {**record.metrics, ROBUST_METRIC: min(check_score(r) for r in replays)}
-    for name, (metric, worst) in ROBUST_WORST.items():
-        values = [r.metrics.get(metric, math.nan) if r.ok else math.nan for r in (record, *replays)]
+    for name, of in ROBUST_WORST.items():
+        values = [r.metrics.get(of.metric, math.nan) if r.ok else math.nan for r in (record, *replays)]
         if all(math.isfinite(v) for v in values):
-            metrics[name] = worst(values)
+            metrics[name] = of.worst(values)
     return dataclasses.replace(record, metrics=metrics)
 
 

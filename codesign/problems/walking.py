@@ -25,7 +25,7 @@ from codesign.errors import UserError
 from codesign.model.lumping import SEGMENTS
 from codesign.problems.effort import EFFORT_UNITS, OWN_UNITS
 from codesign.problems.objectives import with_derived
-from codesign.problems.robust import (ROBUST_DEFINITION, ROBUST_DEFINITIONS, ROBUST_METRIC, read_robust_checks,
+from codesign.problems.robust import (ROBUST_DEFINITION, ROBUST_METRIC, ROBUST_WORST, read_robust_checks,
                                       with_robust_score)
 from codesign.types import EvalRecord
 from codesign.walking import METRICS as WALK_METRICS, Design, WalkSettings, check_design, evaluate_detailed
@@ -36,8 +36,7 @@ from codesign.walking.metrics import REGISTRY, SITE, metric_unit
 METRICS = WALK_METRICS + ("speed_assist_score", "time_fraction")
 # the units of the metrics the problems add to WALK's (the baseline's lumped masses too)
 PROBLEM_UNITS = {"speed_assist_score": "-", "time_fraction": "-", ROBUST_METRIC: "-",
-                 "effort_reduction_robust": "-", "effort_reduction_device_robust": "-", "speed_change_abs_robust": "-",
-                 "grf_peak_bw_robust": "BW",
+                 **{name: of.unit for name, of in ROBUST_WORST.items()},
                  **{f"added_mass_{segment}": "kg" for segment in SEGMENTS}, **EFFORT_UNITS, **OWN_UNITS}
 # the gait frequency is not searched by any walking problem (thesis 4.1.2)
 FIXED_FREQUENCY = ("evaluation.optimize_frequency: not part of this problem's space; expected "
@@ -183,7 +182,7 @@ def unit_of(name: str) -> str | None:
 # one line each, as WALK's registry defines its own: the metrics the problems add
 PROBLEM_DEFINITIONS = {
     ROBUST_METRIC: ROBUST_DEFINITION,
-    **ROBUST_DEFINITIONS,
+    **{name: of.definition for name, of in ROBUST_WORST.items()},
     "time_fraction": "time walked / max_time (1: the whole evaluation, no fall)",
     "speed_assist_score": "speed_match x (1 - assist_fraction), plus 1 once speed_match >= 0.95 and "
                           "assist_fraction < 0.1 (>= 1: at the target speed without the pitch assist; Table 5.3)",
