@@ -20,7 +20,8 @@ Keys (all optional except ``problem.name``; see README "Optimization" for an exa
     [space]                exclude = [["pool.group", "pool.group"], ...]
     [space.start]          X = value ...: particle 0 starts here (e.g. a parent's solution)
     [[space.seeds]]        X = value ...: particle 1, 2, ... starts at each (a study's transfer)
-    [space]                start_design = "design.json": its "params" join [space.start];
+    [space]                start_design = "design.json": its "params" join [space.start] (a
+                           walking problem's encode places a design holding more than the search's);
                            start_designs = "designs.json": a list of designs, or one (e.g. the
                            screening's best_designs.json), each where the particles of its
                            subspace start (a walking problem's encode names them);
@@ -119,6 +120,7 @@ class Spec:
     seeds: tuple[dict[str, float], ...] = ()   # name -> value of particles 1, 2, ...
     start_spread: float = 0.0       # every particle's start within +-spread x width of it
     start_designs: tuple[dict, ...] = ()   # designs where their subspaces' particles start
+    start_design: dict = field(default_factory=dict)   # space.start_design's document ({}: none)
     unserved: tuple[Unserved, ...] = ()    # subspaces dropped by the load screening (space.drop_unserved)
     objectives: tuple[Objective, ...] = ()
     evaluation: dict[str, Any] = field(default_factory=dict)
@@ -210,6 +212,28 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
     return tuple(out)
 
 
+def placed_start(spec: Spec, problem, params: dict[str, Parameter]) -> dict[str, float]:
+    """Particle 0's start: ``[space.start]`` and ``space.start_design``'s parameters; a
+    design whose parameters are not all the search's (e.g. an adapting wearer's device
+    design, whose file holds its wearer's whole law and its frozen units) is placed
+    through the walking problem's ``encode``, as ``start_designs`` are, the spec's own
+    values of the search's parameters kept over it."""
+    raw = spec.start_design.get("params", {})
+    hooks = problem.walking
+    if all(name in params for name in raw) or hooks is None or hooks.encode is None:
+        return dict(spec.start)
+    from codesign.walking.design import DESIGN_KEYS, Design
+
+    where = f"{spec.source}: space.start_design"
+    try:
+        design = Design.from_json({key: spec.start_design[key] for key in DESIGN_KEYS if key in spec.start_design},
+                                  where)
+    except UserError as exc:
+        raise one_line_error(str(exc)) from None
+    _, placed = hooks.encode(design)
+    return {**placed, **{name: value for name, value in spec.start.items() if name in params}}
+
+
 def _spec(data: dict, text: str, source: str) -> Spec:
     check_table(data, "", ("name", "seed", "problem", "optimizer", "space", "objectives",
                            "evaluation", "execution", "freeze", "study"))
@@ -231,14 +255,15 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     except UserError as exc:
         raise Invalid(str(exc)) from None
     algorithm, pso, migration = _optimizer(data.get("optimizer", {}))
-    parameters, pools, exclude, start, seeds, start_spread, start_designs, unserved = _space(data.get("space", {}))
+    parameters, pools, exclude, start, start_design, seeds, start_spread, start_designs, unserved = _space(
+        data.get("space", {}))
     objectives = parse_objectives(data.get("objectives", []))
     execution = _execution(data.get("execution", {}))
     freeze = _freeze(data.get("freeze", {}))
     study = parse_study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
-                seeds=seeds, start_spread=start_spread, start_designs=start_designs, unserved=unserved,
+                start_design=start_design, seeds=seeds, start_spread=start_spread, start_designs=start_designs, unserved=unserved,
                 objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, study=study, text=text, source=source, options=options)
 
@@ -297,7 +322,7 @@ def _schedule(data: Any, path: str) -> Schedule:
                     width=read_float(data, "width", path, 1.0, 1e-9, 1e9))
 
 
-def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float],
+def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ...], dict[str, float], dict,
                                tuple[dict[str, float], ...], float, tuple[dict, ...], tuple[Unserved, ...]]:
     check_table(data, "space", ("parameters", "pools", "exclude", "start", "seeds", "start_design", "start_designs",
                                 "start_spread", "drop_unserved"))
@@ -337,7 +362,7 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
         fail("space.exclude", exclude, "a list of lists of \"pool.group\" names")
     combos = tuple(read_names(c, f"space.exclude[{k}]") for k, c in enumerate(exclude))
     start_table = user_table(data.get("start", {}), "space.start")
-    start = read_start_design(data["start_design"]) if "start_design" in data else {}
+    start, start_design = read_start_design(data["start_design"]) if "start_design" in data else ({}, {})
     start.update({name: read_float(start_table, name, "space.start", None) for name in start_table})
     seeds = read_seeds(data.get("seeds", []))
     designs = read_start_designs(data["start_designs"]) if "start_designs" in data else ()
@@ -346,7 +371,7 @@ def _space(data: Any) -> tuple[dict, tuple[Pool, ...], tuple[tuple[str, ...], ..
         fail("space.start_spread", spread, "a start point ([space.start], space.start_design or "
              "space.start_designs) to spread around")
     unserved = read_unserved(data["drop_unserved"]) if "drop_unserved" in data else ()
-    return parameters, tuple(pools), combos, start, seeds, spread, designs, unserved
+    return parameters, tuple(pools), combos, start, start_design, seeds, spread, designs, unserved
 
 
 def parse_objectives(data: Any) -> tuple[Objective, ...]:
@@ -502,11 +527,12 @@ def build_space(spec: Spec, problem) -> Space:
         if group not in pool_groups[pool_name]:
             raise one_line_error(f"{spec.source}: freeze.pools.{pool_name}: unknown group {group!r}; "
                             f"expected one of {listed(pool_groups[pool_name])}")
-    points = len(spec.seeds) + bool(spec.start)
+    start = placed_start(spec, problem, params)
+    points = len(spec.seeds) + bool(start)
     if points > spec.pso.particles:
         raise one_line_error(f"{spec.source}: space.seeds: {points} start points for {spec.pso.particles} "
                              f"particles; expected at most one per particle")
-    for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", spec.start),
+    for table, values in (("freeze.parameters", spec.freeze.parameters), ("space.start", start),
                           *((f"space.seeds[{k}]", seed) for k, seed in enumerate(spec.seeds))):
         for pname, value in values.items():
             if pname not in params:
@@ -518,7 +544,7 @@ def build_space(spec: Spec, problem) -> Space:
     try:
         space = Space(tuple(params.values()), tuple(pools), exclude=spec.exclude + unserved_exclusions(spec, problem, pools),
                       frozen_pools=dict(spec.freeze.pools), frozen_parameters=dict(spec.freeze.parameters),
-                      valid=problem.valid, start=dict(spec.start), seeds=spec.seeds, start_spread=spec.start_spread,
+                      valid=problem.valid, start=start, seeds=spec.seeds, start_spread=spec.start_spread,
                       subspace_starts=subspace_starts(spec, problem, params))
     except ValueError as exc:
         raise one_line_error(f"{spec.source}: space: {exc}; expected at least one valid subspace") from None

@@ -37,9 +37,11 @@ def _read_start_file(key: str, path: Any, expected: str) -> Any:
         raise Invalid(f"space.{key}: {exc}") from None
 
 
-def read_start_design(path: Any) -> dict[str, float]:
+def read_start_design(path: Any) -> tuple[dict[str, float], dict]:
     """The parameter values of a design file named by ``space.start_design`` (its
-    ``params`` table; names and values checked against the space later)."""
+    ``params`` table; names and values checked against the space later) and the file's
+    document (a walking problem places a design whose parameters are not all the search's
+    through its ``encode``: :func:`codesign.run.spec.placed_start`)."""
     doc = _read_start_file("start_design", path, "a design JSON file")
     params = doc.get("params") if isinstance(doc, dict) else None
     if not isinstance(params, dict):
@@ -47,7 +49,7 @@ def read_start_design(path: Any) -> dict[str, float]:
     from codesign.walking.design import read_value    # a motor stored by its name
 
     try:
-        return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}
+        return {name: read_value(name, params[name], f"space.start_design {path}") for name in params}, doc
     except UserError as exc:
         raise Invalid(str(exc)) from None
 

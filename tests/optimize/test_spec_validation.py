@@ -128,6 +128,26 @@ def test_start_points_from_design_files(tmp_path: Path):
         new_optimizer(parse_spec(GOOD + f'[space]\nstart_designs = "{listed}"\n', source="x.toml"))
 
 
+def test_a_design_file_holding_more_than_the_search_starts_particle_zero_through_its_problem(monkeypatch):
+    """space.start_design naming an adapting wearer's device design itself (its file holds
+    the wearer's whole law and the frozen units, not only the searched reflexes and
+    profile): the walking problem's encode places it, and particle 0 starts at the file's
+    value of every searched parameter -- a continuation in one line."""
+    import json
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)                         # the wearer is named from the repository
+    design = json.loads((root / "docs/designs/assist-muscles-hip.json").read_text())["params"]
+    text = (root / "studies/assist-muscles/hip-loads-robust-5.toml").read_text()
+    text = re.sub(r"start_design = .*", 'start_design = "docs/designs/assist-muscles-hip.json"', text)
+    spec = parse_spec(text, source="x.toml")
+    assert len(design) == 90 and set(design) <= set(spec.start)        # the file's whole law and units
+    first = new_optimizer(spec).ask()[0].params
+    searched = [name for name in first if name not in spec.freeze.parameters]
+    assert len(searched) == 33 and all(first[name] == design[name] for name in searched)
+
+
 def test_seeds_start_particles_one_two_in_the_subspace_that_holds_them():
     """[[space.seeds]] (a study's transfer): particles 1, 2 start exactly at the seeds, each
     in the first subspace that uses all its parameters ("x" alone: group x; "x" and "y":
