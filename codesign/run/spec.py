@@ -263,8 +263,8 @@ def _spec(data: dict, text: str, source: str) -> Spec:
     study = parse_study(data["study"]) if "study" in data else None
     return Spec(problem=problem_name, name=name, seed=seed, algorithm=algorithm, pso=pso,
                 migration=migration, parameters=parameters, pools=pools, exclude=exclude, start=start,
-                start_design=start_design, seeds=seeds, start_spread=start_spread, start_designs=start_designs, unserved=unserved,
-                objectives=objectives, evaluation=evaluation, execution=execution,
+                start_design=start_design, seeds=seeds, start_spread=start_spread, start_designs=start_designs,
+                unserved=unserved, objectives=objectives, evaluation=evaluation, execution=execution,
                 freeze=freeze, study=study, text=text, source=source, options=options)
 
 
