@@ -175,6 +175,18 @@ def check_run_name(name: str, where: str) -> str:
 DRIVE_SUFFIXES = (".motor", ".stage_ratio")     # a drivetrain's parameters (model.drivetrain)
 
 
+def encoded(doc: dict, hooks, where: str) -> tuple[tuple[str, ...], dict[str, float]]:
+    """A design file's document under a walking problem's search names (its
+    ``WalkingHooks.encode``); UserError, one line prefixed ``where``, for a bad design."""
+    from codesign.walking.design import DESIGN_KEYS, Design
+
+    try:
+        design = Design.from_json({key: doc[key] for key in DESIGN_KEYS if key in doc}, where)
+    except UserError as exc:
+        raise one_line_error(str(exc)) from None
+    return hooks.encode(design)
+
+
 def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
                     ) -> tuple[tuple[tuple[str, ...], dict[str, float]], ...]:
     """(groups, values) of each of the spec's ``space.start_designs`` under the search's
@@ -189,16 +201,10 @@ def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]
     if hooks is None or hooks.encode is None:
         raise one_line_error(f"{spec.source}: space.start_designs: problem {problem.name!r} does not name a "
                              f"design's parameters; expected a walking co-design problem")
-    from codesign.walking.design import DESIGN_KEYS, Design
-
     out = []
     for k, doc in enumerate(spec.start_designs):
         where = f"{spec.source}: space.start_designs[{k}]"
-        try:
-            design = Design.from_json({key: doc[key] for key in DESIGN_KEYS if key in doc}, where)
-        except UserError as exc:
-            raise one_line_error(str(exc)) from None
-        groups, values = hooks.encode(design)
+        groups, values = encoded(doc, hooks, where)
         # a problem that rates its actuators takes the design's morphology, not its drivetrains
         values = {name: value for name, value in values.items()
                   if name in params or not name.endswith(DRIVE_SUFFIXES)}
@@ -222,15 +228,7 @@ def placed_start(spec: Spec, problem, params: dict[str, Parameter]) -> dict[str,
     hooks = problem.walking
     if all(name in params for name in raw) or hooks is None or hooks.encode is None:
         return dict(spec.start)
-    from codesign.walking.design import DESIGN_KEYS, Design
-
-    where = f"{spec.source}: space.start_design"
-    try:
-        design = Design.from_json({key: spec.start_design[key] for key in DESIGN_KEYS if key in spec.start_design},
-                                  where)
-    except UserError as exc:
-        raise one_line_error(str(exc)) from None
-    _, placed = hooks.encode(design)
+    _, placed = encoded(spec.start_design, hooks, f"{spec.source}: space.start_design")
     return {**placed, **{name: value for name, value in spec.start.items() if name in params}}
 
 
