@@ -13,8 +13,9 @@ checks ``"<segment>_<kg>kg"``, e.g. ``"torso_4kg"`` or ``"foot_2kg"``: that mass
 the segment's centre of mass, on each leg for a leg segment, beside the run's own loads --
 Browning et al. 2007's protocol, and what a device's mass asks of its wearer; and mass
 checks ``"mass_<factor>"``, e.g. ``"mass_1.1"``: every segment of the wearer that much
-heavier, ``evaluation.wearer_mass_scale``, issue 46's +-10 %) a co-design, human-gait or
-ideal-device evaluation (the muscle-driven human's too) whose walk meets the walking
+heavier, ``evaluation.wearer_mass_scale``, issue 46's +-10 %; and checks applied together,
+joined by ``+``: ``"mass_1.1+half_step"``, the heavier wearer at half the step) a
+co-design, human-gait or ideal-device evaluation (the muscle-driven human's too) whose walk meets the walking
 verdict as searched (``time_fraction`` >= 1, ``speed_assist_score`` >= 1) is replayed under
 each check, and its record gains
 
@@ -77,6 +78,8 @@ MAX_CHECK_LOAD = 40.0
 # a mass check's name: "mass_<factor>", the factor on the wearer's segment masses in MASS_CHECK_RANGE
 MASS_CHECK = re.compile(r"mass_(\d+(?:\.\d+)?)")
 MASS_CHECK_RANGE = (0.5, 1.5)
+# what joins checks applied together: "mass_1.1+half_step" (a check list's entries are replayed apart)
+JOINED = "+"
 ROBUST_METRIC = "robust_walk_score"
 # the score at which a walk meets the walking verdict under every check (module docstring)
 WALKS_UNDER_EVERY_CHECK = 2.0
@@ -115,8 +118,26 @@ KEY = "robust_checks"
 
 def check_change(name: str) -> Callable[[WalkSettings], WalkSettings] | None:
     """The change of WALK's settings a robust check names (module docstring): a contact
-    check, a load check adding ``Load(segment, kg)`` at the segment's centre of mass, or a
-    mass check scaling the wearer's segment masses; None for a name that is none of them."""
+    check, a load check adding ``Load(segment, kg)`` at the segment's centre of mass, a
+    mass check scaling the wearer's segment masses, or distinct checks joined by ``+``
+    (e.g. ``"mass_1.1+half_step"``: the heavier wearer at half the step), applied left to
+    right; None for a name that is none of them."""
+    parts = name.split(JOINED)
+    if len(parts) == 1:
+        return _single_check_change(name)
+    changes = [_single_check_change(part) for part in parts]
+    if len(set(parts)) != len(parts) or not all(changes):
+        return None
+
+    def joined(walk: WalkSettings) -> WalkSettings:
+        for change in changes:
+            walk = change(walk)
+        return walk
+    return joined
+
+
+def _single_check_change(name: str) -> Callable[[WalkSettings], WalkSettings] | None:
+    """:func:`check_change` of one check (no ``+``)."""
     if name in CONTACT_CHECKS:
         return CONTACT_CHECKS[name]
     scale = MASS_CHECK.fullmatch(name)
@@ -142,7 +163,8 @@ def read_robust_checks(table: dict[str, Any]) -> tuple[str, ...]:
                         + ", ".join(f'"{c}"' for c in CONTACT_CHECKS)
                         + f', loads "<segment>_<kg>kg" (segment {", ".join(SEGMENTS)}; '
                         f'0 < kg <= {MAX_CHECK_LOAD:g}) and masses "mass_<factor>" '
-                        f"({MASS_CHECK_RANGE[0]:g} <= factor <= {MASS_CHECK_RANGE[1]:g})")
+                        f"({MASS_CHECK_RANGE[0]:g} <= factor <= {MASS_CHECK_RANGE[1]:g}), or distinct ones "
+                        f'joined by "{JOINED}" (e.g. "mass_1.1{JOINED}half_step")')
     return tuple(value)
 
 

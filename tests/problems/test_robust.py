@@ -118,7 +118,8 @@ def test_simulate_states_the_worst_under_the_checks():
 
 @pytest.mark.parametrize("value", [["sof"], "soft", ["soft", "soft"], [1], ["mujoco"], ["arm_2kg"],
                                    ["foot_0kg"], ["foot_2 kg"], ["torso_41kg"], ["foot_2kg", "foot_2kg"],
-                                   ["mass_2"], ["mass_0.4"], ["mass_-1.1"], ["mass"]])
+                                   ["mass_2"], ["mass_0.4"], ["mass_-1.1"], ["mass"], ["mass_1.1+mass_1.1"],
+                                   ["mass_1.1+"], ["mass_1.1+sof"], ["half_step+mass_2"]])
 def test_robust_checks_it_cannot_replay_are_one_line(value):
     with pytest.raises(UserError) as caught:
         get_problem(PROBLEM).parse_settings({"robust_checks": value})
@@ -126,7 +127,27 @@ def test_robust_checks_it_cannot_replay_are_one_line(value):
     assert "\n" not in text and text.startswith("evaluation.robust_checks: got ")
     assert text.endswith('expected a list of distinct checks among "half_step", "soft", loads '
                          '"<segment>_<kg>kg" (segment torso, thigh, shank, foot; 0 < kg <= 40) and masses '
-                         '"mass_<factor>" (0.5 <= factor <= 1.5)')
+                         '"mass_<factor>" (0.5 <= factor <= 1.5), or distinct ones joined by "+" (e.g. "mass_1.1+half_step")')
+
+
+def test_joined_checks_apply_together_left_to_right():
+    """``"mass_1.1+half_step"`` is the heavier wearer at half the step: the model built
+    from its settings weighs 1.1x the wearer's, stepped at h/2; ``"half_step+soft"`` is the
+    soft law at a quarter of the halved step; a list of joined checks parses as given."""
+    from codesign.problems.robust import check_change
+    from codesign.walking import load_design
+    from codesign.walking.setup import build_setup
+
+    walk = WalkSettings.from_dict({"h": 0.001, "max_time": 0.01})
+    heavier = check_change("mass_1.1+half_step")(walk)
+    assert heavier.rollout.h == 0.0005 and heavier.wearer_mass_scale == pytest.approx(1.1)
+    design = load_design(ROOT / "docs/designs/human-walking.json")
+    masses = [build_setup(design, w)[0].model.total_mass() for w in (walk, heavier)]
+    assert masses[1] == pytest.approx(1.1 * masses[0], rel=1e-12)
+    softer = check_change("half_step+soft")(walk)
+    assert softer.rollout.contact_model == "soft_step" and softer.rollout.h == pytest.approx(0.000125)
+    checks = ["mass_0.9+half_step", "mass_1.1+half_step", "mass_1.1"]
+    assert get_problem("exo_assist_ideal").parse_settings({"robust_checks": checks}).robust_checks == tuple(checks)
 
 
 def test_a_load_check_replays_the_walk_carrying_that_load_too():
