@@ -15,9 +15,9 @@ Browning et al. 2007's protocol, and what a device's mass asks of its wearer; an
 checks ``"mass_<factor>"``, e.g. ``"mass_1.1"``: every segment of the wearer that much
 heavier, ``evaluation.wearer_mass_scale``, issue 46's +-10 %; and checks applied together,
 joined by ``+``: ``"mass_1.1+half_step"``, the heavier wearer at half the step) a
-co-design, human-gait or ideal-device evaluation (the muscle-driven human's too) whose walk meets the walking
-verdict as searched (``time_fraction`` >= 1, ``speed_assist_score`` >= 1) is replayed under
-each check, and its record gains
+co-design, human-gait or ideal-device evaluation (the muscle-driven human's too) whose
+walk meets the walking verdict as searched (``time_fraction`` >= 1,
+``speed_assist_score`` >= 1) is replayed under each check, and its record gains
 
     robust_walk_score = min over the checks of  min(time_fraction, 1)
                                                 + (speed_assist_score if time_fraction >= 1 else 0)
