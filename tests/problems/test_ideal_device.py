@@ -303,22 +303,24 @@ def test_the_readmes_hip_device_on_the_adapting_gait_lab_wearer_replays(monkeypa
 
 def test_the_readmes_hip_device_keeps_its_share_with_the_wearer_ten_percent_lighter_or_heavier(monkeypatch):
     """README (issue 46; docs/designs/assist-muscles-hip-robust.json, searched by
-    studies/assist-muscles/hip-loads-robust-13.toml at half the step, 0.5 ms): the same
-    3.2-kg hip device on the same adapting wearer, its share 17.9 % at the wearer's mass;
-    with every segment of the wearer 10 % lighter or heavier, at 0.5 and at 0.25 ms (the
-    file's robust checks, joined "mass_1.1+half_step"), each replayed here on its own, it
-    walks the 10 s within 5 % of the wearer's speed alone and keeps at least 15.0 % of the
-    device's own share: the record's effort_reduction_device_robust is the least of them."""
+    studies/assist-muscles/hip-loads-robust-15.toml at half the step, 0.5 ms): the same
+    3.2-kg hip device on the same adapting wearer, its share 21.5 %; with every segment of
+    the wearer 10 and 5 % lighter or heavier (the file's robust checks), each replayed here
+    on its own, it walks the 10 s within 5 % of the wearer's speed alone and keeps at least
+    15 % of the device's own share: the record's effort_reduction_device_robust is the least
+    of them; at a quarter of the step (0.25 ms) that least is 15.6 %."""
     from tests.runtools import replayed
 
     monkeypatch.chdir(ROOT)                         # the wearer is named from the repository
     design = ROOT / "docs/designs/assist-muscles-hip-robust.json"
-    m = replayed_hip_device(design, share=0.179)
+    m = replayed_hip_device(design, share=0.215)
+    assert max(m["grf_peak_bw"], m["grf_peak_bw_start"], m["grf_peak_bw_robust"]) <= 1.45
     shares = [m["effort_reduction_device"]]
-    for scale in (0.9, 1.1):
-        for h in (0.0005, 0.00025):
-            checked = replayed(design, "--settings", json.dumps({"wearer_mass_scale": scale, "h": h, "robust_checks": []}))
-            assert checked["time"] == 10.0 and abs(checked["speed_change"]) <= 0.05
-            shares.append(checked["effort_reduction_device"])
+    for scale in (0.9, 0.95, 1.05, 1.1):
+        checked = replayed(design, "--settings", json.dumps({"wearer_mass_scale": scale, "robust_checks": []}))
+        assert checked["time"] == 10.0 and abs(checked["speed_change"]) <= 0.05
+        shares.append(checked["effort_reduction_device"])
     assert m["effort_reduction_device_robust"] == pytest.approx(min(shares), abs=1e-12)
     assert min(shares) >= 0.15
+    finer = replayed(design, "--settings", json.dumps({"h": 0.00025}))
+    assert finer["effort_reduction_device_robust"] == pytest.approx(0.156, abs=0.0005)
