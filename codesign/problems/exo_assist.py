@@ -256,9 +256,10 @@ def replay_assist(design: Design, settings: AssistSettings, record_times=None, r
     """``WalkingHooks.replay``: the assisted walk (the device's loads carried, their mass
     in ``added_mass``) with its trajectory, ``compare(record, walk)``'s comparisons (by
     default :func:`with_effort` against ``reference``'s wearer alone under ``walk``, the
-    reference by default ``design``), and ``robust_walk_score`` and the worst reduction, speed change and
-    ground reaction over the settings' robust checks (:mod:`codesign.problems.robust`; the
-    assisted walk replayed under each and compared under the same check)."""
+    reference by default ``design``), and ``robust_walk_score`` and the worst reduction,
+    speed change and ground reaction over the settings' robust checks
+    (:mod:`codesign.problems.robust`; the assisted walk replayed under each and compared
+    under the same check)."""
     assisted = settings.assisted_walk()
     out = replay(design, assisted, record_times)
     record = out.record
