@@ -118,7 +118,7 @@ def walking_problem(options: ProblemOptions) -> Problem:
     if kind == "human" and options.wearer_model == "muscles":   # the reflexes searched (issue 45)
         parameters = mg.reflex_parameters()
         stages, parse, run, check = mg.muscle_stages(), parse_human_settings, hg.run_human, hg.check_design
-        decode, replay, warmup, encode = mg.decode, replay_design, hg.warmup, None
+        decode, replay, warmup, encode = mg.decode, replay_design, hg.warmup, mg.encode
         metrics += ROBUST_WALK
     elif kind == "human":
         parameters = law_parameters(options.torso_feedback)

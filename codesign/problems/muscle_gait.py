@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from codesign.control.reflex import PARAMETER_SOURCES, REFLEX_PREFIX, REFLEX_RANGES
+from codesign.errors import UserError
 from codesign.objectives import Objective
 from codesign.problems import human_gait as hg
 from codesign.problems import objectives as ob
@@ -82,3 +83,18 @@ def decode(groups: tuple[str, ...], params: Mapping[str, float], settings, optio
     if bad is not None:
         raise ValueError(bad)
     return Design({**unused_law(options), **{name: float(params[name]) for name in sorted(reflex_names())}})
+
+
+def encode(design: Design) -> tuple[tuple[str, ...], dict[str, float]]:
+    """``WalkingHooks.encode``: a muscle-driven human's design under the search's names --
+    its reflexes (no groups); the unused law its file carries is not searched. UserError,
+    one line, for a design without every reflex (an impedance human's) or one outside its
+    range."""
+    missing = sorted(reflex_names() - set(design.params))
+    if missing:
+        raise UserError(f"no {missing[0]}; expected a muscle-driven human's design (its {len(reflex_names())} "
+                        f"{REFLEX_PREFIX}* parameters)")
+    bad = reflex_error(design.params)
+    if bad is not None:
+        raise UserError(bad)
+    return (), {name: float(design.params[name]) for name in sorted(reflex_names())}

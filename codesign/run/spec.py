@@ -184,7 +184,10 @@ def encoded(doc: dict, hooks, where: str) -> tuple[tuple[str, ...], dict[str, fl
         design = Design.from_json({key: doc[key] for key in DESIGN_KEYS if key in doc}, where)
     except UserError as exc:
         raise one_line_error(str(exc)) from None
-    return hooks.encode(design)
+    try:
+        return hooks.encode(design)
+    except UserError as exc:
+        raise one_line_error(f"{where}: {exc}") from None
 
 
 def subspace_starts(spec: Spec, problem, params: dict[str, Parameter]

@@ -148,6 +148,28 @@ def test_a_design_file_holding_more_than_the_search_starts_particle_zero_through
     assert len(searched) == 33 and all(first[name] == design[name] for name in searched)
 
 
+def test_a_muscle_driven_humans_design_file_starts_its_reflex_search():
+    """space.start_design naming a muscle-driven human's own design file (its reflexes and
+    the unused impedance law it carries): particle 0 starts at the file's 25 reflexes; an
+    impedance human's design (no reflexes) is one line naming the missing reflex."""
+    import json
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    walker = root / "studies/muscle-wearer/human-muscles-loads-2.json"
+    design = json.loads(walker.read_text())["params"]
+    text = (root / "studies/muscle-wearer/search-loads-2.toml").read_text()
+    text = re.sub(r"\[space\.start\][^\n]*\n(\"reflex[^\n]*\n)+", "", text)
+    spec = parse_spec(text.replace("[space]\n", f'[space]\nstart_design = "{walker}"\n'), source="x.toml")
+    first = new_optimizer(spec).ask()[0].params
+    assert len(design) > 25 and len(first) == 25
+    assert all(first[name] == design[name] for name in first)
+    impedance = root / "docs/designs/human-gentle-walking.json"
+    expected = r"^x\.toml: space\.start_design: no reflex\.\w+; expected a muscle-driven human's design \(its 25 reflex"
+    with pytest.raises(UserError, match=expected):
+        new_optimizer(parse_spec(text.replace("[space]\n", f'[space]\nstart_design = "{impedance}"\n'), source="x.toml"))
+
+
 def test_seeds_start_particles_one_two_in_the_subspace_that_holds_them():
     """[[space.seeds]] (a study's transfer): particles 1, 2 start exactly at the seeds, each
     in the first subspace that uses all its parameters ("x" alone: group x; "x" and "y":
