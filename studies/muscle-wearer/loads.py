@@ -18,6 +18,8 @@ power per kg of the person's body mass against the published rise.
                                            # loads-swing-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --design FILE
                                            # every reflex and the lean searched: loads-adapted-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
+                                           # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml, another design's <stem>-<load>.toml): the muscle-driven human's
@@ -204,17 +206,18 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
             "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near), "assist_fraction": 0.0}
 
 
-def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, ...] | None = None) -> Design:
+def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
+             seed: int = SEARCH_SEED) -> Design:
     """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
     (module docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` when ``free``
-    names the reflexes searched, the others frozen): the best of results/muscle-loads/<slug>,
-    run (or resumed) first."""
+    names the reflexes searched, the others frozen), PSO seeded ``seed``: the best of
+    results/muscle-loads/<slug>, run (or resumed) first."""
     design = load_design(design_file)
     folder = RUNS / slug
     reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
     evaluation = dict(design.evaluation)
     read_robust_checks(evaluation)           # not priced by these stages: plain walks
-    spec = {"name": f"muscle-loads-{slug}", "seed": SEARCH_SEED,
+    spec = {"name": f"muscle-loads-{slug}", "seed": seed,
             "problem": {"name": "human_gait", "wearer_model": "muscles"},
             "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": reflexes},
             "evaluation": {**evaluation, "loads": [load] if load else []},
@@ -285,6 +288,8 @@ def main() -> None:
                       help="search the swing reflexes and the lean under each load, at 1.25 m/s")
     mode.add_argument("--adapt-all", action="store_true",
                       help="as --adapt-swing, every reflex searched (the stance's too)")
+    parser.add_argument("--seed", type=int, default=SEARCH_SEED,
+                        help=f"the searches' PSO seed (default {SEARCH_SEED}; another's runs and table are its own)")
     parser.add_argument("--pool", action="store_true",
                         help="with --adapt-swing / --adapt-all: each load's walk the cheapest of every search's best")
     mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
@@ -304,10 +309,14 @@ def main() -> None:
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
     prefix = (f"swing-{args.design.stem}-" if args.adapt_swing else f"all-{args.design.stem}-" if args.adapt_all
               else "" if own else f"{args.design.stem}-")
+    seeded = "" if args.seed == SEARCH_SEED else f"-seed{args.seed}"   # another seed's runs and table
+    if seeded and not search:
+        parser.error("--seed: give --search, --adapt-swing or --adapt-all (it seeds their searches)")
+    prefix += f"seed{args.seed}-" if seeded else ""
     loads = {f"{segment}-{kg:g}kg": {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
              for segment, kg in CONDITIONS}
-    unloaded = searched(args.design, f"{prefix}none", None, free) if search else load_design(args.design)
-    designs = {slug: searched(args.design, f"{prefix}{slug}", load, free) if search else unloaded
+    unloaded = searched(args.design, f"{prefix}none", None, free, args.seed) if search else load_design(args.design)
+    designs = {slug: searched(args.design, f"{prefix}{slug}", load, free, args.seed) if search else unloaded
                for slug, load in loads.items()}
     stages = SWING_STAGES if adapt else TREADMILL_STAGES
     pool = {"none": unloaded, **designs}
@@ -332,7 +341,7 @@ def main() -> None:
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
             "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += "pool" if args.pool else ""
-    suffix = "" if own else f"-{args.design.stem}"   # another design's own file
+    suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
