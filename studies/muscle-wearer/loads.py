@@ -18,8 +18,15 @@ power per kg of the person's body mass against the published rise.
                                            # loads-swing-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --design FILE
                                            # every reflex and the lean searched: loads-adapted-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --gait-lab --design FILE
+                                           # the gait lab's knee and landings kept: loads-swinglab-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
                                            # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
+
+A searching protocol also writes the reflexes of each of its walks beside its table
+(``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
+under its slug; pooled, the search's best each walk took), so its rises replay without
+the runs.
 
 ``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
 written beside its run (results/muscle-loads/<load>.toml, another design's <stem>-<load>.toml): the muscle-driven human's
@@ -40,6 +47,10 @@ the swing hamstring's and gluteus's force feedback) and the lean reference, the 
 reflexes kept; its stages: walk the 10 s at 1.25 m/s +-3 %, slip and flight as a person,
 Winter's stride shapes loosely kept (r >= 0.90 / 0.85 / 0.60), then the least net cost per
 metre. The rise is the loaded search's best against the unloaded search's, at 1.25 m/s.
+With ``--gait-lab`` those searches also keep the gait a gait lab records (Browning saw his
+subjects' kinematics kept): each leg's loading-response knee flexion 10-25 deg and steady
+landings within 1.3 body weights of the person plus the load (:func:`gait_lab_stages`),
+before the cost; ``--seed N`` repeats any search with another PSO seed.
 
 ``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
 controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
@@ -68,6 +79,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import csv
+import json
 import math
 import subprocess
 import sys
@@ -125,6 +137,21 @@ SWING_STAGES = (TREADMILL_STAGES[0],
                 {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
                 {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
                 TREADMILL_STAGES[-1])
+# --gait-lab (with --adapt-swing): the walk also as a gait lab records people under Browning's
+# loads (he saw their kinematics kept): each leg's loading-response knee flexion 10-25 deg and
+# steady landings within 1.3 of the person's weight plus the load's (the load's weight lands too)
+GAIT_LAB_KNEE_DEG = (10.0, 25.0)
+GAIT_LAB_GRF_BW = 1.3
+
+
+def gait_lab_stages(carried_kg: float, body_mass: float) -> tuple[dict, ...]:
+    """SWING_STAGES with the gait lab's stance knee and landings (GAIT_LAB_*) before the
+    cost, for a person of ``body_mass`` kg carrying ``carried_kg`` kg in all."""
+    return (*SWING_STAGES[:-1],
+            {"metric": "knee_flexion_stance_peak_min_deg", "sense": "maximize", "until": GAIT_LAB_KNEE_DEG[0]},
+            {"metric": "knee_flexion_stance_peak_deg", "sense": "minimize", "until": GAIT_LAB_KNEE_DEG[1]},
+            {"metric": "grf_peak_bw", "sense": "minimize", "until": GAIT_LAB_GRF_BW * (1 + carried_kg / body_mass)},
+            SWING_STAGES[-1])
 
 
 def walk(design: Design, loads: list[dict]) -> dict[str, float]:
@@ -207,11 +234,11 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
 
 
 def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
-             seed: int = SEARCH_SEED) -> Design:
+             seed: int = SEARCH_SEED, stages: tuple[dict, ...] = SWING_STAGES) -> Design:
     """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
     (module docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` when ``free``
-    names the reflexes searched, the others frozen), PSO seeded ``seed``: the best of
-    results/muscle-loads/<slug>, run (or resumed) first."""
+    names the reflexes searched, the others frozen, under ``stages``), PSO seeded ``seed``:
+    the best of results/muscle-loads/<slug>, run (or resumed) first."""
     design = load_design(design_file)
     folder = RUNS / slug
     reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
@@ -225,7 +252,7 @@ def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, .
     if free is not None:
         free = {f"{REFLEX_PREFIX}{name}" for name in free}
         lean = f"{REFLEX_PREFIX}theta_ref"
-        spec.update(optimizer=SWING_SEARCH, objectives=list(SWING_STAGES),
+        spec.update(optimizer=SWING_SEARCH, objectives=list(stages),
                     space={"start_spread": SWING_SPREAD,
                            "start": {n: v for n, v in reflexes.items() if n in free},
                            "seeds": [{n: (x if n == lean else v) for n, v in reflexes.items() if n in free}
@@ -251,7 +278,8 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
 
 
 KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
-         "swingpool": "swing adapted, pooled", "adapted": "all adapted", "adaptedpool": "all adapted, pooled"}
+         "swingpool": "swing adapted, pooled", "swinglab": "swing adapted, gait lab",
+         "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted", "adaptedpool": "all adapted, pooled"}
 
 
 def summary() -> None:
@@ -288,14 +316,19 @@ def main() -> None:
                       help="search the swing reflexes and the lean under each load, at 1.25 m/s")
     mode.add_argument("--adapt-all", action="store_true",
                       help="as --adapt-swing, every reflex searched (the stance's too)")
-    parser.add_argument("--seed", type=int, default=SEARCH_SEED,
-                        help=f"the searches' PSO seed (default {SEARCH_SEED}; another's runs and table are its own)")
+    parser.add_argument("--seed", type=int, action="append",
+                        help=f"the searches' PSO seed (default {SEARCH_SEED}; another's runs and table are its own; "
+                             "several, with --pool: every seed's searches pooled)")
+    parser.add_argument("--gait-lab", action="store_true",
+                        help="with --adapt-swing: the gait lab's stance knee and landings kept too")
     parser.add_argument("--pool", action="store_true",
                         help="with --adapt-swing / --adapt-all: each load's walk the cheapest of every search's best")
     mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
     args = parser.parse_args()
     if args.pool and not (args.adapt_swing or args.adapt_all):
         parser.error("--pool: give --adapt-swing or --adapt-all (it pools their searches' bests)")
+    if args.gait_lab and not args.adapt_swing:
+        parser.error("--gait-lab: give --adapt-swing (it adds the gait lab's stages to its searches)")
     if args.summary:
         return summary()
     at_speed = speed_fitted if args.fit_speed else speed_held
@@ -307,29 +340,37 @@ def main() -> None:
         free = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
     search = args.search or adapt
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
-    prefix = (f"swing-{args.design.stem}-" if args.adapt_swing else f"all-{args.design.stem}-" if args.adapt_all
-              else "" if own else f"{args.design.stem}-")
-    seeded = "" if args.seed == SEARCH_SEED else f"-seed{args.seed}"   # another seed's runs and table
+    prefix = (f"swing{'lab' * args.gait_lab}-{args.design.stem}-" if args.adapt_swing else
+              f"all-{args.design.stem}-" if args.adapt_all else "" if own else f"{args.design.stem}-")
+    seeds = args.seed or [SEARCH_SEED]              # another seed's runs and table are its own
+    seeded = "" if seeds == [SEARCH_SEED] else "-seed" + "-".join(map(str, seeds))
     if seeded and not search:
         parser.error("--seed: give --search, --adapt-swing or --adapt-all (it seeds their searches)")
-    prefix += f"seed{args.seed}-" if seeded else ""
+    if len(seeds) > 1 and not args.pool:
+        parser.error("--seed given more than once: give --pool (each walk the cheapest of every seed's searches)")
+    tags = {seed: "" if seed == SEARCH_SEED else f"seed{seed}-" for seed in seeds}   # in run names and the pool
     loads = {f"{segment}-{kg:g}kg": {"segment": segment, "mass_kg": kg, **({"position": 0.0} if segment == "torso" else {})}
              for segment, kg in CONDITIONS}
-    unloaded = searched(args.design, f"{prefix}none", None, free, args.seed) if search else load_design(args.design)
-    designs = {slug: searched(args.design, f"{prefix}{slug}", load, free, args.seed) if search else unloaded
-               for slug, load in loads.items()}
-    stages = SWING_STAGES if adapt else TREADMILL_STAGES
-    pool = {"none": unloaded, **designs}
-    base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages) if args.pool
+    totals = {slug: kg * (1 if segment == "torso" else 2) for (segment, kg), slug in zip(CONDITIONS, loads)}
+    stages = {slug: gait_lab_stages(totals.get(slug, 0.0), body_mass) if args.gait_lab else
+              SWING_STAGES if adapt else TREADMILL_STAGES for slug in ("none", *loads)}
+    walkers = {tags[seed] + slug: searched(args.design, prefix + tags[seed] + slug, load, free, seed, stages[slug])
+               for seed in seeds for slug, load in {"none": None, **loads}.items()} if search else {}
+    unloaded = walkers[tags[seeds[0]] + "none"] if search else load_design(args.design)
+    designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
+    pool = walkers or {"none": unloaded}
+    base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages["none"]) if args.pool
             else walk(unloaded, []))
     rows = []
+    reflexes_of = {"none": base.get("reflexes_of", "")}   # --pool: the search whose best each walk is
     for (segment, kg), (slug, load) in zip(CONDITIONS, loads.items()):
         m = (at_speed(lean_walks(designs[slug], [load])) if args.hold_speed else
-             pooled(pool, [load], stages) if args.pool else walk(designs[slug], [load]))
-        total = kg * (1 if segment == "torso" else 2)
+             pooled(pool, [load], stages[slug]) if args.pool else walk(designs[slug], [load]))
+        reflexes_of[slug] = m.get("reflexes_of", "")
+        total = totals[slug]
         walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
         if search:                                 # a searched walk short of its stages: NaN
-            walked = walked and stages_met(m, stages)
+            walked = walked and stages_met(m, stages[slug])
         rise = rise_per_kg(m, base, args.hold_speed or adapt, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
@@ -338,7 +379,7 @@ def main() -> None:
                      **({"reflexes_of": m["reflexes_of"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
+    kind = ("-searched" if args.search else "-swinglab" if args.gait_lab else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
             "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += "pool" if args.pool else ""
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
@@ -347,11 +388,17 @@ def main() -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    if search:                                     # each walk's reflexes, to replay (tests/problems/test_muscle_loads.py)
+        walked_by = {slug: pool.get(reflexes_of.get(slug, ""), design)
+                     for slug, design in {"none": unloaded, **designs}.items()}
+        out.with_name(f"{out.stem}-designs.json").write_text(json.dumps(
+            {slug: design.to_json() for slug, design in walked_by.items()}, indent=1) + "\n")
     how = ("searched again under each load and unloaded" if args.search else
            "swing and lean searched under each load and unloaded, at 1.25 m/s" if args.adapt_swing else
            "every reflex searched under each load and unloaded, at 1.25 m/s" if args.adapt_all else
            f"kept but the lean reference, scanned to hold {TREADMILL_SPEED} m/s (unloaded: "
            f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
+    how += "; the gait lab's stance knee and landings kept" if args.gait_lab else ""
     how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
