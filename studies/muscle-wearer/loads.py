@@ -265,7 +265,8 @@ def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, .
         ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
     subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
     best = stored_candidate(str(folder), best=True, which=None).design
-    return dataclasses.replace(best, evaluation=dict(design.evaluation))   # walked as the unloaded design
+    return dataclasses.replace(best, evaluation=dict(design.evaluation),    # walked as the unloaded design
+                               problem=dict(design.problem))
 
 
 def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool, body_mass: float) -> float:
