@@ -90,6 +90,7 @@ import tomli_w
 
 from codesign.control.reflex import REFLEX_PREFIX
 from codesign.model.anthropometry import human_geometry
+from codesign.problems.muscle_gait import KNEE_STANCE_PEAK_MAX_DEG, KNEE_STANCE_PEAK_MIN_DEG
 from codesign.problems.robust import read_robust_checks
 from codesign.run.stored import stored_candidate
 from codesign.walking import Design, WalkSettings, evaluate, load_design
@@ -138,18 +139,18 @@ SWING_STAGES = (TREADMILL_STAGES[0],
                 {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
                 TREADMILL_STAGES[-1])
 # --gait-lab (with --adapt-swing): the walk also as a gait lab records people under Browning's
-# loads (he saw their kinematics kept): each leg's loading-response knee flexion 10-25 deg and
-# steady landings within 1.3 of the person's weight plus the load's (the load's weight lands too)
-GAIT_LAB_KNEE_DEG = (10.0, 25.0)
+# loads (he saw their kinematics kept): each leg's loading-response knee flexion as the muscle
+# human's search keeps it, steady landings within 1.3 of the person's weight plus the load's
 GAIT_LAB_GRF_BW = 1.3
 
 
 def gait_lab_stages(carried_kg: float, body_mass: float) -> tuple[dict, ...]:
-    """SWING_STAGES with the gait lab's stance knee and landings (GAIT_LAB_*) before the
-    cost, for a person of ``body_mass`` kg carrying ``carried_kg`` kg in all."""
+    """SWING_STAGES with the gait lab's stance knee (the muscle human's KNEE_STANCE_PEAK_*)
+    and landings (GAIT_LAB_GRF_BW) before the cost, for a person of ``body_mass`` kg carrying
+    ``carried_kg`` kg in all."""
     return (*SWING_STAGES[:-1],
-            {"metric": "knee_flexion_stance_peak_min_deg", "sense": "maximize", "until": GAIT_LAB_KNEE_DEG[0]},
-            {"metric": "knee_flexion_stance_peak_deg", "sense": "minimize", "until": GAIT_LAB_KNEE_DEG[1]},
+            {"metric": "knee_flexion_stance_peak_min_deg", "sense": "maximize", "until": KNEE_STANCE_PEAK_MIN_DEG},
+            {"metric": "knee_flexion_stance_peak_deg", "sense": "minimize", "until": KNEE_STANCE_PEAK_MAX_DEG},
             {"metric": "grf_peak_bw", "sense": "minimize", "until": GAIT_LAB_GRF_BW * (1 + carried_kg / body_mass)},
             SWING_STAGES[-1])
 
@@ -280,7 +281,8 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
 
 KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
          "swingpool": "swing adapted, pooled", "swinglab": "swing adapted, gait lab",
-         "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted", "adaptedpool": "all adapted, pooled"}
+         "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted",
+         "adaptedpool": "all adapted, pooled"}
 
 
 def summary() -> None:
@@ -380,8 +382,8 @@ def main() -> None:
                      **({"reflexes_of": m["reflexes_of"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = ("-searched" if args.search else "-swinglab" if args.gait_lab else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
-            "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
+    kind = ("-searched" if args.search else "-swinglab" if args.gait_lab else "-swing" if args.adapt_swing else
+            "-adapted" if args.adapt_all else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += "pool" if args.pool else ""
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
@@ -389,7 +391,7 @@ def main() -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    if search:                                     # each walk's reflexes, to replay (tests/problems/test_muscle_loads.py)
+    if search:                                     # each walk's reflexes, to replay (test_muscle_loads.py)
         walked_by = {slug: pool.get(reflexes_of.get(slug, ""), design)
                      for slug, design in {"none": unloaded, **designs}.items()}
         out.with_name(f"{out.stem}-designs.json").write_text(json.dumps(
