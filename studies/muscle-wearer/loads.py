@@ -20,6 +20,12 @@ power per kg of the person's body mass against the published rise.
                                            # every reflex and the lean searched: loads-adapted-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --gait-lab --design FILE
                                            # the gait lab's knee and landings kept: loads-swinglab-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --gait-lab --design FILE
+                                           # every reflex searched, the gait lab's knee and landings
+                                           # kept: loads-adaptedlab-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers A-designs.json B-designs.json --gait-lab
+                                           # each load's walk the cheapest of the walkers those
+                                           # protocols wrote: loads-walkerslab-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
                                            # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
 
@@ -138,7 +144,7 @@ SWING_STAGES = (TREADMILL_STAGES[0],
                 {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
                 {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
                 TREADMILL_STAGES[-1])
-# --gait-lab (with --adapt-swing): the walk also as a gait lab records people under Browning's
+# --gait-lab (with --adapt-swing or --adapt-all): the walk also as a gait lab records people under Browning's
 # loads (he saw their kinematics kept): each leg's loading-response knee flexion as the muscle
 # human's search keeps it, steady landings within 1.3 of the person's weight plus the load's
 GAIT_LAB_GRF_BW = 1.3
@@ -282,7 +288,9 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
 KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
          "swingpool": "swing adapted, pooled", "swinglab": "swing adapted, gait lab",
          "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted",
-         "adaptedpool": "all adapted, pooled"}
+         "adaptedpool": "all adapted, pooled", "adaptedlab": "all adapted, gait lab",
+         "adaptedlabpool": "all adapted, gait lab, pooled", "walkers": "every protocol's walkers pooled",
+         "walkerslab": "every protocol's walkers pooled, gait lab"}
 
 
 def summary() -> None:
@@ -323,28 +331,33 @@ def main() -> None:
                         help=f"the searches' PSO seed (default {SEARCH_SEED}; another's runs and table are its own; "
                              "several, with --pool: every seed's searches pooled)")
     parser.add_argument("--gait-lab", action="store_true",
-                        help="with --adapt-swing: the gait lab's stance knee and landings kept too")
+                        help="with --adapt-swing / --adapt-all: the gait lab's stance knee and landings kept too")
     parser.add_argument("--pool", action="store_true",
                         help="with --adapt-swing / --adapt-all: each load's walk the cheapest of every search's best")
     mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
+    mode.add_argument("--pool-walkers", nargs="+", type=Path, metavar="DESIGNS_JSON",
+                      help="each load's walk the cheapest of every walker these protocols' -designs.json files "
+                           "hold that is a person's there (with --gait-lab: under its stages), at 1.25 m/s")
     args = parser.parse_args()
     if args.pool and not (args.adapt_swing or args.adapt_all):
         parser.error("--pool: give --adapt-swing or --adapt-all (it pools their searches' bests)")
-    if args.gait_lab and not args.adapt_swing:
-        parser.error("--gait-lab: give --adapt-swing (it adds the gait lab's stages to its searches)")
+    if args.gait_lab and not (args.adapt_swing or args.adapt_all or args.pool_walkers):
+        parser.error("--gait-lab: give --adapt-swing, --adapt-all or --pool-walkers (it adds the gait lab's stages)")
     if args.summary:
         return summary()
     at_speed = speed_fitted if args.fit_speed else speed_held
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
-    adapt = args.adapt_swing or args.adapt_all     # at 1.25 m/s, the reflexes named in `free`
+    adapt = args.adapt_swing or args.adapt_all or bool(args.pool_walkers)    # walks at 1.25 m/s
     free = SWING_REFLEXES if args.adapt_swing else None
     if args.adapt_all:                             # every reflex the design has
         free = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
-    search = args.search or adapt
+    search = args.search or args.adapt_swing or args.adapt_all
+    replayed = search or bool(args.pool_walkers)   # searched walkers: priced once their stages are met
+    args.pool = args.pool or bool(args.pool_walkers)
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
     prefix = (f"swing{'lab' * args.gait_lab}-{args.design.stem}-" if args.adapt_swing else
-              f"all-{args.design.stem}-" if args.adapt_all else "" if own else f"{args.design.stem}-")
+              f"all{'lab' * args.gait_lab}-{args.design.stem}-" if args.adapt_all else "" if own else f"{args.design.stem}-")
     seeds = args.seed or [SEARCH_SEED]              # another seed's runs and table are its own
     seeded = "" if seeds == [SEARCH_SEED] else "-seed" + "-".join(map(str, seeds))
     if seeded and not search:
@@ -359,6 +372,8 @@ def main() -> None:
               SWING_STAGES if adapt else TREADMILL_STAGES for slug in ("none", *loads)}
     walkers = {tags[seed] + slug: searched(args.design, prefix + tags[seed] + slug, load, free, seed, stages[slug])
                for seed in seeds for slug, load in {"none": None, **loads}.items()} if search else {}
+    walkers.update({f"{f.stem.removesuffix('-designs')}:{slug}": Design.from_json(doc, str(f))
+                    for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
     unloaded = walkers[tags[seeds[0]] + "none"] if search else load_design(args.design)
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
@@ -372,7 +387,7 @@ def main() -> None:
         reflexes_of[slug] = m.get("reflexes_of", "")
         total = totals[slug]
         walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
-        if search:                                 # a searched walk short of its stages: NaN
+        if replayed:                               # a searched walk short of its stages: NaN
             walked = walked and stages_met(m, stages[slug])
         rise = rise_per_kg(m, base, args.hold_speed or adapt, body_mass) if walked else math.nan
         published = PUBLISHED_SLOPE[segment] * total
@@ -382,16 +397,16 @@ def main() -> None:
                      **({"reflexes_of": m["reflexes_of"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
-    kind = ("-searched" if args.search else "-swinglab" if args.gait_lab else "-swing" if args.adapt_swing else
-            "-adapted" if args.adapt_all else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
-    kind += "pool" if args.pool else ""
+    kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
+            "-walkers" if args.pool_walkers else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
+    kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    if search:                                     # each walk's reflexes, to replay (test_muscle_loads.py)
+    if replayed:                                   # each walk's reflexes, to replay (test_muscle_loads.py)
         walked_by = {slug: pool.get(reflexes_of.get(slug, ""), design)
                      for slug, design in {"none": unloaded, **designs}.items()}
         out.with_name(f"{out.stem}-designs.json").write_text(json.dumps(
@@ -403,6 +418,8 @@ def main() -> None:
            f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
     how += "; the gait lab's stance knee and landings kept" if args.gait_lab else ""
     how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
+    how = (f"the walkers of {len(args.pool_walkers)} protocols' searches pooled" + how.removeprefix("kept")
+           if args.pool_walkers else how)
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
           f"({base['metabolic_cost']:.3f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes {how}; wrote {out}")
