@@ -92,3 +92,28 @@ def test_the_walker_searched_under_brownings_heaviest_loads_prices_seven_of_nine
         if segment != "thigh":
             assert abs(rise / (study.PUBLISHED_SLOPE[segment] * total) - 1.0) <= 0.30, (segment, kg)
     assert min(per_kg["foot"]) > max(per_kg["shank"]) > max(per_kg["thigh"]) > 0.0
+
+
+def test_kept_as_a_gait_lab_sees_people_a_thigh_load_is_priced_as_published():
+    """The thigh's under-price (0.42-0.45 of Browning's on the free-swing walks above) is
+    their stiff knee: those walks yield 5-7 deg under thigh loads. Kept as a gait lab sees
+    people (loads.py --gait-lab: each leg's loading-response knee flexion 10-25 deg, steady
+    landings within 1.3 times the loaded weight), each load the cheapest of four gait-lab
+    protocols' forty walkers that is a person's there (--pool-walkers; the walks' reflexes in
+    loads-walkerslab-...-designs.json), replayed: 4 kg per thigh costs 1.08 times the
+    published rise, within 30 %, its walk and the unloaded one meeting every stage."""
+    import json
+
+    study = loads_study()
+    folder = ROOT / "studies" / "muscle-wearer"
+    free = json.loads((folder / "loads-swingpool-human-muscles-loads-4-seed45-46-designs.json").read_text())
+    lab = json.loads((folder / "loads-walkerslab-human-muscles-loads-4-designs.json").read_text())
+    thigh = [{"segment": "thigh", "mass_kg": 4.0}]
+    stiff = study.walk(study.Design.from_json(free["thigh-4kg"]), thigh)
+    assert stiff["knee_flexion_stance_peak_deg"] < study.KNEE_STANCE_PEAK_MIN_DEG
+    base = study.walk(study.Design.from_json(lab["none"]), [])
+    loaded = study.walk(study.Design.from_json(lab["thigh-4kg"]), thigh)
+    assert study.walks_alone(base, 10.0) and study.stages_met(base, study.gait_lab_stages(0.0, 70.0))
+    assert study.walks_alone(loaded, 10.0) and study.stages_met(loaded, study.gait_lab_stages(8.0, 70.0))
+    rise = study.rise_per_kg(loaded, base, True, 70.0)             # W/kg at 1.25 m/s
+    assert abs(rise / (study.PUBLISHED_SLOPE["thigh"] * 8.0) - 1.0) <= 0.30
