@@ -53,10 +53,13 @@ the swing hamstring's and gluteus's force feedback) and the lean reference, the 
 reflexes kept; its stages: walk the 10 s at 1.25 m/s +-3 %, slip and flight as a person,
 Winter's stride shapes loosely kept (r >= 0.90 / 0.85 / 0.60), then the least net cost per
 metre. The rise is the loaded search's best against the unloaded search's, at 1.25 m/s.
-With ``--gait-lab`` those searches also keep the gait a gait lab records (Browning saw his
-subjects' kinematics kept): each leg's loading-response knee flexion 10-25 deg and steady
-landings within 1.3 body weights of the person plus the load (:func:`gait_lab_stages`),
-before the cost; ``--seed N`` repeats any search with another PSO seed.
+With ``--gait-lab`` those searches (or ``--adapt-all``'s) also keep the gait a gait lab
+records (Browning saw his subjects' kinematics kept): each leg's loading-response knee
+flexion 10-25 deg and steady landings within 1.3 body weights of the person plus the load
+(:func:`gait_lab_stages`), before the cost; ``--seed N`` repeats any search with another
+PSO seed. ``--pool-walkers`` searches nothing: every walker that protocols wrote to their
+``-designs.json`` files walks each load and unloaded, and each takes the cheapest walk that
+is a person's there under its stages -- the least cost all those searches found for it.
 
 ``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
 controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
@@ -144,9 +147,10 @@ SWING_STAGES = (TREADMILL_STAGES[0],
                 {"metric": "stride_r_knee", "sense": "maximize", "until": 0.85},
                 {"metric": "stride_r_ankle", "sense": "maximize", "until": 0.60},
                 TREADMILL_STAGES[-1])
-# --gait-lab (with --adapt-swing or --adapt-all): the walk also as a gait lab records people under Browning's
-# loads (he saw their kinematics kept): each leg's loading-response knee flexion as the muscle
-# human's search keeps it, steady landings within 1.3 of the person's weight plus the load's
+# --gait-lab (with --adapt-swing, --adapt-all or --pool-walkers): the walk also as a gait lab
+# records people under Browning's loads (he saw their kinematics kept): each leg's
+# loading-response knee flexion as the muscle human's search keeps it, steady landings within
+# 1.3 of the person's weight plus the load's
 GAIT_LAB_GRF_BW = 1.3
 
 
@@ -331,7 +335,8 @@ def main() -> None:
                         help=f"the searches' PSO seed (default {SEARCH_SEED}; another's runs and table are its own; "
                              "several, with --pool: every seed's searches pooled)")
     parser.add_argument("--gait-lab", action="store_true",
-                        help="with --adapt-swing / --adapt-all: the gait lab's stance knee and landings kept too")
+                        help="with --adapt-swing / --adapt-all / --pool-walkers: the gait lab's stance knee and "
+                             "landings kept too")
     parser.add_argument("--pool", action="store_true",
                         help="with --adapt-swing / --adapt-all: each load's walk the cheapest of every search's best")
     mode.add_argument("--summary", action="store_true", help="every loads*.csv here as one table of ratios")
@@ -356,8 +361,9 @@ def main() -> None:
     replayed = search or bool(args.pool_walkers)   # searched walkers: priced once their stages are met
     args.pool = args.pool or bool(args.pool_walkers)
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
-    prefix = (f"swing{'lab' * args.gait_lab}-{args.design.stem}-" if args.adapt_swing else
-              f"all{'lab' * args.gait_lab}-{args.design.stem}-" if args.adapt_all else "" if own else f"{args.design.stem}-")
+    lab = "lab" * args.gait_lab
+    prefix = (f"swing{lab}-{args.design.stem}-" if args.adapt_swing else f"all{lab}-{args.design.stem}-"
+              if args.adapt_all else "" if own else f"{args.design.stem}-")
     seeds = args.seed or [SEARCH_SEED]              # another seed's runs and table are its own
     seeded = "" if seeds == [SEARCH_SEED] else "-seed" + "-".join(map(str, seeds))
     if seeded and not search:
