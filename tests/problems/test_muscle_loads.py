@@ -98,8 +98,8 @@ def test_kept_as_a_gait_lab_sees_people_a_thigh_load_is_priced_as_published():
     """The thigh's under-price (0.42-0.45 of Browning's on the free-swing walks above) is
     their stiff knee: those walks yield 5-7 deg under thigh loads. Kept as a gait lab sees
     people (loads.py --gait-lab: each leg's loading-response knee flexion 10-25 deg, steady
-    landings within 1.3 times the loaded weight), each load the cheapest of four gait-lab
-    protocols' forty walkers that is a person's there (--pool-walkers; the walks' reflexes in
+    landings within 1.3 times the loaded weight), each load the cheapest of five gait-lab
+    protocols' fifty walkers that is a person's there (--pool-walkers; the walks' reflexes in
     loads-walkerslab-...-designs.json), replayed: 4 kg per thigh costs 1.08 times the
     published rise, within 30 %, its walk and the unloaded one meeting every stage."""
     import json
