@@ -26,6 +26,9 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers A-designs.json B-designs.json --gait-lab
                                            # each load's walk the cheapest of the walkers those
                                            # protocols wrote: loads-walkerslab-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers ... --gait-lab --refine 3
+                                           # each load no walker prices searched on from the
+                                           # nearest, up to 3 rounds: loads-walkerslabrefined-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
                                            # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
 
@@ -59,7 +62,12 @@ flexion 10-25 deg and steady landings within 1.3 body weights of the person plus
 (:func:`gait_lab_stages`), before the cost; ``--seed N`` repeats any search with another
 PSO seed. ``--pool-walkers`` searches nothing: every walker that protocols wrote to their
 ``-designs.json`` files walks each load and unloaded, and each takes the cheapest walk that
-is a person's there under its stages -- the least cost all those searches found for it.
+is a person's there under its stages -- the least cost all those searches found for it;
+its table counts the walkers that meet each load's stages (``walkers_met``: the fewer, the
+less the minimum is biased low against the unloaded one's). ``--refine N`` then searches
+(PSO 24 x 40, every reflex, +-3 %) under each load no walker prices, from the walker nearest
+its stages (the lexicographic rank a search would give it) with that walker itself a start,
+and repeats for the loads still unpriced, N rounds; the refined walkers join the pool.
 
 ``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
 controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
@@ -99,6 +107,7 @@ import tomli_w
 
 from codesign.control.reflex import REFLEX_PREFIX
 from codesign.model.anthropometry import human_geometry
+from codesign.objectives import Objective, lexicographic
 from codesign.problems.muscle_gait import KNEE_STANCE_PEAK_MAX_DEG, KNEE_STANCE_PEAK_MIN_DEG
 from codesign.problems.robust import read_robust_checks
 from codesign.run.stored import stored_candidate
@@ -165,14 +174,21 @@ def gait_lab_stages(carried_kg: float, body_mass: float) -> tuple[dict, ...]:
             SWING_STAGES[-1])
 
 
+WALKED: dict[str, dict[str, float]] = {}   # walk()'s metrics by design and loads: a walk is deterministic
+
+
 def walk(design: Design, loads: list[dict]) -> dict[str, float]:
     """The design's metrics with ``loads`` (its own evaluation settings otherwise, its
     search's robust checks left out); a walk that falls before the window has only
-    ``time`` of them."""
-    evaluation = dict(design.evaluation)
-    read_robust_checks(evaluation)           # the search's checks: a plain walk here
-    settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
-    return {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
+    ``time`` of them. Each walk once per run (``WALKED``: the pools walk every walker
+    under each load, and ``--refine`` once per round)."""
+    key = json.dumps([design.to_json(), loads], sort_keys=True)
+    if key not in WALKED:
+        evaluation = dict(design.evaluation)
+        read_robust_checks(evaluation)       # the search's checks: a plain walk here
+        settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
+        WALKED[key] = {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
+    return dict(WALKED[key])
 
 
 def walks_alone(m: dict[str, float], max_time: float) -> bool:
@@ -205,14 +221,29 @@ def pooled(designs: dict[str, Design], loads: list[dict], stages: tuple[dict, ..
     """``--pool``: the cheapest walk (net metabolic cost per metre) under ``loads`` of every
     design in ``designs`` (each search's best, by its slug) that is a person's there
     (:func:`walks_alone`, ``stages`` met), plus ``reflexes_of`` (its slug); the first
-    design's walk, ``reflexes_of`` empty, when none is."""
+    design's walk, ``reflexes_of`` empty, when none is. ``walkers_met``: how many designs
+    meet them (the minimum's sample: the fewer, the less a minimum of noisy searches is
+    biased low); ``nearest``: the slugs, the walk nearest to ``stages`` first
+    (:func:`nearest_key`), what ``--refine`` searches from."""
     walks = {slug: walk(design, loads) for slug, design in designs.items()}
+    nearest = sorted(walks, key=lambda slug: nearest_key(walks[slug], stages, designs[slug]))
     kept = [(m["metabolic_cost"], slug) for slug, m in walks.items()
             if walks_alone(m, designs[slug].evaluation.get("max_time", 10.0)) and stages_met(m, stages)]
+    found = {"walkers_met": len(kept), "nearest": nearest}
     if not kept:
-        return {**next(iter(walks.values())), "reflexes_of": ""}
+        return {**next(iter(walks.values())), "reflexes_of": "", **found}
     slug = min(kept)[1]
-    return {**walks[slug], "reflexes_of": slug}
+    return {**walks[slug], "reflexes_of": slug, **found}
+
+
+def nearest_key(m: dict[str, float], stages: tuple[dict, ...], design: Design) -> tuple[int, float]:
+    """How near metrics ``m`` of ``design``'s walk are to meeting ``stages``, smaller nearer:
+    the lexicographic rank of a search under them (the stages met, negated; then the
+    signed value of the first unmet; a missing metric, a fallen walk's, farthest)."""
+    metrics = {**m, "time_fraction": m["time"] / design.evaluation.get("max_time", 10.0)}
+    stage, value = lexicographic({k: metrics.get(k, math.nan) for k in {s["metric"] for s in stages}},
+                                 [Objective(**s) for s in stages])
+    return -stage, value if math.isfinite(value) else math.inf
 
 
 NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
@@ -244,13 +275,14 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
             "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near), "assist_fraction": 0.0}
 
 
-def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
-             seed: int = SEARCH_SEED, stages: tuple[dict, ...] = SWING_STAGES) -> Design:
-    """The reflexes searched again under ``load`` (None: unloaded) from ``design_file``'s
-    (module docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` when ``free``
-    names the reflexes searched, the others frozen, under ``stages``), PSO seeded ``seed``:
-    the best of results/muscle-loads/<slug>, run (or resumed) first."""
-    design = load_design(design_file)
+def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
+             seed: int = SEARCH_SEED, stages: tuple[dict, ...] = SWING_STAGES,
+             leans: tuple[float, ...] = SWING_LEANS) -> Design:
+    """The reflexes searched again under ``load`` (None: unloaded) from ``design``'s (module
+    docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` / ``--refine`` when
+    ``free`` names the reflexes searched, the others frozen, under ``stages``, with a start
+    at each lean reference of ``leans`` (rad)), PSO seeded ``seed``: the best of
+    results/muscle-loads/<slug>, run (or resumed) first."""
     folder = RUNS / slug
     reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
     evaluation = dict(design.evaluation)
@@ -267,7 +299,7 @@ def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, .
                     space={"start_spread": SWING_SPREAD,
                            "start": {n: v for n, v in reflexes.items() if n in free},
                            "seeds": [{n: (x if n == lean else v) for n, v in reflexes.items() if n in free}
-                                     for x in SWING_LEANS]},
+                                     for x in leans]},
                     freeze={"parameters": {n: v for n, v in reflexes.items() if n not in free}})
     RUNS.mkdir(parents=True, exist_ok=True)
     spec_file = RUNS / f"{slug}.toml"
@@ -278,6 +310,36 @@ def searched(design_file: Path, slug: str, load: dict | None, free: tuple[str, .
     best = stored_candidate(str(folder), best=True, which=None).design
     return dataclasses.replace(best, evaluation=dict(design.evaluation),    # walked as the unloaded design
                                problem=dict(design.problem))
+
+
+def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: dict[str, tuple[dict, ...]],
+            stem: str, rounds: int) -> dict[str, Design]:
+    """``--refine``: ``rounds`` times, for each load of ``loads`` (by slug; None unloaded)
+    under which no walker of ``walkers`` (nor of an earlier round) is priced (:func:`pooled`),
+    every reflex searched again under its ``stages`` from the walker nearest them that no
+    search started from yet (a search that found nothing better returns its start: the
+    next round starts from the next nearest), that walker itself one of the starts (run
+    results/muscle-loads/refine[<round>]-<stem>-<slug>, the first round's without a number;
+    resumed or reused when stored): the best of each such search, by
+    ``refine<round>:<slug>``."""
+    found: dict[str, Design] = {}
+    started: set[str] = set()                      # the reflexes searched from (JSON)
+    reflexes = lambda d: json.dumps({n: v for n, v in sorted(d.params.items()) if n.startswith(REFLEX_PREFIX)})
+    for round_ in range(1, rounds + 1):
+        tag = f"refine{round_ if round_ > 1 else ''}"
+        for slug, load in loads.items():
+            pool = {**walkers, **found}
+            m = pooled(pool, [load] if load else [], stages[slug])
+            if m["reflexes_of"]:
+                continue
+            nearest = next(n for n in m["nearest"] if reflexes(pool[n]) not in started)
+            start = pool[nearest]
+            started.add(reflexes(start))
+            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in start.params if n.startswith(REFLEX_PREFIX))
+            print(f"{slug}: no walker priced; round {round_} searches again from {nearest}", flush=True)
+            found[f"{tag}:{slug}"] = searched(start, f"{tag}-{stem}-{slug}", load, free, SEARCH_SEED, stages[slug],
+                                              (start.params[f"{REFLEX_PREFIX}theta_ref"],))
+    return found
 
 
 def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool, body_mass: float) -> float:
@@ -294,7 +356,9 @@ KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all s
          "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted",
          "adaptedpool": "all adapted, pooled", "adaptedlab": "all adapted, gait lab",
          "adaptedlabpool": "all adapted, gait lab, pooled", "walkers": "every protocol's walkers pooled",
-         "walkerslab": "every protocol's walkers pooled, gait lab"}
+         "walkerslab": "every protocol's walkers pooled, gait lab",
+         "walkersrefined": "every protocol's walkers pooled, refined",
+         "walkerslabrefined": "every protocol's walkers pooled, gait lab, refined"}
 
 
 def summary() -> None:
@@ -343,7 +407,12 @@ def main() -> None:
     mode.add_argument("--pool-walkers", nargs="+", type=Path, metavar="DESIGNS_JSON",
                       help="each load's walk the cheapest of every walker these protocols' -designs.json files "
                            "hold that is a person's there (with --gait-lab: under its stages), at 1.25 m/s")
+    parser.add_argument("--refine", type=int, default=0, metavar="ROUNDS",
+                        help="with --pool-walkers: ROUNDS times, each load no walker prices searched again (every "
+                             "reflex) from the walker nearest its stages; the refined walkers join the pool")
     args = parser.parse_args()
+    if args.refine and not args.pool_walkers:
+        parser.error("--refine: give --pool-walkers (it searches from the pooled walker nearest a load's stages)")
     if args.pool and not (args.adapt_swing or args.adapt_all):
         parser.error("--pool: give --adapt-swing or --adapt-all (it pools their searches' bests)")
     if args.gait_lab and not (args.adapt_swing or args.adapt_all or args.pool_walkers):
@@ -376,10 +445,12 @@ def main() -> None:
     totals = {slug: kg * (1 if segment == "torso" else 2) for (segment, kg), slug in zip(CONDITIONS, loads)}
     stages = {slug: gait_lab_stages(totals.get(slug, 0.0), body_mass) if args.gait_lab else
               SWING_STAGES if adapt else TREADMILL_STAGES for slug in ("none", *loads)}
-    walkers = {tags[seed] + slug: searched(args.design, prefix + tags[seed] + slug, load, free, seed, stages[slug])
+    walkers = {tags[seed] + slug: searched(load_design(args.design), prefix + tags[seed] + slug, load, free, seed, stages[slug])
                for seed in seeds for slug, load in {"none": None, **loads}.items()} if search else {}
     walkers.update({f"{f.stem.removesuffix('-designs')}:{slug}": Design.from_json(doc, str(f))
                     for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
+    if args.refine:                                # each unpriced load: searched on from its nearest walker
+        walkers.update(refined(walkers, {"none": None, **loads}, stages, args.design.stem, args.refine))
     unloaded = walkers[tags[seeds[0]] + "none"] if search else load_design(args.design)
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
@@ -400,12 +471,13 @@ def main() -> None:
         rows.append({"load": f"{kg:g} kg {'at the waist' if segment == 'torso' else 'per ' + segment}",
                      "total_kg": total, "walked_s": m["time"], "speed_m_s": round(m["speed"], 3),
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
-                     **({"reflexes_of": m["reflexes_of"]} if args.pool else {}),
+                     **({"reflexes_of": m["reflexes_of"], "walkers_met": m["walkers_met"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
                      "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
             "-walkers" if args.pool_walkers else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
+    kind += "refined" if args.refine else ""
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
@@ -424,6 +496,8 @@ def main() -> None:
            f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
     how += "; the gait lab's stance knee and landings kept" if args.gait_lab else ""
     how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
+    how += "; each load no walker priced searched again from the walker nearest its stages" if args.refine else ""
+    how += f" ({base['walkers_met']} walkers priced unloaded)" if args.pool else ""
     how = (f"the walkers of {len(args.pool_walkers)} protocols' searches pooled" + how.removeprefix("kept")
            if args.pool_walkers else how)
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
