@@ -322,9 +322,11 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
     results/muscle-loads/refine[<round>]-<stem>-<slug>, the first round's without a number;
     resumed or reused when stored): the best of each such search, by
     ``refine<round>:<slug>``."""
+    def reflexes(design: Design) -> str:
+        return json.dumps({n: v for n, v in sorted(design.params.items()) if n.startswith(REFLEX_PREFIX)})
+
     found: dict[str, Design] = {}
-    started: set[str] = set()                      # the reflexes searched from (JSON)
-    reflexes = lambda d: json.dumps({n: v for n, v in sorted(d.params.items()) if n.startswith(REFLEX_PREFIX)})
+    started: set[str] = set()                      # the reflexes searched from
     for round_ in range(1, rounds + 1):
         tag = f"refine{round_ if round_ > 1 else ''}"
         for slug, load in loads.items():
@@ -445,7 +447,8 @@ def main() -> None:
     totals = {slug: kg * (1 if segment == "torso" else 2) for (segment, kg), slug in zip(CONDITIONS, loads)}
     stages = {slug: gait_lab_stages(totals.get(slug, 0.0), body_mass) if args.gait_lab else
               SWING_STAGES if adapt else TREADMILL_STAGES for slug in ("none", *loads)}
-    walkers = {tags[seed] + slug: searched(load_design(args.design), prefix + tags[seed] + slug, load, free, seed, stages[slug])
+    start = load_design(args.design)
+    walkers = {tags[seed] + slug: searched(start, prefix + tags[seed] + slug, load, free, seed, stages[slug])
                for seed in seeds for slug, load in {"none": None, **loads}.items()} if search else {}
     walkers.update({f"{f.stem.removesuffix('-designs')}:{slug}": Design.from_json(doc, str(f))
                     for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
