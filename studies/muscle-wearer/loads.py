@@ -413,6 +413,8 @@ def main() -> None:
                         help="with --pool-walkers: ROUNDS times, each load no walker prices searched again (every "
                              "reflex) from the walker nearest its stages; the refined walkers join the pool")
     args = parser.parse_args()
+    if args.refine < 0:
+        parser.error(f"--refine: {args.refine} rounds; expected a count >= 0")
     if args.refine and not args.pool_walkers:
         parser.error("--refine: give --pool-walkers (it searches from the pooled walker nearest a load's stages)")
     if args.pool and not (args.adapt_swing or args.adapt_all):
