@@ -275,6 +275,11 @@ def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
             "metabolic_power": math.nan, "theta_ref": math.nan, "held": len(near), "assist_fraction": 0.0}
 
 
+def reflex_params(design: Design) -> dict[str, float]:
+    """``design``'s reflex parameters (``reflex.*``) by name."""
+    return {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
+
+
 def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
              seed: int = SEARCH_SEED, stages: tuple[dict, ...] = SWING_STAGES,
              leans: tuple[float, ...] = SWING_LEANS) -> Design:
@@ -284,7 +289,7 @@ def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...]
     at each lean reference of ``leans`` (rad)), PSO seeded ``seed``: the best of
     results/muscle-loads/<slug>, run (or resumed) first."""
     folder = RUNS / slug
-    reflexes = {name: value for name, value in design.params.items() if name.startswith(REFLEX_PREFIX)}
+    reflexes = reflex_params(design)
     evaluation = dict(design.evaluation)
     read_robust_checks(evaluation)           # not priced by these stages: plain walks
     spec = {"name": f"muscle-loads-{slug}", "seed": seed,
@@ -322,9 +327,6 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
     results/muscle-loads/refine[<round>]-<stem>-<slug>, the first round's without a number;
     resumed or reused when stored): the best of each such search, by
     ``refine<round>:<slug>``."""
-    def reflexes(design: Design) -> str:
-        return json.dumps({n: v for n, v in sorted(design.params.items()) if n.startswith(REFLEX_PREFIX)})
-
     found: dict[str, Design] = {}
     started: set[str] = set()                      # the reflexes searched from
     for round_ in range(1, rounds + 1):
@@ -334,10 +336,10 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
             m = pooled(pool, [load] if load else [], stages[slug])
             if m["reflexes_of"]:
                 continue
-            nearest = next(n for n in m["nearest"] if reflexes(pool[n]) not in started)
+            nearest = next(n for n in m["nearest"] if json.dumps(reflex_params(pool[n]), sort_keys=True) not in started)
             start = pool[nearest]
-            started.add(reflexes(start))
-            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in start.params if n.startswith(REFLEX_PREFIX))
+            started.add(json.dumps(reflex_params(start), sort_keys=True))
+            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
             print(f"{slug}: no walker priced; round {round_} searches again from {nearest}", flush=True)
             found[f"{tag}:{slug}"] = searched(start, f"{tag}-{stem}-{slug}", load, free, SEARCH_SEED, stages[slug],
                                               (start.params[f"{REFLEX_PREFIX}theta_ref"],))
@@ -427,9 +429,10 @@ def main() -> None:
     args.hold_speed = args.hold_speed or args.fit_speed
     body_mass = human_geometry().mass_kg
     adapt = args.adapt_swing or args.adapt_all or bool(args.pool_walkers)    # walks at 1.25 m/s
+    design = load_design(args.design)
     free = SWING_REFLEXES if args.adapt_swing else None
     if args.adapt_all:                             # every reflex the design has
-        free = tuple(n.removeprefix(REFLEX_PREFIX) for n in load_design(args.design).params if n.startswith(REFLEX_PREFIX))
+        free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(design))
     search = args.search or args.adapt_swing or args.adapt_all
     replayed = search or bool(args.pool_walkers)   # searched walkers: priced once their stages are met
     args.pool = args.pool or bool(args.pool_walkers)
@@ -449,14 +452,13 @@ def main() -> None:
     totals = {slug: kg * (1 if segment == "torso" else 2) for (segment, kg), slug in zip(CONDITIONS, loads)}
     stages = {slug: gait_lab_stages(totals.get(slug, 0.0), body_mass) if args.gait_lab else
               SWING_STAGES if adapt else TREADMILL_STAGES for slug in ("none", *loads)}
-    start = load_design(args.design)
-    walkers = {tags[seed] + slug: searched(start, prefix + tags[seed] + slug, load, free, seed, stages[slug])
+    walkers = {tags[seed] + slug: searched(design, prefix + tags[seed] + slug, load, free, seed, stages[slug])
                for seed in seeds for slug, load in {"none": None, **loads}.items()} if search else {}
     walkers.update({f"{f.stem.removesuffix('-designs')}:{slug}": Design.from_json(doc, str(f))
                     for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
     if args.refine:                                # each unpriced load: searched on from its nearest walker
         walkers.update(refined(walkers, {"none": None, **loads}, stages, args.design.stem, args.refine))
-    unloaded = walkers[tags[seeds[0]] + "none"] if search else load_design(args.design)
+    unloaded = walkers[tags[seeds[0]] + "none"] if search else design
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
     base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages["none"]) if args.pool
