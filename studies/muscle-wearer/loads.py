@@ -346,6 +346,39 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
     return found
 
 
+CONVERGED = 0.02   # J/(kg m): a --converge round that lowers a walk's cost by less ends its searches
+
+
+def converged(walkers: dict[str, Design], loads: dict[str, dict | None], stages: dict[str, tuple[dict, ...]],
+              stem: str, rounds: int) -> dict[str, Design]:
+    """``--converge``: up to ``rounds`` times, for each load of ``loads`` (by slug; None
+    unloaded) a walker of ``walkers`` prices (:func:`pooled`), every reflex searched again
+    under its ``stages`` from that cheapest walker (itself a start, so the search's best is
+    no dearer: a local descent of the least cost), unloaded and loaded alike; a load's
+    searches end once a round lowers its cost by less than ``CONVERGED`` (run
+    results/muscle-loads/converge<round>-<stem>-<slug>; resumed or reused when stored): the
+    best of each such search, by ``converge<round>:<slug>``."""
+    found: dict[str, Design] = {}
+    ended: set[str] = set()
+    for round_ in range(1, rounds + 1):
+        for slug, load in loads.items():
+            walked = [load] if load else []
+            m = pooled({**walkers, **found}, walked, stages[slug])
+            if slug in ended or not m["reflexes_of"]:
+                continue
+            start = {**walkers, **found}[m["reflexes_of"]]
+            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
+            best = searched(start, f"converge{round_}-{stem}-{slug}", load, free, SEARCH_SEED, stages[slug],
+                            (start.params[f"{REFLEX_PREFIX}theta_ref"],))
+            found[f"converge{round_}:{slug}"] = best
+            cost = pooled({**walkers, **found}, walked, stages[slug])["metabolic_cost"]
+            print(f"{slug}: round {round_} from {m['reflexes_of']}: {m['metabolic_cost']:.3f} -> {cost:.3f} J/(kg m)",
+                  flush=True)
+            if not cost < m["metabolic_cost"] - CONVERGED:
+                ended.add(slug)
+    return found
+
+
 def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool, body_mass: float) -> float:
     """The rise of net metabolic rate (W per kg of the person's body mass): at the held
     speed, the rise of the cost per metre times ``TREADMILL_SPEED``; otherwise of the
@@ -362,7 +395,8 @@ KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all s
          "adaptedlabpool": "all adapted, gait lab, pooled", "walkers": "every protocol's walkers pooled",
          "walkerslab": "every protocol's walkers pooled, gait lab",
          "walkersrefined": "every protocol's walkers pooled, refined",
-         "walkerslabrefined": "every protocol's walkers pooled, gait lab, refined"}
+         "walkerslabrefined": "every protocol's walkers pooled, gait lab, refined",
+         "walkerslabrefinedconverged": "every protocol's walkers pooled, gait lab, refined, converged"}
 
 
 def summary() -> None:
@@ -414,9 +448,15 @@ def main() -> None:
     parser.add_argument("--refine", type=int, default=0, metavar="ROUNDS",
                         help="with --pool-walkers: ROUNDS times, each load no walker prices searched again (every "
                              "reflex) from the walker nearest its stages; the refined walkers join the pool")
+    parser.add_argument("--converge", type=int, default=0, metavar="ROUNDS",
+                        help="with --pool-walkers: up to ROUNDS times, every priced load and unloaded searched again "
+                             "(every reflex) from its cheapest walker, until a round lowers its cost by < "
+                             f"{CONVERGED} J/(kg m)")
     args = parser.parse_args()
-    if args.refine < 0:
-        parser.error(f"--refine: {args.refine} rounds; expected a count >= 0")
+    if min(args.refine, args.converge) < 0:
+        parser.error(f"--refine / --converge: {min(args.refine, args.converge)} rounds; expected a count >= 0")
+    if args.converge and not args.pool_walkers:
+        parser.error("--converge: give --pool-walkers (it searches on from each load's cheapest pooled walker)")
     if args.refine and not args.pool_walkers:
         parser.error("--refine: give --pool-walkers (it searches from the pooled walker nearest a load's stages)")
     if args.pool and not (args.adapt_swing or args.adapt_all):
@@ -458,6 +498,8 @@ def main() -> None:
                     for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
     if args.refine:                                # each unpriced load: searched on from its nearest walker
         walkers.update(refined(walkers, {"none": None, **loads}, stages, args.design.stem, args.refine))
+    if args.converge:                              # each priced load and unloaded: searched on from its cheapest
+        walkers.update(converged(walkers, {"none": None, **loads}, stages, args.design.stem, args.converge))
     unloaded = walkers[tags[seeds[0]] + "none"] if search else design
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
@@ -484,7 +526,7 @@ def main() -> None:
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
             "-walkers" if args.pool_walkers else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
-    kind += "refined" if args.refine else ""
+    kind += ("refined" if args.refine else "") + ("converged" if args.converge else "")
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
@@ -504,6 +546,7 @@ def main() -> None:
     how += "; the gait lab's stance knee and landings kept" if args.gait_lab else ""
     how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
     how += "; each load no walker priced searched again from the walker nearest its stages" if args.refine else ""
+    how += "; each load and unloaded searched on from its cheapest walker until converged" if args.converge else ""
     how += f" ({base['walkers_met']} walkers priced unloaded)" if args.pool else ""
     how = (f"the walkers of {len(args.pool_walkers)} protocols' searches pooled" + how.removeprefix("kept")
            if args.pool_walkers else how)
