@@ -346,7 +346,7 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
     return found
 
 
-CONVERGED = 0.02   # J/(kg m): a --converge round that lowers a walk's cost by less ends its searches
+CONVERGED = 0.02   # J/(kg m): a --converge search that lowers a walk's cost by less ends its load's searches
 
 
 def converged(walkers: dict[str, Design], loads: dict[str, dict | None], stages: dict[str, tuple[dict, ...]],
@@ -354,28 +354,28 @@ def converged(walkers: dict[str, Design], loads: dict[str, dict | None], stages:
     """``--converge``: up to ``rounds`` times, for each load of ``loads`` (by slug; None
     unloaded) a walker of ``walkers`` prices (:func:`pooled`), every reflex searched again
     under its ``stages`` from that cheapest walker (itself a start, so the search's best is
-    no dearer: a local descent of the least cost), unloaded and loaded alike; a load's
-    searches end once a round lowers its cost by less than ``CONVERGED`` (run
-    results/muscle-loads/converge<round>-<stem>-<slug>; resumed or reused when stored): the
-    best of each such search, by ``converge<round>:<slug>``."""
+    no dearer: a local descent of the least cost), unloaded and loaded alike. A load's
+    searches end once one lowers its cost by less than ``CONVERGED``, until a walker another
+    load's search found lowers it by more (the walkers found join the pool as they are
+    found). Run results/muscle-loads/converge<round>-<stem>-<slug> (resumed or reused when
+    stored): the best of each such search, by ``converge<round>:<slug>``."""
     found: dict[str, Design] = {}
-    ended: set[str] = set()
+    below: dict[str, float] = {}                   # J/(kg m): a load is searched again once its cost is under
     for round_ in range(1, rounds + 1):
         for slug, load in loads.items():
             walked = [load] if load else []
             m = pooled({**walkers, **found}, walked, stages[slug])
-            if slug in ended or not m["reflexes_of"]:
+            if not m["reflexes_of"] or not m["metabolic_cost"] < below.get(slug, math.inf):
                 continue
             start = {**walkers, **found}[m["reflexes_of"]]
             free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
-            best = searched(start, f"converge{round_}-{stem}-{slug}", load, free, SEARCH_SEED, stages[slug],
-                            (start.params[f"{REFLEX_PREFIX}theta_ref"],))
-            found[f"converge{round_}:{slug}"] = best
+            found[f"converge{round_}:{slug}"] = searched(start, f"converge{round_}-{stem}-{slug}", load, free,
+                                                         SEARCH_SEED, stages[slug],
+                                                         (start.params[f"{REFLEX_PREFIX}theta_ref"],))
             cost = pooled({**walkers, **found}, walked, stages[slug])["metabolic_cost"]
             print(f"{slug}: round {round_} from {m['reflexes_of']}: {m['metabolic_cost']:.3f} -> {cost:.3f} J/(kg m)",
                   flush=True)
-            if not cost < m["metabolic_cost"] - CONVERGED:
-                ended.add(slug)
+            below[slug] = math.inf if cost < m["metabolic_cost"] - CONVERGED else cost - CONVERGED
     return found
 
 
@@ -450,7 +450,7 @@ def main() -> None:
                              "reflex) from the walker nearest its stages; the refined walkers join the pool")
     parser.add_argument("--converge", type=int, default=0, metavar="ROUNDS",
                         help="with --pool-walkers: up to ROUNDS times, every priced load and unloaded searched again "
-                             "(every reflex) from its cheapest walker, until a round lowers its cost by < "
+                             "(every reflex) from its cheapest walker, until a search lowers its cost by < "
                              f"{CONVERGED} J/(kg m)")
     args = parser.parse_args()
     if min(args.refine, args.converge) < 0:
