@@ -388,6 +388,14 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
     return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
 
 
+def fitted_slope(rises: dict[float, float]) -> float:
+    """Browning's reading of a location: the least-squares line through zero of the rise of
+    net metabolic rate (W/kg) on the total added mass (kg), ``rises`` by mass; W/kg per kg
+    (NaN when a rise is)."""
+    masses, values = np.array(list(rises)), np.array(list(rises.values()))
+    return float(masses @ values / (masses @ masses))
+
+
 KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
          "swingpool": "swing adapted, pooled", "swinglab": "swing adapted, gait lab",
          "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted",
@@ -558,6 +566,10 @@ def main() -> None:
     for r in rows:
         print(f"| {r['load']} | {r['total_kg']:g} | {r['walked_s']:g} | {r['speed_m_s']} | {r['rise_W_per_kg']} | "
               f"{r['published_W_per_kg']} | {r['ratio']} |")
+    fitted = {segment: fitted_slope({r["total_kg"]: r["rise_W_per_kg"] for r in rows if r["load"].endswith(
+        "waist" if segment == "torso" else segment)}) for segment in PUBLISHED_SLOPE}
+    print("per kg, each location's line through zero (W/kg per kg): " + ", ".join(
+        f"{segment} {fitted[segment]:.3f} (Browning {PUBLISHED_SLOPE[segment]:.3f})" for segment in PUBLISHED_SLOPE))
 
 
 if __name__ == "__main__":
