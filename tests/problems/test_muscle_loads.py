@@ -156,3 +156,48 @@ def test_refined_as_a_gait_lab_sees_people_four_kg_per_foot_is_priced_as_publish
     foot_rise = study.rise_per_kg(foot, base, True, 70.0)           # W/kg at 1.25 m/s, 8 kg in all
     assert abs(foot_rise / (study.PUBLISHED_SLOPE["foot"] * 8.0) - 1.0) <= 0.30
     assert foot_rise / 8.0 > study.rise_per_kg(thigh, base, True, 70.0) / 8.0 > 0.0
+
+
+def test_searched_to_convergence_the_walks_keep_brownings_order_at_the_search_s_step_only():
+    """Each load's and the unloaded walk's search continued from its cheapest walker until a
+    search gains < 0.02 J/(kg m) (loads.py --converge 8, the walks' reflexes in
+    loads-walkerslabrefinedconverged-...-designs.json), replayed: at the searches' 1-ms step
+    every leg walk meets the gait lab's stages, 8 kg per thigh costs 1.01 times Browning's
+    rise (1.52 before the descent) and each location's per-kg line through zero keeps his
+    order foot > shank > thigh (0.154 > 0.081 > 0.067 W/kg per kg; his 0.188 > 0.076 >
+    0.075) -- but the unloaded walk, descended to the edge of its stages, falls at half the
+    step: those prices are the step's, not the person's."""
+    import json
+
+    from codesign.problems.robust import check_change, read_robust_checks
+    from codesign.walking import WalkSettings, evaluate
+
+    study = loads_study()
+    folder = ROOT / "studies" / "muscle-wearer"
+    lab = json.loads((folder / "loads-walkerslabrefinedconverged-human-muscles-loads-4-designs.json").read_text())
+    unloaded = study.Design.from_json(lab["none"])
+    base = study.walk(unloaded, [])
+    assert study.walks_alone(base, 10.0) and study.stages_met(base, study.gait_lab_stages(0.0, 70.0))
+    slopes = {}
+    for segment in ("foot", "shank", "thigh"):
+        rises = {}
+        for kg in (4.0, 8.0) if segment == "thigh" else (2.0, 4.0):
+            m = study.walk(study.Design.from_json(lab[f"{segment}-{kg:g}kg"]), [{"segment": segment, "mass_kg": kg}])
+            assert study.walks_alone(m, 10.0) and study.stages_met(m, study.gait_lab_stages(2 * kg, 70.0)), segment
+            rises[2 * kg] = study.rise_per_kg(m, base, True, 70.0)             # W/kg at 1.25 m/s
+        slopes[segment] = study.fitted_slope(rises)
+    assert abs(rises[16.0] / (study.PUBLISHED_SLOPE["thigh"] * 16.0) - 1.0) <= 0.30
+    assert slopes["foot"] > slopes["shank"] > slopes["thigh"] > 0.0, slopes
+    evaluation = dict(unloaded.evaluation)
+    read_robust_checks(evaluation)
+    settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles"})
+    assert evaluate(unloaded, check_change("half_step")(settings)).metrics["time"] < 5.0
+
+
+def test_a_location_s_per_kg_line_through_zero_is_least_squares():
+    """loads.py's fitted_slope is the least-squares slope through the origin, sum(m r) /
+    sum(m^2): exact for rises proportional to the mass, and for Browning's shank read as
+    0.304 / 0.608 W/kg at 4 / 8 kg, 0.076 W/kg per kg."""
+    study = loads_study()
+    assert abs(study.fitted_slope({4.0: 0.304, 8.0: 0.608}) - 0.076) < 1e-12
+    assert abs(study.fitted_slope({4.0: 1.0, 8.0: 1.0}) - 12.0 / 80.0) < 1e-12       # (4 + 8) / (16 + 64)
