@@ -29,6 +29,9 @@ power per kg of the person's body mass against the published rise.
     .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers ... --gait-lab --refine 3
                                            # each load no walker prices searched on from the
                                            # nearest, up to 3 rounds: loads-walkerslabrefined-<stem>.csv
+    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers ... --gait-lab --refine 6 --converge 8
+                                           # then each load and unloaded searched on from its cheapest
+                                           # walker until converged: loads-walkerslabrefinedconverged-<stem>.csv
     .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
                                            # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
 
@@ -68,6 +71,8 @@ less the minimum is biased low against the unloaded one's). ``--refine N`` then 
 (PSO 24 x 40, every reflex, +-3 %) under each load no walker prices, from the walker nearest
 its stages (the lexicographic rank a search would give it) with that walker itself a start,
 and repeats for the loads still unpriced, N rounds; the refined walkers join the pool.
+``--converge N`` then searches every priced load and the unloaded walk alike again from its
+cheapest walker (a descent), up to N rounds, until a search gains < ``CONVERGED``.
 
 ``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
 controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
