@@ -322,6 +322,13 @@ def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...]
                                problem=dict(design.problem))
 
 
+def searched_from(start: Design, slug: str, load: dict | None, stages: tuple[dict, ...]) -> Design:
+    """:func:`searched` on from the walker ``start`` under ``stages`` (``--refine``,
+    ``--converge``): every reflex free, seed ``SEARCH_SEED``, ``start`` itself a start."""
+    free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
+    return searched(start, slug, load, free, SEARCH_SEED, stages, (start.params[f"{REFLEX_PREFIX}theta_ref"],))
+
+
 def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: dict[str, tuple[dict, ...]],
             stem: str, rounds: int) -> dict[str, Design]:
     """``--refine``: ``rounds`` times, for each load of ``loads`` (by slug; None unloaded)
@@ -344,10 +351,8 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
             nearest = next(n for n in m["nearest"] if json.dumps(reflex_params(pool[n]), sort_keys=True) not in started)
             start = pool[nearest]
             started.add(json.dumps(reflex_params(start), sort_keys=True))
-            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
             print(f"{slug}: no walker priced; round {round_} searches again from {nearest}", flush=True)
-            found[f"{tag}:{slug}"] = searched(start, f"{tag}-{stem}-{slug}", load, free, SEARCH_SEED, stages[slug],
-                                              (start.params[f"{REFLEX_PREFIX}theta_ref"],))
+            found[f"{tag}:{slug}"] = searched_from(start, f"{tag}-{stem}-{slug}", load, stages[slug])
     return found
 
 
@@ -369,14 +374,12 @@ def converged(walkers: dict[str, Design], loads: dict[str, dict | None], stages:
     for round_ in range(1, rounds + 1):
         for slug, load in loads.items():
             walked = [load] if load else []
-            m = pooled({**walkers, **found}, walked, stages[slug])
+            pool = {**walkers, **found}
+            m = pooled(pool, walked, stages[slug])
             if not m["reflexes_of"] or not m["metabolic_cost"] < below.get(slug, math.inf):
                 continue
-            start = {**walkers, **found}[m["reflexes_of"]]
-            free = tuple(n.removeprefix(REFLEX_PREFIX) for n in reflex_params(start))
-            found[f"converge{round_}:{slug}"] = searched(start, f"converge{round_}-{stem}-{slug}", load, free,
-                                                         SEARCH_SEED, stages[slug],
-                                                         (start.params[f"{REFLEX_PREFIX}theta_ref"],))
+            found[f"converge{round_}:{slug}"] = searched_from(pool[m["reflexes_of"]], f"converge{round_}-{stem}-{slug}",
+                                                              load, stages[slug])
             cost = pooled({**walkers, **found}, walked, stages[slug])["metabolic_cost"]
             print(f"{slug}: round {round_} from {m['reflexes_of']}: {m['metabolic_cost']:.3f} -> {cost:.3f} J/(kg m)",
                   flush=True)

@@ -164,7 +164,7 @@ def test_searched_to_convergence_the_walks_keep_brownings_order_at_the_search_s_
     loads-walkerslabrefinedconverged-...-designs.json), replayed: at the searches' 1-ms step
     every leg walk meets the gait lab's stages, 8 kg per thigh costs 1.01 times Browning's
     rise (1.52 before the descent) and each location's per-kg line through zero keeps his
-    order foot > shank > thigh (0.154 > 0.081 > 0.067 W/kg per kg; his 0.188 > 0.076 >
+    order foot > shank > thigh (0.153 > 0.081 > 0.067 W/kg per kg; his 0.188 > 0.076 >
     0.075) -- but the unloaded walk, descended to the edge of its stages, falls at half the
     step: those prices are the step's, not the person's."""
     import json
