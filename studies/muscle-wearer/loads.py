@@ -348,9 +348,10 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
             m = pooled(pool, [load] if load else [], stages[slug])
             if m["reflexes_of"]:
                 continue
-            nearest = next(n for n in m["nearest"] if json.dumps(reflex_params(pool[n]), sort_keys=True) not in started)
+            key = {n: json.dumps(reflex_params(pool[n]), sort_keys=True) for n in m["nearest"]}
+            nearest = next(n for n in m["nearest"] if key[n] not in started)
             start = pool[nearest]
-            started.add(json.dumps(reflex_params(start), sort_keys=True))
+            started.add(key[nearest])
             print(f"{slug}: no walker priced; round {round_} searches again from {nearest}", flush=True)
             found[f"{tag}:{slug}"] = searched_from(start, f"{tag}-{stem}-{slug}", load, stages[slug])
     return found
@@ -577,7 +578,8 @@ def main() -> None:
     fitted = {segment: fitted_slope({r["total_kg"]: r["rise_W_per_kg"] for r in rows if r["load"].endswith(
         "waist" if segment == "torso" else segment)}) for segment in PUBLISHED_SLOPE}
     print("per kg, each location's line through zero (W/kg per kg): " + ", ".join(
-        f"{segment} {fitted[segment]:.3f} (Browning {PUBLISHED_SLOPE[segment]:.3f})" for segment in PUBLISHED_SLOPE))
+        f"{'waist' if segment == 'torso' else segment} {fitted[segment]:.3f} (Browning {PUBLISHED_SLOPE[segment]:.3f})"
+        for segment in PUBLISHED_SLOPE))
 
 
 if __name__ == "__main__":
