@@ -27,47 +27,50 @@ from codesign.walking.design import Design
 class StoredDesign:
     """One stored evaluation as a walking design: the design (decoded by its problem), the
     run's ``[evaluation]`` table (a caller adds its overrides and has the problem parse
-    it), its problem's name and the objectives the run ranked it by."""
+    it), its problem's name, the objectives the run ranked it by, and its stored fitness:
+    ``stage`` (the objectives met before the one it was ranked on, -1 for a failed
+    evaluation) and ``stage_value`` (that objective's value, in its unit)."""
 
     design: Design
     table: dict
     problem: str
     objectives: tuple[Objective, ...]
+    stage: int = -1
+    stage_value: float = float("nan")
 
 
-def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
-    """One evaluation of a stored run as a :class:`StoredDesign`: ``best`` (the
-    report's ranking: ok first, most stages, smallest stage value, then earliest) or
-    ``which`` = "ITERATION:PARTICLE". The run's spec gives the problem and its
-    ``[evaluation]`` table. UserError on a bad run, a bad or unknown evaluation, or a
-    problem that is not a walking one."""
-    if best == (which is not None):
-        raise UserError("--run: give --best or --eval ITERATION:PARTICLE (exactly one)")
+@dataclass(frozen=True)
+class _StoredRun:
+    """A run store's last run as read: its spec, evaluations, parameters and subspaces."""
+
+    name: str
+    spec: Any
+    evaluations: Any
+    params: Any
+    subspaces: Any
+
+
+def _read_run(run: str) -> _StoredRun:
+    """The last run of the store at ``run``; UserError for a store without a run or without
+    evaluations."""
     with open_run(find_run_database(run), readonly=True) as store:
         runs = store.runs()
         if runs.empty:
             raise UserError(f"--run {run}: the database holds no run; expected a started run")
         row = runs.sort_values("run_id").iloc[-1]
         run_id = int(row["run_id"])
-        evaluations = store.evaluations(run_id)
-        params = store.params(run_id)
-        subspaces = store.subspaces(run_id)
-    spec = parse_spec(str(row["spec_toml"]), f"{run} (stored spec)")
-    if evaluations.empty:
+        stored = _StoredRun(run, parse_spec(str(row["spec_toml"]), f"{run} (stored spec)"),
+                            store.evaluations(run_id), store.params(run_id), store.subspaces(run_id))
+    if stored.evaluations.empty:
         raise UserError(f"--run {run}: no evaluations stored yet; expected a run with evaluations")
-    if best:
-        chosen = ranked(evaluations).iloc[0]
-    else:
-        try:
-            iteration, particle = (int(v) for v in which.split(":"))
-        except ValueError:
-            raise UserError(f"--eval: {which!r}; expected ITERATION:PARTICLE (two integers)") from None
-        hit = evaluations[(evaluations["iteration"] == iteration) & (evaluations["particle"] == particle)]
-        if hit.empty:
-            raise UserError(f"--eval: {which}: no such evaluation in {run}; expected iteration in "
-                            f"[{evaluations['iteration'].min()}, {evaluations['iteration'].max()}] "
-                            f"and particle in [0, {evaluations['particle'].max()}]")
-        chosen = hit.iloc[0]
+    return stored
+
+
+def _decoded(stored: _StoredRun, chosen: Any) -> StoredDesign:
+    """Evaluation ``chosen`` (a row of the run's evaluations) of ``stored`` as a
+    :class:`StoredDesign`; UserError for a problem that is not a walking one or a row its
+    problem cannot decode."""
+    run, spec, params, subspaces = stored.name, stored.spec, stored.params, stored.subspaces
     key = (params["iteration"] == chosen["iteration"]) & (params["particle"] == chosen["particle"])
     values = {str(n): float(v) for n, v in zip(params.loc[key, "name"], params.loc[key, "value"])}
     problem = get_problem(spec.problem)
@@ -87,12 +90,60 @@ def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
         raise UserError(f"--run {run}: evaluation {chosen['iteration']}:{chosen['particle']}: {exc}") from None
     except UserError as exc:
         raise UserError(f"--run {run}: its stored [evaluation] table: {exc}") from None
-    objectives = spec.objectives or get_problem(spec.problem).objectives
-    stored = (describe_fitness(int(chosen['stage']), float(chosen['stage_value']), objectives,
-                               get_problem(spec.problem).metric_unit)
-              if chosen["status"] == "ok" else chosen["status"])
-    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} (stored: {stored})")
-    return StoredDesign(design, dict(spec.evaluation), spec.problem, tuple(objectives))
+    objectives = spec.objectives or problem.objectives
+    ok = chosen["status"] == "ok"
+    return StoredDesign(design, dict(spec.evaluation), spec.problem, tuple(objectives),
+                        int(chosen["stage"]) if ok else -1, float(chosen["stage_value"]) if ok else float("nan"))
+
+
+def stored_candidate(run: str, best: bool, which: str | None) -> StoredDesign:
+    """One evaluation of a stored run as a :class:`StoredDesign`: ``best`` (the
+    report's ranking: ok first, most stages, smallest stage value, then earliest) or
+    ``which`` = "ITERATION:PARTICLE". The run's spec gives the problem and its
+    ``[evaluation]`` table. UserError on a bad run, a bad or unknown evaluation, or a
+    problem that is not a walking one."""
+    if best == (which is not None):
+        raise UserError("--run: give --best or --eval ITERATION:PARTICLE (exactly one)")
+    stored = _read_run(run)
+    evaluations = stored.evaluations
+    if best:
+        chosen = ranked(evaluations).iloc[0]
+    else:
+        try:
+            iteration, particle = (int(v) for v in which.split(":"))
+        except ValueError:
+            raise UserError(f"--eval: {which!r}; expected ITERATION:PARTICLE (two integers)") from None
+        hit = evaluations[(evaluations["iteration"] == iteration) & (evaluations["particle"] == particle)]
+        if hit.empty:
+            raise UserError(f"--eval: {which}: no such evaluation in {run}; expected iteration in "
+                            f"[{evaluations['iteration'].min()}, {evaluations['iteration'].max()}] "
+                            f"and particle in [0, {evaluations['particle'].max()}]")
+        chosen = hit.iloc[0]
+    found = _decoded(stored, chosen)
+    fitness = (describe_fitness(found.stage, found.stage_value, found.objectives,
+                                get_problem(found.problem).metric_unit)
+               if chosen["status"] == "ok" else chosen["status"])
+    print(f"replaying {run} evaluation {int(chosen['iteration'])}:{int(chosen['particle'])} (stored: {fitness})")
+    return found
+
+
+def stored_candidates(run: str, count: int) -> list[StoredDesign]:
+    """The ``count`` best evaluations of a stored run (fewer when it has fewer), best first
+    in the report's ranking, each as a :class:`StoredDesign`; evaluations with the same
+    parameters (a swarm's revisits) once. UserError as :func:`stored_candidate`."""
+    stored = _read_run(run)
+    params = stored.params.sort_values(["iteration", "particle", "name"])
+    vectors = params.groupby(["iteration", "particle"])["value"].apply(tuple)
+    found, seen = [], set()
+    for _, chosen in ranked(stored.evaluations).iterrows():
+        vector = vectors.get((chosen["iteration"], chosen["particle"]))
+        if vector in seen:
+            continue
+        seen.add(vector)
+        found.append(_decoded(stored, chosen))
+        if len(found) == count:
+            break
+    return found
 
 
 def inline_run_reference(table: Mapping[str, Any], reference: tuple[str, str] | None) -> dict:

@@ -4,84 +4,49 @@ as searched unloaded, or searched again under each load (``--search``: as people
 their gait to a load, and as a device's wearer will be); the rise of its net metabolic
 power per kg of the person's body mass against the published rise.
 
-    .venv/bin/python studies/muscle-wearer/loads.py             # kept (~1 min): loads.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --search    # searched (~15 min on 2
-                                                                # cores): loads-searched.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --design FILE   # loads-<FILE's stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --hold-speed --design FILE
-                                           # at Browning's 1.25 m/s (~1 min): loads-held-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --fit-speed --design FILE
-                                           # the same walks, cost read off a speed fit: loads-fit-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --summary   # every table's ratios, one table
-    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --design FILE
-                                           # swing reflexes and lean searched (~25 min on 2 cores):
-                                           # loads-swing-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --design FILE
-                                           # every reflex and the lean searched: loads-adapted-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --gait-lab --design FILE
-                                           # the gait lab's knee and landings kept: loads-swinglab-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --adapt-all --gait-lab --design FILE
-                                           # every reflex searched, the gait lab's knee and landings
-                                           # kept: loads-adaptedlab-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers A-designs.json B-designs.json --gait-lab
-                                           # each load's walk the cheapest of the walkers those
-                                           # protocols wrote: loads-walkerslab-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers ... --gait-lab --refine 3
-                                           # each load no walker prices searched on from the
-                                           # nearest, up to 3 rounds: loads-walkerslabrefined-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --pool-walkers ... --gait-lab --refine 6 --converge 8
-                                           # then each load and unloaded searched on from its cheapest
-                                           # walker until converged: loads-walkerslabrefinedconverged-<stem>.csv
-    .venv/bin/python studies/muscle-wearer/loads.py --adapt-swing --seed 46 --design FILE
-                                           # the same searches with another PSO seed: loads-swing-<stem>-seed46.csv
+    .venv/bin/python studies/muscle-wearer/loads.py [--design FILE] [PROTOCOL] [OPTIONS]
+
+    (no protocol)        reflexes kept (~1 min): loads[-<stem>].csv
+    --search             all searched again (~15 min on 2 cores): loads-searched[-<stem>].csv
+    --hold-speed         the lean scanned to hold 1.25 m/s (~1 min): loads-held-<stem>.csv
+    --fit-speed          those walks, the cost read off a speed fit: loads-fit-<stem>.csv
+    --adapt-swing        swing reflexes and lean searched (~25 min): loads-swing-<stem>.csv
+    --adapt-all          every reflex and the lean searched: loads-adapted-<stem>.csv
+    --pool-walkers A-designs.json ...   each load's walk the cheapest of the walkers those
+                         protocols wrote: loads-walkers-<stem>.csv
+    --summary            every table's ratios, one table
+  options: --gait-lab (the gait lab's knee and landings kept: ...lab...), --seed N (another
+  PSO seed: ...-seedN.csv), and with --pool-walkers --refine N (each load no walker prices
+  searched on from the nearest, N rounds: ...refined...), --converge N (then each load and
+  unloaded searched on from its cheapest walker until converged: ...converged...), --robust
+  (each walk the cheapest that meets its stages and its price at half the step too: ...robust...).
 
 A searching protocol also writes the reflexes of each of its walks beside its table
 (``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
 under its slug; pooled, the search's best each walk took), so its rises replay without
 the runs.
 
-``--search`` runs, per load and once without one, ``codesign optimize`` on a spec
-written beside its run (results/muscle-loads/<load>.toml, another design's <stem>-<load>.toml): the muscle-driven human's
-problem, the load in ``[evaluation]``, PSO 24 x 30 started within +-5 % of the design's
-reflexes, seed 45 for every load, and the stages of a person on a treadmill: walk the
-10 s at the speed (the credibility stages), then the least net metabolic cost. The rise
-is then the loaded search's best against the unloaded search's, searched alike. Each run
-is resumed (or reused) when its store exists.
+``--search`` runs, per load and once unloaded, ``codesign optimize`` on a spec beside its run
+(results/muscle-loads/[<stem>-]<load>.toml): PSO 24 x 30 within +-5 % of the design's
+reflexes, seed 45, the load in ``[evaluation]``, a treadmill's stages (``TREADMILL_STAGES``);
+the rise is the loaded search's best against the unloaded one's. Stored runs are reused.
 
-``--adapt-swing`` lets the wearer adapt where Browning saw people adapt: his subjects kept
-their kinematics, stance moments and EMG under waist, thigh and shank loads, and under foot
-loads drove the swing harder (more EMG of the muscles that start the swing, larger swing
-moments). Per load and once unloaded, the same search (PSO 24 x 40, seed 45, particles
-within +-3 % of the range around the design's reflexes, plus four starts at other lean
-references) frees the swing reflexes (``SWING_REFLEXES``: the double-support swing
-initiation, the swing hip flexor's length and lean feedback and its hamstring inhibition,
-the swing hamstring's and gluteus's force feedback) and the lean reference, the stance
-reflexes kept; its stages: walk the 10 s at 1.25 m/s +-3 %, slip and flight as a person,
-Winter's stride shapes loosely kept (r >= 0.90 / 0.85 / 0.60), then the least net cost per
-metre. The rise is the loaded search's best against the unloaded search's, at 1.25 m/s.
-With ``--gait-lab`` those searches (or ``--adapt-all``'s) also keep the gait a gait lab
-records (Browning saw his subjects' kinematics kept): each leg's loading-response knee
-flexion 10-25 deg and steady landings within 1.3 body weights of the person plus the load
-(:func:`gait_lab_stages`), before the cost; ``--seed N`` repeats any search with another
-PSO seed. ``--pool-walkers`` searches nothing: every walker that protocols wrote to their
-``-designs.json`` files walks each load and unloaded, and each takes the cheapest walk that
-is a person's there under its stages -- the least cost all those searches found for it;
-its table counts the walkers that meet each load's stages (``walkers_met``: the fewer, the
-less the minimum is biased low against the unloaded one's). ``--refine N`` then searches
-(PSO 24 x 40, every reflex, +-3 %) under each load no walker prices, from the walker nearest
-its stages (the lexicographic rank a search would give it) with that walker itself a start,
-and repeats for the loads still unpriced, N rounds; the refined walkers join the pool.
-``--converge N`` then searches every priced load and the unloaded walk alike again from its
-cheapest walker (a descent), up to N rounds, until a search gains < ``CONVERGED``.
+``--adapt-swing`` lets the wearer adapt where Browning saw people adapt (his subjects kept
+their kinematics, stance moments and EMG under waist, thigh and shank loads, and drove the
+swing harder under foot loads): per load and once unloaded, PSO 24 x 40, seed 45, within
++-3 % of the design's reflexes plus starts at other leans, frees ``SWING_REFLEXES`` and the
+lean, under ``SWING_STAGES`` (the 10 s at 1.25 m/s +-3 %, Winter's stride shapes loosely
+kept, then the least net cost per metre); ``--adapt-all`` frees every reflex. ``--gait-lab``
+adds the gait lab's knee and landings (:func:`gait_lab_stages`); ``--seed N`` another PSO
+seed. ``--pool-walkers`` searches nothing: every walker protocols wrote to their
+``-designs.json`` walks each load and unloaded, each taking the cheapest walk that is a
+person's there under its stages (:func:`pooled`; then :func:`refined`, :func:`converged`,
+:func:`robust_pooled`).
 
-``--hold-speed`` holds Browning's treadmill speed: the one reflex parameter the trunk
-controller ties to forward speed, the lean reference ``reflex.theta_ref``, is scanned over
-``LEAN_GRID`` (every other reflex kept) under each load and unloaded alike; of the walks
-that last the 10 s within +-3 % of 1.25 m/s, the one of least net metabolic cost per metre
-is the loaded person's (people on a treadmill take their cheapest gait at its speed), and
-its rate at 1.25 m/s is that cost times 1.25 m/s (a person's cost per metre is flat within
-a few per cent of the preferred speed). A load under which no lean holds the speed is
-reported as such (NaN).
+``--hold-speed`` scans the lean reference ``reflex.theta_ref`` (the trunk controller's tie to
+forward speed) over ``LEAN_GRID``, every other reflex kept; of the walks within +-3 % of 1.25
+m/s the cheapest per metre is the person's (:func:`speed_held`), its rate that cost times
+1.25 m/s; NaN when no lean holds the speed.
 
 Every protocol prices a load only from a person's walk: the whole 10 s without the pitch
 assist (:func:`walks_alone`; an external torque on the torso), and a searched walk only
@@ -101,10 +66,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import csv
+import itertools
 import json
 import math
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -114,8 +81,8 @@ from codesign.control.reflex import REFLEX_PREFIX
 from codesign.model.anthropometry import human_geometry
 from codesign.objectives import Objective, lexicographic
 from codesign.problems.muscle_gait import KNEE_STANCE_PEAK_MAX_DEG, KNEE_STANCE_PEAK_MIN_DEG
-from codesign.problems.robust import read_robust_checks
-from codesign.run.stored import stored_candidate
+from codesign.problems.robust import check_change, read_robust_checks
+from codesign.run.stored import StoredDesign, stored_candidate, stored_candidates
 from codesign.walking import Design, WalkSettings, evaluate, load_design
 
 HERE = Path(__file__).resolve().parent
@@ -182,16 +149,18 @@ def gait_lab_stages(carried_kg: float, body_mass: float) -> tuple[dict, ...]:
 WALKED: dict[str, dict[str, float]] = {}   # walk()'s metrics by design and loads: a walk is deterministic
 
 
-def walk(design: Design, loads: list[dict]) -> dict[str, float]:
+def walk(design: Design, loads: list[dict], check: str = "") -> dict[str, float]:
     """The design's metrics with ``loads`` (its own evaluation settings otherwise, its
-    search's robust checks left out); a walk that falls before the window has only
+    search's robust checks left out), under robust check ``check`` when given
+    (:func:`check_change`; ``--robust``: "half_step"); a walk that falls before the window has only
     ``time`` of them. Each walk once per run (``WALKED``: the pools walk every walker
     under each load, and ``--refine`` once per round)."""
-    key = json.dumps([design.to_json(), loads], sort_keys=True)
+    key = json.dumps([design.to_json(), loads, check], sort_keys=True)
     if key not in WALKED:
         evaluation = dict(design.evaluation)
         read_robust_checks(evaluation)       # the search's checks: a plain walk here
         settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
+        settings = check_change(check)(settings) if check else settings
         WALKED[key] = {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
     return dict(WALKED[key])
 
@@ -228,13 +197,13 @@ def pooled(designs: dict[str, Design], loads: list[dict], stages: tuple[dict, ..
     (:func:`walks_alone`, ``stages`` met), plus ``reflexes_of`` (its slug); the first
     design's walk, ``reflexes_of`` empty, when none is. ``walkers_met``: how many designs
     meet them (the minimum's sample: the fewer, the less a minimum of noisy searches is
-    biased low); ``nearest``: the slugs, the walk nearest to ``stages`` first
-    (:func:`nearest_key`), what ``--refine`` searches from."""
+    biased low); ``met``: their slugs; ``nearest``: the slugs, the walk nearest to ``stages``
+    first (:func:`nearest_key`), what ``--refine`` searches from."""
     walks = {slug: walk(design, loads) for slug, design in designs.items()}
     nearest = sorted(walks, key=lambda slug: nearest_key(walks[slug], stages, designs[slug]))
     kept = [(m["metabolic_cost"], slug) for slug, m in walks.items()
             if walks_alone(m, designs[slug].evaluation.get("max_time", 10.0)) and stages_met(m, stages)]
-    found = {"walkers_met": len(kept), "nearest": nearest}
+    found = {"walkers_met": len(kept), "nearest": nearest, "met": [slug for _, slug in kept]}
     if not kept:
         return {**next(iter(walks.values())), "reflexes_of": "", **found}
     slug = min(kept)[1]
@@ -249,6 +218,48 @@ def nearest_key(m: dict[str, float], stages: tuple[dict, ...], design: Design) -
     stage, value = lexicographic({k: metrics.get(k, math.nan) for k in {s["metric"] for s in stages}},
                                  [Objective(**s) for s in stages])
     return -stage, value if math.isfinite(value) else math.inf
+
+
+ROBUST_CANDIDATES = 20   # --robust: the best evaluations of each stored search a load's price may come from
+
+
+def stored_walkers(slug: str, stem: str, stages: tuple[dict, ...], like: Design) -> dict[str, StoredDesign]:
+    """``--robust``: the best ``ROBUST_CANDIDATES`` evaluations (distinct) that met every
+    stage of each search stored for load ``slug`` under ``stages`` (results/muscle-loads/
+    *-<stem>-<slug>, its spec's objectives those stages), by "<run>#<rank>", their designs
+    walked with ``like``'s evaluation settings (as :func:`searched` returns its best)."""
+    found = {}
+    for folder in sorted(RUNS.glob(f"*-{stem}-{slug}")):
+        spec = folder.with_name(f"{folder.name}.toml")
+        if not (folder / "run.sqlite").exists() or tomllib.loads(spec.read_text())["objectives"] != list(stages):
+            continue
+        for rank, c in enumerate(stored_candidates(str(folder), ROBUST_CANDIDATES)):
+            if c.stage == len(stages) - 1:
+                design = dataclasses.replace(c.design, evaluation=dict(like.evaluation), problem=dict(like.problem))
+                found[f"{folder.name}#{rank}"] = dataclasses.replace(c, design=design)
+    return found
+
+
+def robust_pooled(designs: dict[str, Design], stored: dict[str, StoredDesign], loads: list[dict],
+                  stages: tuple[dict, ...]) -> dict:
+    """``--robust``: :func:`pooled`'s walk, but the cheapest of ``designs`` and ``stored``
+    (:func:`stored_walkers`) that meets ``stages`` at the search's step and at half of it,
+    its cost there within ``CONVERGED`` (a walk or price of the step alone is no person's:
+    ``--converge`` descends to its edge); ``metabolic_cost_half_step`` its cost there;
+    ``reflexes_of`` empty when none does."""
+    found = pooled(designs, loads, stages)
+    walkers = {**designs, **{key: c.design for key, c in stored.items()}}
+    order = sorted([(walk(designs[key], loads)["metabolic_cost"], key) for key in found["met"]] +
+                   [(c.stage_value, key) for key, c in stored.items()])
+    for _, key in order:
+        design, max_time = walkers[key], walkers[key].evaluation.get("max_time", 10.0)
+        m = walk(design, loads)
+        half = walk(design, loads, "half_step") if walks_alone(m, max_time) and stages_met(m, stages) else None
+        if (half is not None and walks_alone(half, max_time) and stages_met(half, stages)
+                and abs(half["metabolic_cost"] - m["metabolic_cost"]) <= CONVERGED):
+            return {**m, **{k: found[k] for k in ("walkers_met", "nearest", "met")}, "reflexes_of": key,
+                    "metabolic_cost_half_step": half["metabolic_cost"]}
+    return {**found, "reflexes_of": "", "metabolic_cost_half_step": math.nan}
 
 
 NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
@@ -405,15 +416,13 @@ def fitted_slope(rises: dict[float, float]) -> float:
     return float(masses @ values / (masses @ masses))
 
 
-KINDS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched", "swing": "swing adapted",
-         "swingpool": "swing adapted, pooled", "swinglab": "swing adapted, gait lab",
-         "swinglabpool": "swing adapted, gait lab, pooled", "adapted": "all adapted",
-         "adaptedpool": "all adapted, pooled", "adaptedlab": "all adapted, gait lab",
-         "adaptedlabpool": "all adapted, gait lab, pooled", "walkers": "every protocol's walkers pooled",
-         "walkerslab": "every protocol's walkers pooled, gait lab",
-         "walkersrefined": "every protocol's walkers pooled, refined",
-         "walkerslabrefined": "every protocol's walkers pooled, gait lab, refined",
-         "walkerslabrefinedconverged": "every protocol's walkers pooled, gait lab, refined, converged"}
+# a table's kind (its file name's part after "loads-") -> its title in --summary and the
+# printout: the protocol, then its options as the name spells them
+PROTOCOLS = {"": "kept", "held": "lean held", "fit": "speed fit", "searched": "all searched",
+             "swing": "swing adapted", "adapted": "all adapted", "walkers": "every protocol's walkers pooled"}
+OPTIONS = {"lab": "gait lab", "pool": "pooled", "refined": "refined", "converged": "converged", "robust": "robust"}
+KINDS = {protocol + "".join(chosen): ", ".join([PROTOCOLS[protocol], *(OPTIONS[o] for o in chosen)])
+         for protocol in PROTOCOLS for n in range(len(OPTIONS) + 1) for chosen in itertools.combinations(OPTIONS, n)}
 
 
 def summary() -> None:
@@ -469,11 +478,16 @@ def main() -> None:
                         help="with --pool-walkers: up to ROUNDS times, every priced load and unloaded searched again "
                              "(every reflex) from its cheapest walker, until a search lowers its cost by < "
                              f"{CONVERGED} J/(kg m)")
+    parser.add_argument("--robust", action="store_true",
+                        help="with --pool-walkers: each walk the cheapest of the pool's and each load's stored "
+                             f"searches' walkers that meets its stages at half the step, its cost within {CONVERGED}")
     args = parser.parse_args()
     if min(args.refine, args.converge) < 0:
         parser.error(f"--refine / --converge: {min(args.refine, args.converge)} rounds; expected a count >= 0")
     if args.converge and not args.pool_walkers:
         parser.error("--converge: give --pool-walkers (it searches on from each load's cheapest pooled walker)")
+    if args.robust and not args.pool_walkers:
+        parser.error("--robust: give --pool-walkers (it prices each load from the pool and its stored searches)")
     if args.refine and not args.pool_walkers:
         parser.error("--refine: give --pool-walkers (it searches from the pooled walker nearest a load's stages)")
     if args.pool and not (args.adapt_swing or args.adapt_all):
@@ -520,13 +534,17 @@ def main() -> None:
     unloaded = walkers[tags[seeds[0]] + "none"] if search else design
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
-    base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else pooled(pool, [], stages["none"]) if args.pool
+    stored = {slug: stored_walkers(slug, args.design.stem, stages[slug], design) if args.robust else {}
+              for slug in ("none", *loads)}              # --robust: each load's searches' walkers too
+    priced = (lambda slug, load: robust_pooled(pool, stored[slug], load, stages[slug])) if args.robust else \
+        (lambda slug, load: pooled(pool, load, stages[slug]))
+    base = (at_speed(lean_walks(unloaded, [])) if args.hold_speed else priced("none", []) if args.pool
             else walk(unloaded, []))
     rows = []
     reflexes_of = {"none": base.get("reflexes_of", "")}   # --pool: the search whose best each walk is
     for (segment, kg), (slug, load) in zip(CONDITIONS, loads.items()):
         m = (at_speed(lean_walks(designs[slug], [load])) if args.hold_speed else
-             pooled(pool, [load], stages[slug]) if args.pool else walk(designs[slug], [load]))
+             priced(slug, [load]) if args.pool else walk(designs[slug], [load]))
         reflexes_of[slug] = m.get("reflexes_of", "")
         total = totals[slug]
         walked = walks_alone(m, base["time"])      # a fall or an assisted walk: NaN
@@ -539,11 +557,13 @@ def main() -> None:
                      **({"theta_ref_rad": m["theta_ref"], "leans_held": m["held"]} if args.hold_speed else {}),
                      **({"reflexes_of": m["reflexes_of"], "walkers_met": m["walkers_met"]} if args.pool else {}),
                      "rise_W_per_kg": round(rise, 3), "published_W_per_kg": round(published, 3),
-                     "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4)})
+                     "ratio": round(rise / published, 2), "per_kg_W_per_kg2": round(rise / total, 4),
+                     **({"ratio_half_step": round((m["metabolic_cost_half_step"] - base["metabolic_cost_half_step"])
+                                                  * TREADMILL_SPEED / published, 2)} if args.robust else {})})
     kind = ("-searched" if args.search else "-swing" if args.adapt_swing else "-adapted" if args.adapt_all else
             "-walkers" if args.pool_walkers else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
-    kind += ("refined" if args.refine else "") + ("converged" if args.converge else "")
+    kind += ("refined" if args.refine else "") + ("converged" if args.converge else "") + ("robust" * args.robust)
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
@@ -551,30 +571,24 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(rows)
     if replayed:                                   # each walk's reflexes, to replay (test_muscle_loads.py)
-        walked_by = {slug: pool.get(reflexes_of.get(slug, ""), design)
+        every = {**pool, **{key: c.design for found in stored.values() for key, c in found.items()}}
+        walked_by = {slug: every.get(reflexes_of.get(slug, ""), design)
                      for slug, design in {"none": unloaded, **designs}.items()}
         out.with_name(f"{out.stem}-designs.json").write_text(json.dumps(
             {slug: design.to_json() for slug, design in walked_by.items()}, indent=1) + "\n")
-    how = ("searched again under each load and unloaded" if args.search else
-           "swing and lean searched under each load and unloaded, at 1.25 m/s" if args.adapt_swing else
-           "every reflex searched under each load and unloaded, at 1.25 m/s" if args.adapt_all else
-           f"kept but the lean reference, scanned to hold {TREADMILL_SPEED} m/s (unloaded: "
-           f"{base['theta_ref']:g} rad, {base['held']} leans held)" if args.hold_speed else "kept")
-    how += "; the gait lab's stance knee and landings kept" if args.gait_lab else ""
-    how += "; each walk the cheapest of every search's best that is a person's there" if args.pool else ""
-    how += "; each load no walker priced searched again from the walker nearest its stages" if args.refine else ""
-    how += "; each load and unloaded searched on from its cheapest walker until converged" if args.converge else ""
-    how += f" ({base['walkers_met']} walkers priced unloaded)" if args.pool else ""
-    how = (f"the walkers of {len(args.pool_walkers)} protocols' searches pooled" + how.removeprefix("kept")
-           if args.pool_walkers else how)
+    how = KINDS[kind.lstrip("-")] + (f" (unloaded: lean {base['theta_ref']:g} rad, {base['held']} leans held)"
+                                     if args.hold_speed else f" ({base['walkers_met']} walkers priced unloaded)"
+                                     if args.pool else "")
     print(f"{args.design.name} unloaded: {base['time']:g} s, {base['speed']:.3f} m/s, net "
           f"{base['metabolic_power']:.1f} W = {base['metabolic_power'] / body_mass:.2f} W/kg "
-          f"({base['metabolic_cost']:.3f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes {how}; wrote {out}")
+          f"({base['metabolic_cost']:.3f} J/(kg m)), body mass {body_mass:.1f} kg; reflexes: {how}; wrote {out}")
     print("| load | total kg | walked s | speed m/s | rise W/kg | published W/kg | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(f"| {r['load']} | {r['total_kg']:g} | {r['walked_s']:g} | {r['speed_m_s']} | {r['rise_W_per_kg']} | "
               f"{r['published_W_per_kg']} | {r['ratio']} |")
+    if args.robust:
+        print("at half the step: ratios " + ", ".join(f"{r['load']} {r['ratio_half_step']}" for r in rows))
     fitted = {segment: fitted_slope({r["total_kg"]: r["rise_W_per_kg"] for r in rows if r["load"].endswith(
         "waist" if segment == "torso" else segment)}) for segment in PUBLISHED_SLOPE}
     print("per kg, each location's line through zero (W/kg per kg): " + ", ".join(

@@ -201,3 +201,34 @@ def test_a_location_s_per_kg_line_through_zero_is_least_squares():
     study = loads_study()
     assert abs(study.fitted_slope({4.0: 0.304, 8.0: 0.608}) - 0.076) < 1e-12
     assert abs(study.fitted_slope({4.0: 1.0, 8.0: 1.0}) - 12.0 / 80.0) < 1e-12       # (4 + 8) / (16 + 64)
+
+
+def test_priced_at_half_the_step_too_the_walks_keep_brownings_order_at_both_steps():
+    """Each walk the cheapest walker, of the pool and of each load's stored searches, that
+    meets its gait-lab stages at the 1-ms step and at half of it, its cost there within 0.02
+    J/(kg m) (loads.py --robust, the walks' reflexes in
+    loads-walkerslabrefinedconvergedrobust-...-designs.json), replayed: at both steps every
+    walk meets its stages at a price the step resolves, 8 kg per thigh costs 1.02 times
+    Browning's rise, and each location's per-kg line through zero keeps his order foot >
+    shank > thigh (0.174 > 0.081 > 0.068 W/kg per kg at 1 ms; his 0.188 > 0.076 > 0.075)."""
+    import json
+
+    study = loads_study()
+    folder = ROOT / "studies" / "muscle-wearer"
+    lab = json.loads((folder / "loads-walkerslabrefinedconvergedrobust-human-muscles-loads-4-designs.json").read_text())
+    for check in ("", "half_step"):
+        base = study.walk(study.Design.from_json(lab["none"]), [], check)
+        assert study.walks_alone(base, 10.0) and study.stages_met(base, study.gait_lab_stages(0.0, 70.0)), check
+        slopes = {}
+        for segment in ("foot", "shank", "thigh"):
+            rises = {}
+            for kg in (4.0, 8.0) if segment == "thigh" else (2.0, 4.0):
+                load = [{"segment": segment, "mass_kg": kg}]
+                m = study.walk(study.Design.from_json(lab[f"{segment}-{kg:g}kg"]), load, check)
+                assert study.walks_alone(m, 10.0) and study.stages_met(m, study.gait_lab_stages(2 * kg, 70.0)), segment
+                other = study.walk(study.Design.from_json(lab[f"{segment}-{kg:g}kg"]), load, "half_step" if not check else "")
+                assert abs(m["metabolic_cost"] - other["metabolic_cost"]) <= study.CONVERGED      # the step resolves it
+                rises[2 * kg] = study.rise_per_kg(m, base, True, 70.0)             # W/kg at 1.25 m/s
+            slopes[segment] = study.fitted_slope(rises)
+        assert abs(rises[16.0] / (study.PUBLISHED_SLOPE["thigh"] * 16.0) - 1.0) <= 0.30, check
+        assert slopes["foot"] > slopes["shank"] > slopes["thigh"] > 0.0, (check, slopes)
