@@ -13,14 +13,17 @@ import contextlib
 import io
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from codesign.errors import UserError
 from codesign.objectives import Objective, describe_fitness, ranked
 from codesign.problems import get_problem, problem_names
-from codesign.run.spec import parse_spec
+from codesign.run.spec import Spec, parse_spec
 from codesign.run.store import find_run_database, open_run
 from codesign.walking.design import Design
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,10 @@ class _StoredRun:
     """A run store's last run as read: its spec, evaluations, parameters and subspaces."""
 
     name: str
-    spec: Any
-    evaluations: Any
-    params: Any
-    subspaces: Any
+    spec: Spec
+    evaluations: "pd.DataFrame"
+    params: "pd.DataFrame"
+    subspaces: "pd.DataFrame"
 
 
 def _read_run(run: str) -> _StoredRun:
@@ -66,7 +69,7 @@ def _read_run(run: str) -> _StoredRun:
     return stored
 
 
-def _decoded(stored: _StoredRun, chosen: Any) -> StoredDesign:
+def _decoded(stored: _StoredRun, chosen: "pd.Series") -> StoredDesign:
     """Evaluation ``chosen`` (a row of the run's evaluations) of ``stored`` as a
     :class:`StoredDesign`; UserError for a problem that is not a walking one or a row its
     problem cannot decode."""

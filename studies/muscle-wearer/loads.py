@@ -152,8 +152,8 @@ WALKED: dict[str, dict[str, float]] = {}   # walk()'s metrics by design and load
 def walk(design: Design, loads: list[dict], check: str = "") -> dict[str, float]:
     """The design's metrics with ``loads`` (its own evaluation settings otherwise, its
     search's robust checks left out), under robust check ``check`` when given
-    (:func:`check_change`; ``--robust``: "half_step"); a walk that falls before the window has only
-    ``time`` of them. Each walk once per run (``WALKED``: the pools walk every walker
+    (:func:`check_change`; ``--robust``: "half_step"); a walk that falls before the window
+    has only ``time`` of them. Each walk once per run (``WALKED``: the pools walk every walker
     under each load, and ``--refine`` once per round)."""
     key = json.dumps([design.to_json(), loads, check], sort_keys=True)
     if key not in WALKED:
@@ -257,8 +257,7 @@ def robust_pooled(designs: dict[str, Design], stored: dict[str, StoredDesign], l
         half = walk(design, loads, "half_step") if walks_alone(m, max_time) and stages_met(m, stages) else None
         if (half is not None and walks_alone(half, max_time) and stages_met(half, stages)
                 and abs(half["metabolic_cost"] - m["metabolic_cost"]) <= CONVERGED):
-            return {**m, **{k: found[k] for k in ("walkers_met", "nearest", "met")}, "reflexes_of": key,
-                    "metabolic_cost_half_step": half["metabolic_cost"]}
+            return {**found, **m, "reflexes_of": key, "metabolic_cost_half_step": half["metabolic_cost"]}
     return {**found, "reflexes_of": "", "metabolic_cost_half_step": math.nan}
 
 
