@@ -478,8 +478,8 @@ def main() -> None:
                              "(every reflex) from its cheapest walker, until a search lowers its cost by < "
                              f"{CONVERGED} J/(kg m)")
     parser.add_argument("--robust", action="store_true",
-                        help="with --pool-walkers: each walk the cheapest of the pool's and each load's stored "
-                             f"searches' walkers that meets its stages at half the step, its cost within {CONVERGED}")
+                        help="with --pool-walkers: each walk the cheapest stored or pooled walker that meets its "
+                             f"stages at half the step too, its cost there within {CONVERGED} J/(kg m)")
     args = parser.parse_args()
     if min(args.refine, args.converge) < 0:
         parser.error(f"--refine / --converge: {min(args.refine, args.converge)} rounds; expected a count >= 0")
