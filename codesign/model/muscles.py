@@ -29,12 +29,12 @@ The PE force carries f_v (the paper's choice), so the balance solves for f_v in 
 
 and the CE velocity is f_v's inverse (:func:`fv_inverse`). Given the MTU length and the
 activation, l_ce is the one state: dl_ce/dt = v_ce(l_ce, l_mtu, A). :func:`ce_step`
-integrates it by backward Euler, solving the scalar step equation by bisection: stable for
-any step and activation, including A = 0 below l_opt, where v_ce jumps between -v_max l_opt
-and the lengthening cap at a slack tendon and an explicit step would chatter by
-dt V0_CAP v_max l_opt (near an isometric equilibrium an explicit 1-ms step is also stable:
-checked for the seven muscles at A = 0.01 to 1). An MTU held at a fixed length settles on
-the static balance F_se + F_be = A F_max f_l + F_pe* (v_ce = 0).
+integrates it by backward Euler, solving the scalar step equation by Newton safeguarded by
+bisection: stable for any step and activation, including A = 0 below l_opt, where v_ce
+jumps between -v_max l_opt and the lengthening cap at a slack tendon and an explicit step
+would chatter by dt V0_CAP v_max l_opt (near an isometric equilibrium an explicit 1-ms
+step is also stable: checked for the seven muscles at A = 0.01 to 1). An MTU held at a
+fixed length settles on the static balance F_se + F_be = A F_max f_l + F_pe* (v_ce = 0).
 
 Activation: first-order excitation-contraction coupling dA/dt = (S - A)/tau, tau = 0.01 s
 (the paper's "ECC"); :func:`activation_step` is its exact solution for S held over the step.
@@ -190,6 +190,56 @@ def step_residual(x: float, l_ce: float, l_mtu: float, act: float, dt: float, v_
 
 
 @njit(cache=True, _nrt=False)
+def fv_inverse_slope(f: float, k: float, n: float) -> float:
+    """d v0 / d f of :func:`fv_inverse` at f (0 where v0 is held at -1 or V0_CAP)."""
+    if f <= 0.0:
+        return 0.0
+    if f <= 1.0:
+        return (1.0 + k) / ((1.0 + k * f) * (1.0 + k * f))
+    if f <= n:
+        d = (n - 1.0) - 7.56 * k * (f - n)
+        return (d + 7.56 * k * (f - 1.0)) / (d * d)
+    return 1.0 / FV_BEYOND_SLOPE if 1.0 + (f - n) / FV_BEYOND_SLOPE < V0_CAP else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def step_residual_slope(x: float, l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_opt: float,
+                        l_slack: float, cst: MuscleConstants) -> tuple:
+    """(g(x), g'(x)) of :func:`step_residual` (m, dimensionless): g' = 1 - dt dv_ce/dx by
+    the chain rule through the force balance of :func:`ce_velocity`, each element's
+    one-sided slope at its kink (the value g is :func:`step_residual`'s, bit for bit)."""
+    xn = x / l_opt
+    eps = (l_mtu - x - l_slack) / l_slack
+    tendon, d_tendon = 0.0, 0.0           # F_se / F_max and its slope in x (1/m)
+    if eps > 0.0:
+        tendon = (eps / cst.eps_ref) * (eps / cst.eps_ref)
+        d_tendon = -2.0 * eps / (cst.eps_ref * cst.eps_ref * l_slack)
+    buffer, d_buffer = 0.0, 0.0
+    b = (1.0 - cst.w) - xn
+    if b > 0.0:
+        buffer = (b / cst.eps_be) * (b / cst.eps_be)
+        d_buffer = -2.0 * b / (cst.eps_be * cst.eps_be * l_opt)
+    u = abs((xn - 1.0) / cst.w)
+    f_l = math.exp(cst.c * u * u * u)
+    d_f_l = f_l * 3.0 * cst.c * u * (xn - 1.0) / (cst.w * cst.w * l_opt)
+    parallel, d_parallel = 0.0, 0.0
+    if xn > 1.0:
+        p = (xn - 1.0) / cst.eps_pe
+        parallel = p * p
+        d_parallel = 2.0 * p / (cst.eps_pe * l_opt)
+    num = tendon + buffer
+    den = act * f_l + parallel
+    d_den = act * d_f_l + d_parallel
+    if den < DENOMINATOR_FLOOR:
+        den = DENOMINATOR_FLOOR
+        d_den = 0.0
+    f = num / den
+    g = x - l_ce - dt * (fv_inverse(f, cst.k, cst.n) * v_max * l_opt)
+    d_f = ((d_tendon + d_buffer) - f * d_den) / den
+    return g, 1.0 - dt * v_max * l_opt * fv_inverse_slope(f, cst.k, cst.n) * d_f
+
+
+@njit(cache=True, _nrt=False)
 def ce_step(l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_opt: float,
             l_slack: float, cst: MuscleConstants, v_guess: float = 0.0) -> tuple:
     """One backward-Euler step of the CE length: (l_ce', v_ce') with
@@ -198,70 +248,40 @@ def ce_step(l_ce: float, l_mtu: float, act: float, dt: float, v_max: float, l_op
     g(x) = x - l_ce - dt v_ce(x) (m, :func:`step_residual`) is negative at
     x = l_ce - dt v_max l_opt and positive at l_ce + dt V0_CAP v_max l_opt (v_ce lies
     between), so that bracket always holds a root (or, where v_ce jumps -- a slack tendon
-    at A = 0 --, the jump). The search starts at the guess x0 = l_ce + dt v_guess (the last
-    step's v_ce, m/s) and x1 = x0 - g(x0): g's slope 1 - dt dv_ce/dx is >= 1 where v_ce
-    falls with the CE length, so the root lies between them; then the Illinois method
-    (false position, the retained end's value halved when the same end stays twice),
-    safeguarded by bisection (where two iterations have not halved the bracket, the next
-    is a midpoint step), on the tightest bracket known. It stops at a residual |g| or a
-    bracket below LENGTH_TOL (docs/muscles.md, "Numerics")."""
+    at A = 0 --, the jump). Newton's method on g (slope :func:`step_residual_slope`),
+    started at the guess l_ce + dt v_guess (the last step's v_ce, m/s), safeguarded by
+    bisection: each iterate narrows the bracket by g's sign, and where a Newton step would
+    leave the bracket, or has not halved |g| of the Newton iterate before, the next is the
+    bracket's midpoint (then Newton again). It stops at a residual |g| or a bracket below
+    LENGTH_TOL (docs/muscles.md, "Numerics")."""
     vmax = v_max * l_opt
     lo = l_ce - dt * vmax
     hi = l_ce + dt * V0_CAP * vmax
     floor = 1e-6 * l_opt
     if lo < floor:
         lo = floor
-    g_lo = math.nan        # NaN: the end's residual not evaluated yet
-    g_hi = math.nan
-    x = min(max(l_ce + dt * v_guess, lo), hi)
-    for _ in range(2):     # the guess, then its slope-1 step
-        g = step_residual(x, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
-        if abs(g) < LENGTH_TOL:
-            return x, (x - l_ce) / dt
-        if g > 0.0:
-            hi, g_hi = x, g
-            x = max(x - g, lo)
-        else:
-            lo, g_lo = x, g
-            x = min(x - g, hi)
-    if math.isnan(g_lo):
-        g_lo = step_residual(lo, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
-        if g_lo >= 0.0:
+        if step_residual(lo, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst) >= 0.0:
             return lo, (lo - l_ce) / dt
-    if math.isnan(g_hi):
-        g_hi = step_residual(hi, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
-        if g_hi <= 0.0:
-            return hi, (hi - l_ce) / dt
-    x = 0.5 * (lo + hi)
-    kept = 0              # +1: hi kept last time, -1: lo kept
-    bisect = False
-    before = math.inf     # the bracket's width two iterations ago
+    x = min(max(l_ce + dt * v_guess, lo), hi)
+    g_newton = math.inf   # |g| where the last Newton step was taken (inf after a midpoint)
     for _ in range(ROOT_STEPS):
-        width = hi - lo
-        if width < LENGTH_TOL:
-            x = 0.5 * (lo + hi)
-            break
-        if bisect:
-            x = 0.5 * (lo + hi)
-        else:
-            x = lo - g_lo * width / (g_hi - g_lo)
-            if not (lo < x < hi):
-                x = 0.5 * (lo + hi)
-        g = step_residual(x, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
+        g, slope = step_residual_slope(x, l_ce, l_mtu, act, dt, v_max, l_opt, l_slack, cst)
         if abs(g) < LENGTH_TOL:
             break
         if g > 0.0:
-            hi, g_hi = x, g
-            if kept == -1:
-                g_lo *= 0.5
-            kept = -1
+            hi = x
         else:
-            lo, g_lo = x, g
-            if kept == 1:
-                g_hi *= 0.5
-            kept = 1
-        bisect = hi - lo > 0.5 * before
-        before = width
+            lo = x
+        if hi - lo < LENGTH_TOL:
+            x = 0.5 * (lo + hi)
+            break
+        step = x - g / slope if slope > 0.0 else math.inf
+        if lo - LENGTH_TOL < step < hi + LENGTH_TOL:   # a root at the bracket's end: v_ce capped
+            step = min(max(step, lo), hi)
+        if lo <= step <= hi and abs(g) <= 0.5 * g_newton:
+            x, g_newton = step, abs(g)
+        else:
+            x, g_newton = 0.5 * (lo + hi), math.inf
     return x, (x - l_ce) / dt
 
 

@@ -237,8 +237,8 @@ def test_the_table_names_a_source_for_every_parameter_and_checks_ranges():
 
 
 def test_the_ce_step_solves_its_backward_euler_equation_as_brentq_does():
-    """ce_step's root of g(x) = x - l_ce - dt v_ce(x) (a guess, its slope-1 step, then
-    Illinois safeguarded by bisection) against scipy's brentq on the same equation and
+    """ce_step's root of g(x) = x - l_ce - dt v_ce(x) (Newton from a guess, safeguarded
+    by bisection) against scipy's brentq on the same equation and
     bracket, for random states of the seven muscles (a quarter at A = 0, where a slack
     tendon makes v_ce jump) and random guesses of v_ce (half of them 0): within 2e-13 m
     (the solver's LENGTH_TOL, 1e-13, on either side)."""
@@ -260,3 +260,36 @@ def test_the_ce_step_solves_its_backward_euler_equation_as_brentq_does():
             truth = lo if g(lo) >= 0 else hi if g(hi) <= 0 else brentq(g, lo, hi, xtol=1e-16, rtol=1e-15)
             assert x == pytest.approx(truth, rel=0, abs=2e-13)
             assert v == pytest.approx((x - l_ce) / dt, rel=1e-12)
+
+
+def test_the_step_residuals_slope_is_its_derivative():
+    """step_residual_slope's g' against a central difference of step_residual (h = 1e-7
+    l_opt) at random states of the seven muscles away from the elements' kinks (a tendon
+    going slack, l_opt, l_min = l_opt (1 - w), and v0 = -1, 0, 1, V0_CAP where f_v's
+    branches meet), within 1e-5; its g is step_residual's, bit for bit; fv_inverse_slope
+    is fv_inverse's derivative on each branch, within 1e-6."""
+    for f in (0.3, 0.9, 1.2, 1.45, 1.6, 3.0):
+        numeric = (M.fv_inverse(f + 1e-7, K, N) - M.fv_inverse(f - 1e-7, K, N)) / 2e-7
+        assert M.fv_inverse_slope(f, K, N) == pytest.approx(numeric, rel=1e-6)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for spec in MUSCLES:
+        l_opt, l_slack, v_max = spec.l_opt, spec.l_slack, spec.v_max
+        h = 1e-7 * l_opt
+        for _ in range(300):
+            act = rng.uniform(0.01, 1.0)
+            l_ce = l_opt * rng.uniform(0.4, 1.6)
+            l_mtu = l_slack * rng.uniform(0.95, 1.08) + l_ce * rng.uniform(0.8, 1.2)
+            x = l_ce + 1e-3 * rng.normal(0.0, v_max * l_opt)
+            args = (l_ce, l_mtu, act, 1e-3, v_max, l_opt, l_slack, C)
+            v0 = M.ce_velocity(x, l_mtu, act, v_max, l_opt, l_slack, C) / (v_max * l_opt)
+            length_kinks = (l_mtu - l_slack, l_opt, l_opt * (1 - W))
+            if min(abs(x - k) for k in length_kinks) < 1e3 * h or \
+                    min(abs(v0 - k) for k in (-1.0, 0.0, 1.0, M.V0_CAP)) < 1e-3:
+                continue
+            value, slope = M.step_residual_slope(x, *args)
+            assert value == M.step_residual(x, *args)
+            numeric = (M.step_residual(x + h, *args) - M.step_residual(x - h, *args)) / (2 * h)
+            assert slope == pytest.approx(numeric, rel=1e-5, abs=1e-5)
+            checked += 1
+    assert checked > 1000
