@@ -209,24 +209,16 @@ def step_residual_slope(x: float, l_ce: float, l_mtu: float, act: float, dt: flo
     the chain rule through the force balance of :func:`ce_velocity`, each element's
     one-sided slope at its kink (the value g is :func:`step_residual`'s, bit for bit)."""
     xn = x / l_opt
-    eps = (l_mtu - x - l_slack) / l_slack
-    tendon, d_tendon = 0.0, 0.0           # F_se / F_max and its slope in x (1/m)
-    if eps > 0.0:
-        tendon = (eps / cst.eps_ref) * (eps / cst.eps_ref)
-        d_tendon = -2.0 * eps / (cst.eps_ref * cst.eps_ref * l_slack)
-    buffer, d_buffer = 0.0, 0.0
+    tendon = tendon_force_norm(l_mtu - x, l_slack, cst.eps_ref)   # the elements as ce_velocity's
+    buffer = buffer_force_norm(xn, cst.w, cst.eps_be)
+    f_l = force_length(xn, cst.w, cst.c)
+    parallel = parallel_force_norm(xn, cst.eps_pe)
+    eps = (l_mtu - x - l_slack) / l_slack          # their slopes in x (1/m), 0 where slack
+    d_tendon = -2.0 * eps / (cst.eps_ref * cst.eps_ref * l_slack) if eps > 0.0 else 0.0
     b = (1.0 - cst.w) - xn
-    if b > 0.0:
-        buffer = (b / cst.eps_be) * (b / cst.eps_be)
-        d_buffer = -2.0 * b / (cst.eps_be * cst.eps_be * l_opt)
-    u = abs((xn - 1.0) / cst.w)
-    f_l = math.exp(cst.c * u * u * u)
-    d_f_l = f_l * 3.0 * cst.c * u * (xn - 1.0) / (cst.w * cst.w * l_opt)
-    parallel, d_parallel = 0.0, 0.0
-    if xn > 1.0:
-        p = (xn - 1.0) / cst.eps_pe
-        parallel = p * p
-        d_parallel = 2.0 * p / (cst.eps_pe * l_opt)
+    d_buffer = -2.0 * b / (cst.eps_be * cst.eps_be * l_opt) if b > 0.0 else 0.0
+    d_f_l = f_l * 3.0 * cst.c * abs((xn - 1.0) / cst.w) * (xn - 1.0) / (cst.w * cst.w * l_opt)
+    d_parallel = 2.0 * ((xn - 1.0) / cst.eps_pe) / (cst.eps_pe * l_opt) if xn > 1.0 else 0.0
     num = tendon + buffer
     den = act * f_l + parallel
     d_den = act * d_f_l + d_parallel
