@@ -80,8 +80,8 @@ import numpy as np
 from numba import njit
 
 from codesign.dynamics.contact_rows import (BAUMGARTE_D, BAUMGARTE_P, BOUNCE_MIN_SPEED, INACTIVE,
-                                            MU, REST_SPEED, RESTITUTION, SLIP_NEG, SLIP_POS, STICK,
-                                            TOL_H, TOL_REL, TOL_V, contact_rows, loop_rows)
+                                            MU, NO_POINT, REST_SPEED, RESTITUTION, SLIP_NEG, SLIP_POS,
+                                            STICK, TOL_H, TOL_REL, TOL_V, contact_rows, loop_rows)
 from codesign.dynamics.crba import mass_matrix
 from codesign.dynamics.kinematics import forward_kinematics
 from codesign.dynamics.linalg import ltl_factor, mass_solve, pivoted_cholesky_solve
@@ -530,7 +530,7 @@ def impact(m, w, cw, s, x, mode, strike):
     if nt > MAX_TOUCHING:
         return TOO_MANY_CONTACTS
     f_scale = _total_weight(m) / max(m.gravity[0], 1.0) * v_scale
-    if not _search(cw, mode, nt, nl, s, True, -1, f_scale, 1.0):
+    if not _search(cw, mode, nt, nl, s, True, NO_POINT, f_scale, 1.0):
         return NO_CONSISTENT_MODE
     _solve_selection(cw, cw.best, nl, s[MU])
     _solution(cw)
@@ -544,7 +544,7 @@ def tangential_impact(m, w, cw, s, x, mode):
     """Painlevé's case: :func:`impact` with no striking point (qd in place), counted; the
     caller then resolves the modes at the new state. Returns 0 or a termination code."""
     cw.stats[STAT_TANGENTIAL_IMPACTS] += 1
-    return impact(m, w, cw, s, x, mode, -1)
+    return impact(m, w, cw, s, x, mode, NO_POINT)
 
 
 @njit(cache=True)
@@ -564,11 +564,11 @@ def resolve_modes(m, w, cw, s, t, x, mode, forced):
     f_scale = _total_weight(m)
     a_scale = max(m.gravity[0], 1.0)
     for speed in (max(s[TOL_V], s[REST_SPEED]) if forced < 0 else s[TOL_V], s[TOL_V]):  # resting points in
-        nt = _touching(cw, mode, nl, s, -1, speed)
+        nt = _touching(cw, mode, nl, s, NO_POINT, speed)
         if nt > MAX_TOUCHING:
             return TOO_MANY_CONTACTS
         if (_search(cw, mode, nt, nl, s, False, forced, f_scale, a_scale)
-                or (forced >= 0 and _search(cw, mode, nt, nl, s, False, -1, f_scale, a_scale))):
+                or (forced >= 0 and _search(cw, mode, nt, nl, s, False, NO_POINT, f_scale, a_scale))):
             mode[:] = cw.best
             return 0
         if speed == s[TOL_V]:

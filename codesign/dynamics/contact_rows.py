@@ -43,6 +43,10 @@ STICK = 1
 SLIP_POS = 2
 SLIP_NEG = 3
 MODE_NAMES = ("inactive", "stick", "slip+", "slip-")
+# "no contact point" where a compiled function takes a point's index (forced, strike): an
+# int64, never a literal -1 -- numba compiles a callee once per literal argument, with all
+# it links, so a literal -1 beside a variable index would compile it twice
+NO_POINT = np.int64(-1)
 
 # settings vector (float64[N_SETTINGS]); build it with make_settings
 MU = 0                 # Coulomb friction coefficient (static = kinetic)

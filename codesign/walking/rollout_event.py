@@ -48,6 +48,7 @@ from numba import njit
 from codesign.control.impedance import ControllerArrays, torso_pitch
 from codesign.dynamics import contact_event as ct
 from codesign.dynamics import contact_rows as cr
+from codesign.dynamics.contact_rows import NO_POINT
 from codesign.dynamics.contact_soft import soft_dynamics
 from codesign.dynamics import hybrid as hy
 from codesign.dynamics.kinematics import body_point_world, center_of_mass
@@ -183,7 +184,7 @@ def muscle_tick(t, x, mode, p):
         if pushed or resting:
             before = np.zeros(2)
             ec.foot_contacts(mode, wm.contact_foot, before)
-            return resolve_after(t, x, mode, p, -1, -1, before)
+            return resolve_after(t, x, mode, p, NO_POINT, NO_POINT, before)
     return 0
 
 
@@ -282,7 +283,7 @@ def _resolve(t, x, mode, p, forced):
         return code
     bank_impact(p, mode.shape[0])
     _control_into_workspace(t, x, p)
-    return ct.resolve_modes(m, w, cw, s, t, x, mode, -1)
+    return ct.resolve_modes(m, w, cw, s, t, x, mode, NO_POINT)
 
 
 @njit(cache=True)
@@ -307,7 +308,7 @@ def _settle_approaching(t, x, mode, p):
         if code != 0:
             return code
         bank_impact(p, mode.shape[0])
-        code = _resolve(t, x, mode, p, -1)
+        code = _resolve(t, x, mode, p, NO_POINT)
         if code != 0:
             return code
     return 0
@@ -378,7 +379,7 @@ def start_modes(x, mode, p, strike):
     if code != 0:
         return code
     mode[:] = cr.INACTIVE
-    code = _resolve(0.0, x, mode, p, -1)
+    code = _resolve(0.0, x, mode, p, NO_POINT)
     cw.cache_ok[0] = 0
     return code
 
