@@ -19,7 +19,8 @@ TEST_WORKERS ?= 2
 # (Re)install whenever pyproject.toml changes (editable), then compile the walking kernels
 # into numba's disk cache once (minutes of CPU; `codesign warmup` prints a line before).
 # The event-driven and soft peers' kernels (the tests use them, `make run` does not) are
-# compiled by `make test`, each in a process of its own at the same time (--peers).
+# compiled by `make test` in a process of its own while the suite runs: the tests that use
+# them run last (tests/conftest.py) and wait for that compile (--peers-in-background).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -63,7 +64,7 @@ walking: $(STAMP) $(CATALOG) cache
 
 ## test: the whole test suite
 test: $(STAMP)
-	$(CODESIGN) warmup --peers
+	$(CODESIGN) warmup --peers-in-background
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## topologies: stage 1, regenerate the topology and actuator-pair catalog

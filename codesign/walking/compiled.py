@@ -17,17 +17,24 @@ line to stderr before the first evaluation of a process that will compile (at mo
 per process); ``codesign warmup`` (:mod:`codesign.walking.warmup`) compiles them ahead
 (``make`` runs it at install) and records the CPU time that took, the figure the next
 announcement quotes.
+
+The event-driven and soft rollouts (the peers) are compiled apart from these, by ``codesign
+warmup --peers`` (minutes of CPU). While a process compiles them it holds
+:func:`compiling_peers`, a lock file in the cache folder, and :func:`wait_for_peers` makes
+any other process's first peer rollout wait for it and load its result instead of
+compiling the same code again: ``make test`` starts that compile and the tests at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import TextIO
+from typing import Iterator, TextIO
 
 import numba
 
@@ -49,9 +56,11 @@ ROBOT_KERNELS = ("codesign.screening.screen:screen_kernel",
 # until this machine has its own figure
 DEFAULT_COMPILE_S = 240.0
 RECORD_NAME = "last-compile.json"
+PEER_LOCK_NAME = "peers.lock"   # in the cache folder: held while a process compiles the peers
 
 _checked: set[str] = set()   # kernels this process has checked already
 _announced = [False]
+_peers_waited = [False]
 
 
 def cache_dir() -> Path:
@@ -121,3 +130,45 @@ def announce_first_compile(robot: bool = True, stream: TextIO | None = None) -> 
     _announced[0] = True
     print(announcement(missing), file=stream or sys.stderr, flush=True)
     return True
+
+
+def peer_lock_path() -> Path:
+    """The lock file of the peers' compile into this process's cache folder."""
+    return cache_dir() / PEER_LOCK_NAME
+
+
+@contextlib.contextmanager
+def compiling_peers() -> Iterator[None]:
+    """Hold the peers' lock (exclusive, ``flock``) for the duration: other processes'
+    first peer rollouts wait (:func:`wait_for_peers`). The kernel releases it if this
+    process dies. This process's own peer rollouts then do not wait (they are the compile)."""
+    _peers_waited[0] = True
+    path = peer_lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def peers_locked() -> bool:
+    """True while a process holds :func:`compiling_peers` on this cache folder."""
+    try:
+        with open(peer_lock_path()) as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            return False
+    except FileNotFoundError:
+        return False
+
+
+def wait_for_peers() -> None:
+    """Before this process's first peer rollout: wait while another process compiles the
+    peers into this cache folder (:func:`compiling_peers`), so this one loads them. At most
+    once per process; no wait when none is compiling."""
+    if _peers_waited[0]:
+        return
+    _peers_waited[0] = True
+    with contextlib.suppress(FileNotFoundError), open(peer_lock_path()) as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)

@@ -55,6 +55,7 @@ from codesign.dynamics.kinematics import body_point_world, center_of_mass
 from codesign.dynamics.model import Model, make_workspace
 from codesign.dynamics.specialize import specialize
 from codesign.walking import accumulators as ac
+from codesign.walking import compiled
 from codesign.walking import event_contacts as ec
 from codesign.walking import metrics as mt
 from codesign.walking.muscle_wearer import (RECORD_RATE, RECORD_TORQUE, RECORD_WIDTH, MuscleModel, leg_loads,
@@ -481,7 +482,9 @@ def make_params(model: Model, ctrl: ControllerArrays, settings: RolloutSettings,
                 upright_pitch: float = 0.0, drive=None,
                 active_wearer: bool = False) -> EventParams:
     """The integrator's parameter record for ``model`` under ``ctrl`` (and its
-    wearer-space ``drive``; None: the thesis's law): its model and a fresh data record."""
+    wearer-space ``drive``; None: the thesis's law): its model and a fresh data record.
+    A process's first waits for another's compile of the peers (:func:`compiled.wait_for_peers`)."""
+    compiled.wait_for_peers()
     model_name = "hard" if settings.contact_model == "hard_event" else settings.contact_model
     s = cr.make_settings(model_name, mu=settings.mu, restitution=settings.restitution, rest_speed=settings.rest_speed,
                          baumgarte_d=settings.baumgarte, baumgarte_p=settings.baumgarte,

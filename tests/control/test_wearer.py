@@ -212,6 +212,7 @@ def test_screening_transmission_equals_the_drives_along_the_gait(device_file):
     assert result.inverse_transmission_peak == pytest.approx(a_peak, rel=1e-6)
 
 
+@pytest.mark.peers
 def test_the_event_driven_and_soft_peers_run_the_same_law():
     """The wearer-space law in the three rollouts (the report's robustness replays and
     the contact-agreement tests use the peers): each walks the first 0.6 s of a walking

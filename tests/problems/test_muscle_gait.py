@@ -123,6 +123,7 @@ def test_the_stored_muscle_driven_human_walks():
     assert m["ankle_plantarflexion_peak_deg"] >= 10.0
 
 
+@pytest.mark.peers
 def test_the_stored_walk_under_the_event_driven_hard_contacts_is_the_stepping_walk():
     """The same rigid feet integrated two ways: the event-driven rollout (DOPRI5, exact
     impacts and mode switches; a point an impact lifts slower than the rest speed, 0.1
@@ -237,6 +238,7 @@ def test_the_walk_on_the_papers_soft_limits_meets_the_gait_labs_stages():
 LAB_WALK = ROOT / "docs" / "designs" / "human-muscles-lab.json"
 
 
+@pytest.mark.peers
 def test_the_gait_lab_walk_costs_what_people_pay_at_every_step_and_on_the_event_driven_law():
     """docs/designs/human-muscles-lab.json (issue 45's validation; the README's table): the
     yield search's every stage (studies/muscle-wearer/search-lab.toml) from the loads

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from codesign.walking import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,9 +123,10 @@ def test_bench_coldstart_counts_the_warm_process_loads(tmp_path):
     assert "target <= 10 s" in done.stdout
 
 
+@pytest.mark.peers
 def test_warmup_with_peers_also_leaves_the_event_driven_and_soft_rollouts_cached():
-    """``codesign warmup --peers`` (make test, before the suite): the second process compiled or loaded
-    the other contact models' rollouts, so a fresh process's soft walk loads them: numba's
+    """``codesign warmup --peers``: the process beside it compiled or loaded the other
+    contact models' rollouts, so a fresh process's soft walk loads them: numba's
     cache log shows no compile of the soft rollout's kernel (NUMBA_DEBUG_CACHE)."""
     done = subprocess.run(CLI + ["warmup", "--peers"], capture_output=True, text=True, env=_env(), cwd=ROOT,
                           timeout=1800)
@@ -140,3 +143,41 @@ def test_warmup_with_peers_also_leaves_the_event_driven_and_soft_rollouts_cached
     assert "STATUS ok" in fresh.stdout
     saved = [line for line in fresh.stdout.splitlines() if line.startswith("[cache]") and "saved" in line]
     assert saved == [], saved[:3]
+
+
+HOLD_PEERS = """
+import time
+from codesign.walking import compiled
+with compiled.compiling_peers():
+    print("held", flush=True)
+    time.sleep({hold_s})
+    print(time.time(), flush=True)      # then released
+"""
+WAIT_FOR_PEERS = """
+import time
+from codesign.walking import compiled
+locked = compiled.peers_locked()
+t0 = time.perf_counter()
+compiled.wait_for_peers()
+print(locked, compiled.peers_locked(), time.perf_counter() - t0, time.time())
+"""
+
+
+def test_a_process_waits_for_another_compiling_the_peers_then_goes_on(tmp_path):
+    """``make test`` starts the suite while a process compiles the peers
+    (``--peers-in-background``): another process's first peer rollout waits
+    (``wait_for_peers``) while that one holds the lock, and no longer."""
+    env = _env(CODESIGN_CACHE_DIR=str(tmp_path))
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_PEERS.format(hold_s=4.0)], stdout=subprocess.PIPE,
+                              text=True, env=env, cwd=ROOT)
+    assert holder.stdout.readline().strip() == "held"
+    waiter = subprocess.run([sys.executable, "-c", WAIT_FOR_PEERS], capture_output=True, text=True, env=env,
+                            cwd=ROOT, timeout=120)
+    released = float(holder.stdout.readline())
+    assert holder.wait(timeout=60) == 0 and waiter.returncode == 0, waiter.stderr
+    locked, after, waited, done = waiter.stdout.split()
+    assert (locked, after) == ("True", "False")              # held when it began, free after
+    assert float(waited) > 0.0 and released <= float(done) < released + 1.0     # until the release
+    again = subprocess.run([sys.executable, "-c", WAIT_FOR_PEERS], capture_output=True, text=True, env=env,
+                           cwd=ROOT, timeout=120)
+    assert again.stdout.split()[:2] == ["False", "False"] and float(again.stdout.split()[2]) < 0.1

@@ -22,6 +22,7 @@ SOFT_SLIP_BOUND = 0.20      # fraction of stance (measured 0.135 at 10 s)
 HARD_SLIP_BOUND = 0.05      # the human-gait problem's stage
 
 
+@pytest.mark.peers
 @pytest.mark.slow
 def test_the_human_walking_design_walks_alike_under_both_contact_models():
     design = walking.load_design(DESIGN)
@@ -34,6 +35,7 @@ def test_the_human_walking_design_walks_alike_under_both_contact_models():
     assert hard["grf_peak_bw"] <= 3.0          # the issue's bound on the human design
 
 
+@pytest.mark.peers
 @pytest.mark.slow
 def test_the_walking_codesign_meets_the_issue_bounds_under_both_contact_models():
     design = walking.load_design(DESIGNS / "codesign-walking.json")

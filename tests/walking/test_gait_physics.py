@@ -221,6 +221,7 @@ def test_cuff_forces_of_a_person_standing_in_a_device_carry_its_weight():
     assert m["foot_slip_fraction"] == 0.0
 
 
+@pytest.mark.peers
 @pytest.mark.slow
 def test_an_impacts_cuff_impulses_are_the_devices_momentum_jump():
     # Free body of the device over an impact (no finite force acts in an instant, its

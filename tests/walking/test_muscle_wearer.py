@@ -195,6 +195,7 @@ def test_an_unknown_wearer_model_is_one_line_naming_the_nearest():
     assert "\n" not in str(err.value) and "did you mean muscles" in str(err.value)
 
 
+@pytest.mark.peers
 def test_the_soft_rollout_steps_the_muscles_on_their_clock_as_a_replay_by_hand():
     """Under the soft contact model (adaptive integrator) the muscles are a sampled-data
     controller on the grid k h: a time guard stops the integrator at each tick. Replaying
@@ -445,6 +446,7 @@ def test_the_actuator_tables_muscle_torques_are_the_ones_the_walk_integrated():
             np.testing.assert_array_equal(table[f"tau_device_{joint}_{side}_Nm"], table[f"tau_{names[2 * leg + a]}_Nm"])
 
 
+@pytest.mark.peers
 def test_the_event_driven_hard_contact_walks_the_muscles_as_the_stepping_rollout():
     """The same hybrid system integrated two ways: the event-driven rollout (DOPRI5, exact
     impacts and mode switches, the muscles on their clock) and the 1-ms time-stepping

@@ -56,6 +56,7 @@ def walks():
     return out, check
 
 
+@pytest.mark.peers
 def test_the_four_rollouts_give_the_same_metric_names(walks):
     out, _ = walks
     for rollout, metrics in out.items():

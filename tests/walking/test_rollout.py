@@ -152,6 +152,7 @@ def test_bad_designs_are_records_not_exceptions():
     assert not rec.ok and rec.message.startswith("design:")
 
 
+@pytest.mark.peers
 def test_event_driven_peer_agrees_with_stepping_on_a_drop():
     # the human dropped 3 cm, rigid bodies with PD joints: in free fall the stepping's
     # semi-implicit Euler lags the exact (event-driven, DOPRI5) height by g h t / 2; both
@@ -185,6 +186,7 @@ def test_event_driven_peer_agrees_with_stepping_on_a_drop():
     assert out["hard"][1:] == pytest.approx(out["hard_event"][1:], abs=1e-5)
 
 
+@pytest.mark.peers
 def test_soft_peer_ground_reaction_of_a_drop_lies_between_plastic_and_elastic():
     # the human dropped 10 cm lands at v_b = sqrt(2 g drop), the metrics' window opening
     # 20 ms before: impulse-momentum puts the window's ground impulse between m v_b + W T

@@ -53,7 +53,7 @@ def assert_same_metrics(m1, m2):
         assert same_bits(m1[key], m2[key]), (key, m1[key], m2[key])
 
 
-@pytest.mark.parametrize("contact_model, max_time", [("hard", 3.0), ("soft", 0.3)])
+@pytest.mark.parametrize("contact_model, max_time", [("hard", 3.0), pytest.param("soft", 0.3, marks=pytest.mark.peers)])
 def test_a_second_run_leaves_the_first_result_and_replays_it(contact_model, max_time):
     """Run one set-up twice: the first Rollout keeps its accumulator, state and records
     (the runs write the set-up's data record, the results own copies), and the second
