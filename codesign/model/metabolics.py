@@ -1,5 +1,5 @@
 """Muscle energy rate of Umberger et al. 2003, with Umberger 2010's modification (issue 45,
-item 2: the foundations).
+item 2: the foundations), and of Bhargava et al. 2004 (the setting ``metabolic_model``).
 
 Sources: B.R. Umberger, K.G.M. Gerritsen, P.E. Martin, "A model of human muscle energy
 expenditure", Comput. Methods Biomech. Biomed. Eng. 6(2):99-111, 2003; B.R. Umberger,
@@ -34,6 +34,24 @@ while lengthening (negative work is not credited). :data:`UMBERGER_2010` is the 
 :data:`UMBERGER_2003` the original. The muscle mass is m = (F_max / sigma) rho_m l_opt with
 sigma = 0.25 MPa, rho_m = 1059.7 kg/m^3 (Umberger 2003; OpenSim's defaults).
 
+Bhargava et al. 2004 (L.J. Bhargava, M.G. Pandy, F.C. Anderson, "A phenomenological model
+for estimating metabolic energy consumption in muscle contraction", J. Biomech.
+37:81-88), as OpenSim's ``Bhargava2004MuscleMetabolicsProbe`` documents it with the
+paper's force-dependent shortening constant, read to learn; the model Koelewijn et al.
+2019 (PLoS ONE 14(9):e0222037) found best correlated with measured cost across speeds and
+slopes (r = 0.95, with Lichtwark & Wilson's). Per muscle, with the slow-twitch recruitment
+u_st = r sin(pi u / 2) and fast-twitch u_ft = (1 - r)(1 - cos(pi u / 2)):
+
+    A_dot  = m (40 u_st + 133 u_ft)                               W (decay factor 1)
+    M_dot  = m L(l_ce / l_opt) (74 u_st + 111 u_ft)               W
+             L: 0.5 up to 0.5, then linear to 1 at 1 and to 0 at 1.5, 0 beyond
+    S_dot  = -alpha v_ce,  alpha = 0.16 F_iso + 0.18 F_ce         v_ce <= 0 (shortening)
+                           alpha = 0.157 F_ce                     v_ce >  0 (lengthening)
+             F_iso = a f_l(l_ce) F_max: the CE force isometric at this activation and length
+    W_dot  = -F_ce v_ce                                           W (negative work counts)
+    S_dot raised until A_dot + M_dot + S_dot + W_dot >= 0; the heat A_dot + M_dot + S_dot
+    at least 1 W/kg (OpenSim's defaults); E_dot = heat + W_dot.
+
 Whole body: E = B + sum over muscles, with the basal rate B = 1.2 W/kg x body mass
 (OpenSim's default basal coefficient, as in Umberger 2010). "Net of standing" (the issue's
 ``metabolic_power``): measured net cost is gross walking minus gross quiet standing; the
@@ -44,13 +62,24 @@ pose (:func:`net_of_standing`). Units: W, W/kg, kg, m, s.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from numba import njit
 
 
+UMBERGER = 0       # MetabolicConstants.model: Umberger et al. 2003 / 2010
+BHARGAVA = 1       # Bhargava et al. 2004
+
+# Bhargava et al. 2004's constants (W/kg; the shortening ones dimensionless)
+ACTIVATION_SLOW, ACTIVATION_FAST = 40.0, 133.0
+MAINTENANCE_SLOW, MAINTENANCE_FAST = 74.0, 111.0
+SHORTENING_ISO, SHORTENING_FORCE, LENGTHENING_FORCE = 0.16, 0.18, 0.157
+
+
 class MetabolicConstants(NamedTuple):
-    """Constants of the Umberger model (module docstring)."""
+    """Constants of a muscle metabolic model (module docstring); the Bhargava model reads
+    only ``model``, ``negative_work``, ``min_heat_rate`` and the mass and basal fields."""
     aerobic: float             # S: 1.5 for primarily aerobic work
     lengthening_factor: float  # k_l: alpha_l = k_l alpha_st (4.0 in 2003, 0.3 in 2010)
     negative_work: float       # 1.0: w_ce counts lengthening (2003); 0.0: not (2010)
@@ -59,12 +88,16 @@ class MetabolicConstants(NamedTuple):
     density: float             # kg/m^3
     basal: float               # W/kg of body mass
     slow_speed_ratio: float    # v_max(slow) = v_max / this
+    model: int = UMBERGER      # UMBERGER or BHARGAVA
 
 
 UMBERGER_2010 = MetabolicConstants(aerobic=1.5, lengthening_factor=0.3, negative_work=0.0,
                                    min_heat_rate=1.0, specific_tension=0.25e6, density=1059.7,
                                    basal=1.2, slow_speed_ratio=2.5)
 UMBERGER_2003 = UMBERGER_2010._replace(lengthening_factor=4.0, negative_work=1.0)
+BHARGAVA_2004 = UMBERGER_2010._replace(negative_work=1.0, model=BHARGAVA)
+# the setting evaluation.metabolic_model's values (the first the default)
+METABOLIC_MODELS = {"umberger2010": UMBERGER_2010, "umberger2003": UMBERGER_2003, "bhargava2004": BHARGAVA_2004}
 
 
 @njit(cache=True, _nrt=False)
@@ -103,6 +136,59 @@ def energy_rate(u: float, a: float, l_ce_norm: float, v_norm: float, f_iso: floa
     if v_ce > 0.0 and cst.negative_work == 0.0:
         work = 0.0
     return h_am * mass, h_sl * mass, work, heat * mass + work
+
+
+@njit(cache=True, _nrt=False)
+def maintenance_length_factor(l_ce_norm: float) -> float:
+    """Bhargava 2004's L(l_ce/l_opt): 0.5 up to 0.5, l_ce/l_opt up to 1, then down to 0 at
+    1.5 and 0 beyond (OpenSim's default piecewise-linear curve)."""
+    if l_ce_norm <= 0.5:
+        return 0.5
+    if l_ce_norm <= 1.0:
+        return l_ce_norm
+    if l_ce_norm <= 1.5:
+        return 3.0 - 2.0 * l_ce_norm
+    return 0.0
+
+
+@njit(cache=True, _nrt=False)
+def bhargava_energy_rate(u: float, a: float, l_ce_norm: float, f_iso: float, f_ce: float, v_ce: float,
+                         f_max: float, mass: float, slow: float, cst: MetabolicConstants) -> tuple:
+    """(A_dot + M_dot, S_dot, W_dot, total) in W for one muscle by Bhargava et al. 2004
+    (module docstring): u excitation, a activation, l_ce_norm = l_ce/l_opt, f_iso =
+    f_l(l_ce), f_ce the CE force (N), v_ce (m/s, + lengthening), f_max (N), mass (kg),
+    slow the slow-twitch fraction."""
+    u = min(max(u, 0.0), 1.0)
+    u_slow = slow * math.sin(0.5 * math.pi * u)
+    u_fast = (1.0 - slow) * (1.0 - math.cos(0.5 * math.pi * u))
+    h_act = mass * (ACTIVATION_SLOW * u_slow + ACTIVATION_FAST * u_fast)
+    h_maint = mass * maintenance_length_factor(l_ce_norm) * (MAINTENANCE_SLOW * u_slow + MAINTENANCE_FAST * u_fast)
+    if v_ce <= 0.0:
+        alpha = SHORTENING_ISO * a * f_iso * f_max + SHORTENING_FORCE * f_ce
+    else:
+        alpha = LENGTHENING_FORCE * f_ce
+    h_short = -alpha * v_ce
+    work = -f_ce * v_ce
+    if v_ce > 0.0 and cst.negative_work == 0.0:
+        work = 0.0
+    total = h_act + h_maint + h_short + work
+    if total < 0.0:                       # no energy flows into the fibre
+        h_short -= total
+    heat = h_act + h_maint + h_short
+    if heat < cst.min_heat_rate * mass:
+        heat = cst.min_heat_rate * mass
+    return h_act + h_maint, h_short, work, heat + work
+
+
+@njit(cache=True, _nrt=False)
+def metabolic_rate(u: float, a: float, l_ce_norm: float, v_norm: float, f_iso: float, f_ce: float,
+                   v_ce: float, f_max: float, mass: float, slow: float, v_max: float,
+                   cst: MetabolicConstants) -> float:
+    """One muscle's metabolic rate (W) by the model ``cst.model`` (arguments as
+    :func:`energy_rate`'s, with f_max in N)."""
+    if cst.model == BHARGAVA:
+        return bhargava_energy_rate(u, a, l_ce_norm, f_iso, f_ce, v_ce, f_max, mass, slow, cst)[3]
+    return energy_rate(u, a, l_ce_norm, v_norm, f_iso, f_ce, v_ce, mass, slow, v_max, cst)[3]
 
 
 def net_of_standing(walking_muscles_w: float, standing_muscles_w: float) -> float:

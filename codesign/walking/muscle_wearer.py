@@ -1,6 +1,6 @@
 """The wearer with muscles in the walking rollout (issue 45): Geyer & Herr 2010's reflex
 controlled Hill muscles (:mod:`codesign.control.reflex`, :mod:`codesign.model.muscles`) drive
-the human's hip, knee and ankle of both legs; Umberger's model prices them
+the human's hip, knee and ankle of both legs; a muscle metabolic model prices them
 (:mod:`codesign.model.metabolics`). Compiled; the time-stepping rollout calls it
 (docs/muscles.md, "In the rollout").
 
@@ -28,7 +28,7 @@ before) or ``"muscles"``. Under ``muscles``:
   device stay as they are -- but an active wearer's device no longer has its torque
   taken off the wearer's joints (:func:`keep_muscle_torques`: that compensation models an
   impedance wearer keeping its motion; muscles respond through their reflexes);
-* the muscles' metabolic rate at t (:func:`muscle_energy_rate`, Umberger 2010 per muscle:
+* the muscles' metabolic rate at t (:func:`muscle_energy_rate`, Umberger 2010 per muscle by default, ``metabolic_model``:
   the excitation held over the last step, the activation, CE length and velocity after
   it) is in ``MuscleData.edot`` for the accumulator (metric ``metabolic_power``).
 
@@ -56,7 +56,7 @@ from numba import njit
 from codesign.control.reflex import (GEYER_HERR_2010_DELAYS, N_MUSCLES, DelaySteps, LegMuscles, ReflexMemory,
                                      ReflexParams, SignalHistory, delay_steps, reflex_memory, reflex_muscle_step,
                                      reflex_params, reflex_start, signal_history)
-from codesign.model.metabolics import UMBERGER_2010, MetabolicConstants, energy_rate, muscle_mass
+from codesign.model.metabolics import UMBERGER_2010, MetabolicConstants, metabolic_rate, muscle_mass
 from codesign.model.muscle_table import MuscleTable, muscle_table
 from codesign.model.muscles import GEYER_HERR_2010, MuscleConstants, force_length, force_velocity
 
@@ -159,7 +159,8 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                       coord: np.ndarray | None = None, pitch: int = 0, upright: float = 0.0,
                       h: float = 1e-3, body_mass: float = 75.0, x0: np.ndarray | None = None,
                       load0: np.ndarray | None = None, reflex_settle_s: float = REFLEX_SETTLE_S,
-                      soft_limits: bool = False, **reflex_changes: float) -> MuscleModel:
+                      soft_limits: bool = False, met: MetabolicConstants = UMBERGER_2010,
+                      **reflex_changes: float) -> MuscleModel:
     """The muscle wearer's model: ``on`` False, a placeholder (the impedance wearer); else
     for the controller rows ``rows`` and engine coordinates ``coord`` (int[2, 3], per leg
     ankle, knee, hip), the torso's pitch coordinate and upright angle, control step ``h``
@@ -169,7 +170,8 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
     (:func:`codesign.control.reflex.reflex_start`), then the reflexes and muscles run
     ``reflex_settle_s`` at that posture held still with those loads (the start's torques
     are the last step's). ``soft_limits``: Geyer & Herr's soft joint limits act
-    (:func:`soft_limit_torque`). ``reflex_changes``: reflex parameters by name
+    (:func:`soft_limit_torque`). ``met``: the muscle metabolic model pricing them
+    (:data:`codesign.model.metabolics.METABOLIC_MODELS`). ``reflex_changes``: reflex parameters by name
     (:func:`codesign.control.reflex.reflex_params`)."""
     table = muscle_table()
     p = reflex_params(body_mass, **reflex_changes)
@@ -196,7 +198,7 @@ def make_muscle_model(on: bool, rows: np.ndarray | None = None,
                        steps=steps, h=np.array([h]), rows=np.asarray(rows, dtype=np.int64).reshape(2, 3),
                        coord=np.asarray(coord, dtype=np.int64).reshape(2, 3), sign=PAPER_SIGN.copy(),
                        offset=PAPER_OFFSET.copy(), pitch=np.array([pitch], dtype=np.int64),
-                       upright=np.array([upright]), mass=muscle_masses(table), met=UMBERGER_2010,
+                       upright=np.array([upright]), mass=muscle_masses(table, met), met=met,
                        limit_low=SOFT_LIMIT_LOW.copy(), limit_up=SOFT_LIMIT_UP.copy(),
                        limit_k=np.array([SOFT_LIMIT_K if on and soft_limits else 0.0]), start=start)
 
@@ -210,8 +212,9 @@ def clone_muscle_data(d: MuscleData) -> MuscleData:
 
 @njit(cache=True, _nrt=False)
 def muscle_energy_rate(table, cst, met, mass, mus, stim_held, rate) -> float:
-    """Umberger 2010's rate (W) of every muscle of both legs at the state ``mus`` after a
-    step under ``stim_held`` (rate[2, 7] per muscle; returns their sum)."""
+    """The metabolic rate (W; the model ``met`` names, Umberger 2010 by default) of every
+    muscle of both legs at the state ``mus`` after a step under ``stim_held`` (rate[2, 7]
+    per muscle; returns their sum)."""
     total = 0.0
     for leg in range(2):
         for i in range(table.f_max.shape[0]):
@@ -221,8 +224,8 @@ def muscle_energy_rate(table, cst, met, mass, mus, stim_held, rate) -> float:
             l_opt = table.l_opt[i]
             f_iso = force_length(l_ce / l_opt, cst.w, cst.c)     # the CE force as muscles.mtu_forces's
             f_ce = a * table.f_max[i] * f_iso * force_velocity(v_ce / (table.v_max[i] * l_opt), cst.k, cst.n)
-            _, _, _, e = energy_rate(stim_held[leg, i], a, l_ce / l_opt, v_ce / l_opt, f_iso, f_ce, v_ce,
-                                     mass[i], table.slow_twitch[i], table.v_max[i], met)
+            e = metabolic_rate(stim_held[leg, i], a, l_ce / l_opt, v_ce / l_opt, f_iso, f_ce, v_ce,
+                               table.f_max[i], mass[i], table.slow_twitch[i], table.v_max[i], met)
             rate[leg, i] = e
             total += e
     return total
@@ -344,17 +347,18 @@ def start_loads(mode0: np.ndarray, contact_foot: np.ndarray, body_weight: float)
     return body_weight * on / max(on.sum(), 1.0)
 
 
-def standing_rate(mm: MuscleModel, settle_s: float = STANDING_SETTLE_S) -> float:
+def standing_rate(mm: MuscleModel, settle_s: float = STANDING_SETTLE_S, s0: float | None = None) -> float:
     """The muscles' metabolic rate (W, both legs) standing: upright (engine angles 0: the
-    paper's ankle pi/2, knee and hip pi), every muscle under the pre-stimulation s0, held
-    still ``settle_s`` so that activation and CE length settle (docs/muscles.md,
-    "net of standing")."""
+    paper's ankle pi/2, knee and hip pi), every muscle under the pre-stimulation ``s0``
+    (default the walker's own, mm.p.s0), held still ``settle_s`` so that activation and CE
+    length settle (docs/muscles.md, "net of standing")."""
     from codesign.control.reflex import settle_muscles
-    table, cst, p = mm.table, mm.cst, mm.p
+    table, cst = mm.table, mm.cst
+    s0 = mm.p.s0 if s0 is None else s0
     h = float(mm.h[0])
     mus = no_muscles()
-    stim = np.full((2, N_MUSCLES), p.s0)
-    mus.act[:] = p.s0
+    stim = np.full((2, N_MUSCLES), s0)
+    mus.act[:] = s0
     mus.l_ce[:] = table.l_opt
     for leg in range(2):
         settle_muscles(table, cst, PAPER_OFFSET.copy(), stim[leg], h, int(round(settle_s / h)), mus.l_ce[leg],

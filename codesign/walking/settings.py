@@ -15,6 +15,7 @@ from codesign.model.actuators import MODELS as ACTUATOR_MODELS
 from codesign.model.actuators import NUMBER_FIELDS as ACTUATOR_KEYS
 from codesign.model.actuators import Actuator
 from codesign.model.drivetrain import Drivetrain, catalog_motor, drivetrain_actuator
+from codesign.model.metabolics import METABOLIC_MODELS
 from codesign.model.structure import THESIS, StructureLaw, structure_law
 from codesign.model.wearer_body import Load, parse_loads, parse_mass_scale
 from codesign.topology.catalog import catalog_path
@@ -24,6 +25,7 @@ from codesign.walking.initial_state import START_KINDS
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issue 45)
+STANDING_REFERENCES = ("walker", "published")   # the muscles' standing rate metabolic_power is net of
 MAX_ONSET_STRIDES = 20                     # evaluation.assist_onset_strides at most (a 10-s walk has ~9)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
@@ -94,6 +96,13 @@ class WalkSettings:
     soft_joint_limits: Geyer & Herr's soft joint limits on the muscle wearer's ankle (70-130
     deg), knee (175) and hip (230) (:func:`codesign.walking.muscle_wearer.soft_limit_torque`;
     default false: the thesis's knee ligament alone, as before; the ligament stays).
+    metabolic_model: the muscle metabolic model pricing the muscle wearer's effort
+    (:data:`codesign.model.metabolics.METABOLIC_MODELS`): ``umberger2010`` (default),
+    ``umberger2003`` or ``bhargava2004``; the walk is the same, only its price changes.
+    standing_reference: the standing rate ``metabolic_power`` is net of (STANDING_REFERENCES):
+    ``walker`` (default, as before: every muscle under the walk's own pre-stimulation
+    ``reflex.s0``) or ``published`` (under Geyer & Herr's s0 = 0.01 whatever the walk's: a
+    person's standing, which a search of the walking reflexes cannot lower or raise).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -112,6 +121,8 @@ class WalkSettings:
     wearer_model: str = "impedance"
     assisted_joints: str = "hip_knee"
     soft_joint_limits: bool = False
+    metabolic_model: str = "umberger2010"
+    standing_reference: str = "walker"
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -126,7 +137,8 @@ class WalkSettings:
                                "wearer", "structure", "link_section", "passive_joint", "cuff",
                                "loads", "wearer_mass_scale", "assist_timing", "assist_onset_strides",
                                "wearer_model",
-                               "assisted_joints", "soft_joint_limits"}
+                               "assisted_joints", "soft_joint_limits", "metabolic_model",
+                               "standing_reference"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -207,6 +219,16 @@ class WalkSettings:
             raise UserError(f"evaluation.soft_joint_limits: got {shown(soft_joint_limits)}"
                             "; expected true or false, "
                             "true only with wearer_model = \"muscles\" (Geyer & Herr's skeleton)")
+        metabolic_model = d.get("metabolic_model", "umberger2010")
+        if metabolic_model not in METABOLIC_MODELS or ("metabolic_model" in d and wearer_model != "muscles"):
+            raise UserError(f"evaluation.metabolic_model: got {shown(metabolic_model)}"
+                            f"{nearest(metabolic_model, METABOLIC_MODELS) if isinstance(metabolic_model, str) else ''}"
+                            f"; expected one of {', '.join(METABOLIC_MODELS)}, only with wearer_model = \"muscles\" "
+                            "(it prices muscles)")
+        standing_reference = d.get("standing_reference", "walker")
+        if standing_reference not in STANDING_REFERENCES or ("standing_reference" in d and wearer_model != "muscles"):
+            raise UserError(f"evaluation.standing_reference: got {shown(standing_reference)}; expected one of "
+                            f"{', '.join(STANDING_REFERENCES)}, only with wearer_model = \"muscles\"")
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -215,7 +237,8 @@ class WalkSettings:
                             structure_law(d.get("structure", "thesis"), d.get("link_section"),
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
-                            assist_timing, onset, wearer_model, assisted_joints, soft_joint_limits)
+                            assist_timing, onset, wearer_model, assisted_joints, soft_joint_limits,
+                            metabolic_model, standing_reference)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

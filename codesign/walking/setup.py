@@ -26,6 +26,7 @@ from codesign.model.actuators import Actuator
 from codesign.model.assemble import assemble
 from codesign.model.drivetrain import design_drivetrain, drive_parameter_bounds, drivetrain_actuator
 from codesign.model.gait import nominal_gait
+from codesign.model.metabolics import METABOLIC_MODELS
 from codesign.model.human import build_human
 from codesign.model.morphology import build_morphology, mass_report, parameter_space
 from codesign.model.wearer_body import Load, segment_end, with_wearer_body
@@ -443,8 +444,10 @@ def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSetti
     touching = (np.abs(contact_heights(model, x0[:n])) < 1e-3).astype(np.int64)
     load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
     mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
-                           x0, load0, soft_limits=settings.soft_joint_limits, **reflexes)
-    return ro.with_muscles(p, model, mm, standing_rate(mm))
+                           x0, load0, soft_limits=settings.soft_joint_limits,
+                           met=METABOLIC_MODELS[settings.metabolic_model], **reflexes)
+    standing_s0 = None if settings.standing_reference == "walker" else reflex_params(body_mass).s0
+    return ro.with_muscles(p, model, mm, standing_rate(mm, s0=standing_s0))
 
 
 def effort_names(source: np.ndarray, controller: imp.Controller,

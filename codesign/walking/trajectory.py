@@ -30,7 +30,7 @@ def trajectory_table(rollout, setup):
     sample (``contact_<residual>``: :func:`codesign.walking.stepping.residual_names`, docs/contacts.md), and under the muscle wearer each
     muscle's activation ``act_<muscle>_<r|l>`` (0-1; Geyer & Herr's SOL, TA, GAS, VAS, HAM,
     GLU, HFL) after the step that starts there and its metabolic rate over that step
-    ``edot_<muscle>_<r|l>_W`` (Umberger 2010, gross: the sum over muscles is the
+    ``edot_<muscle>_<r|l>_W`` (``metabolic_model``'s, Umberger 2010 by default; gross: the sum over muscles is the
     ``metabolic_power`` integrand before the standing rate is taken off)."""
     import pandas as pd
 

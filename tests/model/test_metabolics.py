@@ -79,3 +79,65 @@ def test_whole_body_and_net_of_standing():
     assert E.whole_body_rate(walking, body) == pytest.approx(1.2 * 75.0 + 350.0)
     gross_walk, gross_stand = E.whole_body_rate(walking, body), E.whole_body_rate(standing, body)
     assert gross_walk - gross_stand == pytest.approx(E.net_of_standing(walking, standing))
+
+
+# --------------------------------------------------------------------------- Bhargava 2004
+U_SLOW_HALF = R * math.sin(math.pi / 4)          # slow-twitch recruitment at u = 0.5: 0.56781
+U_FAST_HALF = (1 - R) * (1 - math.cos(math.pi / 4))   # fast-twitch: 0.05770
+
+
+def test_bhargava_isometric_at_optimal_length_at_full_excitation():
+    """u = a = 1, l_ce = l_opt, v = 0: A_dot = m (40 r + 133 (1 - r)), M_dot = m (74 r +
+    111 (1 - r)) (Bhargava et al. 2004's constants), no shortening heat, no work."""
+    got = E.bhargava_energy_rate(1.0, 1.0, 1.0, 1.0, 4000.0, 0.0, 4000.0, MASS, R, E.BHARGAVA_2004)
+    activation = 40 * R + 133 * (1 - R)               # 58.32 W/kg
+    maintenance = 74 * R + 111 * (1 - R)              # 81.29 W/kg
+    assert activation + maintenance == pytest.approx(139.61, abs=0.01)
+    assert got == pytest.approx(((activation + maintenance) * MASS, 0.0, 0.0, (activation + maintenance) * MASS),
+                                rel=1e-12)
+
+
+def test_bhargava_shortening_at_short_length_worked_example():
+    """u = 0.5, a = 0.5, l_ce = 0.9 l_opt (maintenance factor 0.9), f_l = 0.8, shortening at
+    v_ce = -0.08 m/s with F_ce = 2000 N: alpha = 0.16 x (0.5 x 0.8 x 4000) + 0.18 x 2000 =
+    616 N, S_dot = 49.28 W, W_dot = 160 W."""
+    a_dot = MASS * (40 * U_SLOW_HALF + 133 * U_FAST_HALF)
+    m_dot = MASS * 0.9 * (74 * U_SLOW_HALF + 111 * U_FAST_HALF)
+    assert a_dot / MASS == pytest.approx(30.39, abs=0.01) and m_dot / MASS == pytest.approx(43.58, abs=0.01)
+    got = E.bhargava_energy_rate(0.5, 0.5, 0.9, 0.8, 2000.0, -0.08, 4000.0, MASS, R, E.BHARGAVA_2004)
+    assert got == pytest.approx((a_dot + m_dot, 616 * 0.08, 160.0, a_dot + m_dot + 49.28 + 160.0), rel=1e-12)
+
+
+def test_bhargava_maintenance_heat_follows_the_fibre_length():
+    """OpenSim's default curve: 0.5 up to l_opt/2, rising to 1 at l_opt, 0 at 1.5 l_opt and
+    beyond."""
+    assert [E.maintenance_length_factor(x) for x in (0.3, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)] == \
+        pytest.approx([0.5, 0.5, 0.75, 1.0, 0.5, 0.0, 0.0], abs=1e-15)
+
+
+def test_bhargava_lengthening_never_puts_energy_back_and_keeps_one_watt_per_kg():
+    """Lengthening at v_ce = +0.06 m/s under F_ce = 3000 N at u = a = 0.1: W_dot = -180 W
+    and S_dot = -0.157 x 3000 x 0.06 = -28.26 W outweigh the activation and maintenance
+    heat, so S_dot rises until the muscle's rate is 0 (no energy flows into the fibre);
+    at rest the heat is the 1 W/kg floor."""
+    u_slow, u_fast = R * math.sin(0.05 * math.pi), (1 - R) * (1 - math.cos(0.05 * math.pi))
+    a_dot = MASS * (40 * u_slow + 133 * u_fast)
+    m_dot = MASS * (74 * u_slow + 111 * u_fast)
+    assert a_dot + m_dot - 28.26 - 180.0 < 0
+    got = E.bhargava_energy_rate(0.1, 0.1, 1.0, 1.0, 3000.0, 0.06, 4000.0, MASS, R, E.BHARGAVA_2004)
+    assert got[0] == pytest.approx(a_dot + m_dot, rel=1e-12) and got[2] == pytest.approx(-180.0, rel=1e-12)
+    assert got[1] == pytest.approx(180.0 - a_dot - m_dot, rel=1e-12) and got[3] == pytest.approx(0.0, abs=1e-12)
+    rest = E.bhargava_energy_rate(0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 4000.0, MASS, R, E.BHARGAVA_2004)
+    assert rest == pytest.approx((0.0, 0.0, 0.0, 1.0 * MASS), abs=1e-15)
+
+
+def test_the_rate_follows_the_model_the_constants_name():
+    """metabolic_rate is Umberger's rate bit for bit under UMBERGER_2010 (the default walks
+    keep their price) and Bhargava's under BHARGAVA_2004; the settings' names map to them."""
+    args = (0.6, 0.5, 0.9, -2.0, 0.8, 2000.0, -0.08)
+    assert E.metabolic_rate(*args, 4000.0, MASS, R, 6.0, E.UMBERGER_2010) == \
+        E.energy_rate(*args, MASS, R, 6.0, E.UMBERGER_2010)[3]
+    assert E.metabolic_rate(*args, 4000.0, MASS, R, 6.0, E.BHARGAVA_2004) == \
+        E.bhargava_energy_rate(0.6, 0.5, 0.9, 0.8, 2000.0, -0.08, 4000.0, MASS, R, E.BHARGAVA_2004)[3]
+    assert list(E.METABOLIC_MODELS) == ["umberger2010", "umberger2003", "bhargava2004"]
+    assert E.METABOLIC_MODELS["bhargava2004"].model == E.BHARGAVA

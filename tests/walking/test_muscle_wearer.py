@@ -13,7 +13,8 @@ import pytest
 from codesign.control.reflex import (GEYER_HERR_2010_DELAYS, LegMuscles, ReflexMemory, SignalHistory, delay_steps,
                                      reflex_muscle_step, reflex_params)
 from codesign.errors import UserError
-from codesign.model.metabolics import UMBERGER_2010, energy_rate, muscle_mass
+from codesign.model.metabolics import (BHARGAVA, METABOLIC_MODELS, UMBERGER_2010, bhargava_energy_rate,
+                                       energy_rate, muscle_mass)
 from codesign.model.muscle_table import NAMES as MUSCLE_NAMES
 from codesign.model.muscle_table import muscle_table
 from codesign.model.muscles import GEYER_HERR_2010, force_length, mtu_forces, muscles_step, paper_angles
@@ -124,9 +125,9 @@ def test_a_setup_replays_bit_for_bit():
     assert first.acc[mt.M_SAMPLES] > 10
 
 
-def standing_by_hand(table, s0):
+def standing_by_hand(table, s0, met=UMBERGER_2010):
     """Both legs upright (paper angles pi/2, pi, pi) under s0 for 1 s of 1-ms steps: the
-    muscles' summed Umberger 2010 rate (W)."""
+    muscles' summed rate (W) by the metabolic model ``met``."""
     total = 0.0
     phi = np.array([0.5 * math.pi, math.pi, math.pi])
     for _ in range(2):
@@ -135,26 +136,33 @@ def standing_by_hand(table, s0):
         v_ce, l_mtu, f_se = np.zeros(7), np.zeros(7), np.zeros(7)
         for _ in range(1000):
             muscles_step(table, GEYER_HERR_2010, phi, np.full(7, s0), H, l_ce, act, v_ce, l_mtu, f_se)
-        total += sum(rate_by_hand(table, i, s0, act[i], l_ce[i], v_ce[i], l_mtu[i]) for i in range(7))
+        total += sum(rate_by_hand(table, i, s0, act[i], l_ce[i], v_ce[i], l_mtu[i], met) for i in range(7))
     return total
 
 
-def rate_by_hand(table, i, u, a, l_ce, v_ce, l_mtu):
+def rate_by_hand(table, i, u, a, l_ce, v_ce, l_mtu, met=UMBERGER_2010):
     cst = GEYER_HERR_2010
     l_opt = table.l_opt[i]
     _, f_ce, _, _ = mtu_forces(l_ce, v_ce, l_mtu, a, table.f_max[i], table.v_max[i], l_opt, table.l_slack[i], cst)
-    mass = muscle_mass(table.f_max[i], l_opt, UMBERGER_2010.specific_tension, UMBERGER_2010.density)
-    return energy_rate(u, a, l_ce / l_opt, v_ce / l_opt, force_length(l_ce / l_opt, cst.w, cst.c), f_ce, v_ce,
-                       mass, table.slow_twitch[i], table.v_max[i], UMBERGER_2010)[3]
+    mass = muscle_mass(table.f_max[i], l_opt, met.specific_tension, met.density)
+    f_l = force_length(l_ce / l_opt, cst.w, cst.c)
+    if met.model == BHARGAVA:
+        return bhargava_energy_rate(u, a, l_ce / l_opt, f_l, f_ce, v_ce, table.f_max[i], mass, table.slow_twitch[i],
+                                    met)[3]
+    return energy_rate(u, a, l_ce / l_opt, v_ce / l_opt, f_l, f_ce, v_ce, mass, table.slow_twitch[i],
+                       table.v_max[i], met)[3]
 
 
-def test_metabolic_power_is_umbergers_model_over_the_recorded_muscle_states():
-    """metabolic_power = the trapezoid mean over the window's 1-ms samples of Umberger 2010
-    summed over the 14 muscles, each from the muscle state recorded after its step and the
+@pytest.mark.parametrize("model", ["umberger2010", "bhargava2004"])
+def test_metabolic_power_is_the_metabolic_model_over_the_recorded_muscle_states(model):
+    """metabolic_power = the trapezoid mean over the window's 1-ms samples of the model's
+    rate (Umberger 2010, the default, or Bhargava 2004: evaluation.metabolic_model) summed
+    over the 14 muscles, each from the muscle state recorded after its step and the
     stimulation held over it, less the standing rate computed here from the library's
     muscle step (relative 1e-9: the same formulas, summed in another order)."""
     max_time = 0.25
-    setup = muscle_setup(max_time=max_time)
+    met = METABOLIC_MODELS[model]
+    setup = muscle_setup(max_time=max_time, metabolic_model=model)
     p = setup.p
     stepping.reset_data(p)
     x = setup.x0.copy()
@@ -168,12 +176,12 @@ def test_metabolic_power_is_umbergers_model_over_the_recorded_muscle_states():
         walk_to(setup, x, t, t + H)
         if t >= t_start - 1e-12:
             rates.append(sum(rate_by_hand(table, i, md.stim_held[leg, i], md.mus.act[leg, i], md.mus.l_ce[leg, i],
-                                          md.mus.v_ce[leg, i], md.mus.l_mtu[leg, i])
+                                          md.mus.v_ce[leg, i], md.mus.l_mtu[leg, i], met)
                              for leg in range(2) for i in range(7)))
             times.append(t)
     times, rates = np.array(times), np.array(rates)
     mean = np.sum(0.5 * (rates[1:] + rates[:-1]) * np.diff(times)) / (times[-1] - times[0])
-    standing = standing_by_hand(table, reflex_params(setup.wearer_mass).s0)
+    standing = standing_by_hand(table, reflex_params(setup.wearer_mass).s0, met)
     metrics = mt.finalize_muscles(p.data.walk.acc, setup.wearer_mass, 1.25)
     assert metrics["metabolic_power"] == pytest.approx(mean - standing, rel=1e-9)
     assert metrics["metabolic_cost"] == pytest.approx((mean - standing) / (setup.wearer_mass * 1.25), rel=1e-9)
@@ -539,6 +547,57 @@ def test_geyer_herrs_soft_joint_limits_by_hand():
     others = np.ones(n, bool)
     others[[kn, an]] = False
     assert np.abs(extra[others]).max() < 1e-12
+
+
+def test_the_metabolic_model_prices_the_same_walk_and_names_a_known_model_of_muscles():
+    """Bhargava 2004 prices the walk Umberger 2010 prices: the state after 0.25 s bit for
+    bit the same, the net power another (both positive); an unknown model, or one on the
+    impedance wearer, is one UserError line."""
+    runs = {}
+    for model in ("umberger2010", "bhargava2004"):
+        setup = muscle_setup(max_time=0.25, metabolic_model=model)
+        stepping.reset_data(setup.p)
+        x = setup.x0.copy()
+        walk_to(setup, x, 0.0, 0.25)
+        runs[model] = x, mt.finalize_muscles(setup.p.data.walk.acc, setup.wearer_mass, 1.25)["metabolic_power"]
+    assert np.array_equal(runs["umberger2010"][0], runs["bhargava2004"][0])
+    assert runs["umberger2010"][1] > 0 and runs["bhargava2004"][1] > 0
+    assert runs["umberger2010"][1] != runs["bhargava2004"][1]
+    with pytest.raises(UserError, match=r'metabolic_model: got "bhargava" \(did you mean bhargava2004\?\)'):
+        WalkSettings.from_dict({"wearer_model": "muscles", "metabolic_model": "bhargava"})
+    with pytest.raises(UserError, match='metabolic_model: got "bhargava2004".*wearer_model'):
+        WalkSettings.from_dict({"metabolic_model": "bhargava2004"})
+
+
+def test_the_published_standing_reference_prices_the_walk_net_of_the_papers_standing():
+    """standing_reference = "published": the walk's net power is its muscles' rate less their
+    standing rate under Geyer & Herr's s0 = 0.01, not under the walk's own pre-stimulation
+    (human-muscles-lab.json's searched 0.053). The same walk; its net power higher by
+    exactly the difference of the two standing rates computed by hand here (relative 1e-9),
+    under each metabolic model; the walker's own standing costs more (Umberger's A^0.6)."""
+    from codesign.problems.robust import read_robust_checks
+    design = load_design("docs/designs/human-muscles-lab.json")
+    evaluation = dict(design.evaluation)
+    read_robust_checks(evaluation)
+    s0 = design.params["reflex.s0"]
+    assert reflex_params(70.0).s0 == 0.01 and s0 > 0.05
+    for model in ("umberger2010", "bhargava2004"):
+        power = {}
+        for reference in ("walker", "published"):
+            settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "max_time": 0.25,
+                                               "metabolic_model": model, "standing_reference": reference})
+            setup, record, _ = build_setup(design, settings)
+            assert setup is not None, record
+            stepping.reset_data(setup.p)
+            x = setup.x0.copy()
+            walk_to(setup, x, 0.0, 0.25)
+            power[reference] = mt.finalize_muscles(setup.p.data.walk.acc, setup.wearer_mass, 1.25)["metabolic_power"]
+        met = METABOLIC_MODELS[model]
+        own, paper = standing_by_hand(muscle_table(), s0, met), standing_by_hand(muscle_table(), 0.01, met)
+        assert own > paper > 0
+        assert power["published"] - power["walker"] == pytest.approx(own - paper, rel=1e-9)
+    with pytest.raises(UserError, match='standing_reference: got "own"; expected one of walker, published'):
+        WalkSettings.from_dict({"wearer_model": "muscles", "standing_reference": "own"})
 
 
 def test_soft_joint_limits_need_the_muscle_wearer():
