@@ -19,7 +19,9 @@ power per kg of the person's body mass against the published rise.
   PSO seed: ...-seedN.csv), and with --pool-walkers --refine N (each load no walker prices
   searched on from the nearest, N rounds: ...refined...), --converge N (then each load and
   unloaded searched on from its cheapest walker until converged: ...converged...), --robust
-  (each walk the cheapest that meets its stages and its price at half the step too: ...robust...).
+  (each walk the cheapest that meets its stages and its price at half the step too: ...robust...),
+--price JSON (every walk priced under these evaluation settings, e.g. '{"metabolic_model":
+"bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published.csv).
 
 A searching protocol also writes the reflexes of each of its walks beside its table
 (``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
@@ -147,6 +149,7 @@ def gait_lab_stages(carried_kg: float, body_mass: float) -> tuple[dict, ...]:
 
 
 WALKED: dict[str, dict[str, float]] = {}   # walk()'s metrics by design and loads: a walk is deterministic
+PRICE: dict[str, str] = {}   # --price: the evaluation settings every walk is priced under (metabolic model, standing)
 
 
 def walk(design: Design, loads: list[dict], check: str = "") -> dict[str, float]:
@@ -155,11 +158,11 @@ def walk(design: Design, loads: list[dict], check: str = "") -> dict[str, float]
     (:func:`check_change`; ``--robust``: "half_step"); a walk that falls before the window
     has only ``time`` of them. Each walk once per run (``WALKED``: the pools walk every walker
     under each load, and ``--refine`` once per round)."""
-    key = json.dumps([design.to_json(), loads, check], sort_keys=True)
+    key = json.dumps([design.to_json(), loads, check, PRICE], sort_keys=True)
     if key not in WALKED:
         evaluation = dict(design.evaluation)
         read_robust_checks(evaluation)       # the search's checks: a plain walk here
-        settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads})
+        settings = WalkSettings.from_dict({**evaluation, "wearer_model": "muscles", "loads": loads, **PRICE})
         settings = check_change(check)(settings) if check else settings
         WALKED[key] = {"metabolic_power": math.nan, "speed": math.nan, **evaluate(design, settings).metrics}
     return dict(WALKED[key])
@@ -261,8 +264,7 @@ def robust_pooled(designs: dict[str, Design], stored: dict[str, StoredDesign], l
     return {**found, "reflexes_of": "", "metabolic_cost_half_step": math.nan}
 
 
-NOT_HELD = {"time": math.nan, "speed": math.nan, "metabolic_power": math.nan, "metabolic_cost": math.nan,
-            "theta_ref": math.nan, "held": 0}
+NOT_HELD = {**dict.fromkeys(("time", "speed", "metabolic_power", "metabolic_cost", "theta_ref"), math.nan), "held": 0}
 
 
 def speed_held(walks: list[dict[str, float]]) -> dict[str, float]:
@@ -270,9 +272,7 @@ def speed_held(walks: list[dict[str, float]]) -> dict[str, float]:
     ``SPEED_BAND`` of ``TREADMILL_SPEED`` (module docstring); its metrics plus ``held``
     (how many leans held the speed), or ``held`` 0 and NaN when none did."""
     held = [m for m in walks if abs(m["speed"] - TREADMILL_SPEED) <= SPEED_BAND * TREADMILL_SPEED]
-    if not held:
-        return NOT_HELD
-    return {**min(held, key=lambda m: m["metabolic_cost"]), "held": len(held)}
+    return {**min(held, key=lambda m: m["metabolic_cost"]), "held": len(held)} if held else NOT_HELD
 
 
 def speed_fitted(walks: list[dict[str, float]]) -> dict[str, float]:
@@ -360,10 +360,9 @@ def refined(walkers: dict[str, Design], loads: dict[str, dict | None], stages: d
                 continue
             key = {n: json.dumps(reflex_params(pool[n]), sort_keys=True) for n in m["nearest"]}
             nearest = next(n for n in m["nearest"] if key[n] not in started)
-            start = pool[nearest]
             started.add(key[nearest])
             print(f"{slug}: no walker priced; round {round_} searches again from {nearest}", flush=True)
-            found[f"{tag}:{slug}"] = searched_from(start, f"{tag}-{stem}-{slug}", load, stages[slug])
+            found[f"{tag}:{slug}"] = searched_from(pool[nearest], f"{tag}-{stem}-{slug}", load, stages[slug])
     return found
 
 
@@ -402,9 +401,8 @@ def rise_per_kg(loaded: dict[str, float], unloaded: dict[str, float], held: bool
     """The rise of net metabolic rate (W per kg of the person's body mass): at the held
     speed, the rise of the cost per metre times ``TREADMILL_SPEED``; otherwise of the
     measured power, each walk at its own speed."""
-    if held:
-        return (loaded["metabolic_cost"] - unloaded["metabolic_cost"]) * TREADMILL_SPEED
-    return (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass
+    return ((loaded["metabolic_cost"] - unloaded["metabolic_cost"]) * TREADMILL_SPEED if held
+            else (loaded["metabolic_power"] - unloaded["metabolic_power"]) / body_mass)
 
 
 def fitted_slope(rises: dict[float, float]) -> float:
@@ -480,15 +478,17 @@ def main() -> None:
     parser.add_argument("--robust", action="store_true",
                         help="with --pool-walkers: each walk the cheapest stored or pooled walker that meets its "
                              f"stages at half the step too, its cost there within {CONVERGED} J/(kg m)")
+    parser.add_argument("--price", type=json.loads, default={}, metavar="JSON", help="evaluation settings every "
+                        'walk is priced under, e.g. {"metabolic_model": "bhargava2004"} (its table: ...-<values>.csv)')
     args = parser.parse_args()
+    PRICE.update(args.price)
     if min(args.refine, args.converge) < 0:
         parser.error(f"--refine / --converge: {min(args.refine, args.converge)} rounds; expected a count >= 0")
-    if args.converge and not args.pool_walkers:
-        parser.error("--converge: give --pool-walkers (it searches on from each load's cheapest pooled walker)")
-    if args.robust and not args.pool_walkers:
-        parser.error("--robust: give --pool-walkers (it prices each load from the pool and its stored searches)")
-    if args.refine and not args.pool_walkers:
-        parser.error("--refine: give --pool-walkers (it searches from the pooled walker nearest a load's stages)")
+    for flag, why in (("converge", "it searches on from each load's cheapest pooled walker"),
+                      ("robust", "it prices each load from the pool and its stored searches"),
+                      ("refine", "it searches from the pooled walker nearest a load's stages")):
+        if getattr(args, flag) and not args.pool_walkers:
+            parser.error(f"--{flag}: give --pool-walkers ({why})")
     if args.pool and not (args.adapt_swing or args.adapt_all):
         parser.error("--pool: give --adapt-swing or --adapt-all (it pools their searches' bests)")
     if args.gait_lab and not (args.adapt_swing or args.adapt_all or args.pool_walkers):
@@ -564,6 +564,7 @@ def main() -> None:
     kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
     kind += ("refined" if args.refine else "") + ("converged" if args.converge else "") + ("robust" * args.robust)
     suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
+    suffix += "".join(f"-{value}" for value in args.price.values())
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -324,3 +324,31 @@ def test_the_readmes_hip_device_keeps_its_share_with_the_wearer_ten_percent_ligh
     assert min(shares) >= 0.15
     finer = replayed(design, "--settings", json.dumps({"h": 0.00025}))
     assert finer["effort_reduction_device_robust"] == pytest.approx(0.156, abs=0.0005)
+
+
+def test_priced_net_of_a_persons_standing_the_hip_devices_share_is_smaller(monkeypatch):
+    """docs/designs/assist-muscles-hip-robust.json (the README's light device, searched net of
+    the wearer's own standing: its reflex.s0 0.054, 5.4 times Geyer & Herr's) replayed with
+    standing_reference = "published": the same assisted and unassisted walks, the net power
+    higher by the difference of the two standing rates (relative 1e-9; each cost by it over
+    its speed, within 1 %),
+    so the device's share of the cost falls from 21.5 % to 12.3 % (docs/muscles.md, "Net of
+    whose standing")."""
+    from codesign.model.anthropometry import human_geometry
+    from codesign.walking.muscle_wearer import make_muscle_model, standing_rate
+    from tests.runtools import replayed
+
+    monkeypatch.chdir(ROOT)
+    design = ROOT / "docs/designs/assist-muscles-hip-robust.json"
+    walker = replayed(design, "--settings", json.dumps({"robust_checks": []}))
+    person = replayed(design, "--settings", json.dumps({"robust_checks": [], "standing_reference": "published"}))
+    body, doc = human_geometry().mass_kg, json.loads(design.read_text())
+    muscles = make_muscle_model(False, h=doc["evaluation"]["h"], body_mass=body, s0=doc["params"]["reflex.s0"])
+    extra = standing_rate(muscles) - standing_rate(muscles, s0=0.01)          # W: the walker's tone, standing
+    assert extra > 100.0
+    assert person["metabolic_power"] - walker["metabolic_power"] == pytest.approx(extra, rel=1e-9)
+    for cost, speed in (("metabolic_cost", "speed"), ("metabolic_cost_unassisted", "speed_unassisted")):
+        assert walker[speed] == person[speed]        # per metre of the window's own distance: within 1 %
+        assert person[cost] - walker[cost] == pytest.approx(extra / (body * walker[speed]), rel=0.01)
+    assert walker["effort_reduction"] == pytest.approx(0.215, abs=0.0005)
+    assert person["effort_reduction"] == pytest.approx(0.123, abs=0.0005)

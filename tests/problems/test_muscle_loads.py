@@ -232,3 +232,31 @@ def test_priced_at_half_the_step_too_the_walks_keep_brownings_order_at_both_step
             slopes[segment] = study.fitted_slope(rises)
         assert abs(rises[16.0] / (study.PUBLISHED_SLOPE["thigh"] * 16.0) - 1.0) <= 0.30, check
         assert slopes["foot"] > slopes["shank"] > slopes["thigh"] > 0.0, (check, slopes)
+
+
+def test_priced_by_bhargava_net_of_a_persons_standing_every_leg_load_costs_as_published():
+    """The gait-lab pool's walkers (loads.py --gait-lab --pool-walkers
+    loads-walkerslabrefined-...-designs.json) priced by Bhargava et al. 2004, the model
+    Koelewijn et al. 2019 found best correlated with measured cost, net of the muscles'
+    standing under Geyer & Herr's s0 (--price '{"metabolic_model": "bhargava2004",
+    "standing_reference": "published"}': the same person's standing in every condition, so a
+    rise is the rise of the gross rate, as Browning measured it): each of Browning's six leg
+    loads -- 2 and 4 kg per foot and per shank, 4 and 8 kg per thigh -- costs within 30 % of
+    the published rise, each walk and the unloaded one meeting every gait-lab stage
+    (measured 1.08 / 0.82, 0.80 / 0.98, 1.01 / 1.05; the waist's 4, 8, 16 kg are not:
+    0.17 / 0.48 / 1.99, docs/muscles.md)."""
+    import json
+
+    study = loads_study()
+    study.PRICE.update({"metabolic_model": "bhargava2004", "standing_reference": "published"})
+    folder = ROOT / "studies" / "muscle-wearer"
+    walkers = json.loads((folder / "loads-walkerslabrefined-human-muscles-loads-4-bhargava2004-published-designs.json")
+                         .read_text())
+    base = study.walk(study.Design.from_json(walkers["none"]), [])
+    assert study.walks_alone(base, 10.0) and study.stages_met(base, study.gait_lab_stages(0.0, 70.0))
+    for segment, kg in study.CONDITIONS[:6]:
+        load = [{"segment": segment, "mass_kg": kg}]
+        m = study.walk(study.Design.from_json(walkers[f"{segment}-{kg:g}kg"]), load)
+        assert study.walks_alone(m, 10.0) and study.stages_met(m, study.gait_lab_stages(2 * kg, 70.0)), (segment, kg)
+        rise = study.rise_per_kg(m, base, True, 70.0)
+        assert abs(rise / (study.PUBLISHED_SLOPE[segment] * 2 * kg) - 1.0) <= 0.30, (segment, kg, rise)
