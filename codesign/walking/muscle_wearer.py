@@ -28,9 +28,10 @@ before) or ``"muscles"``. Under ``muscles``:
   device stay as they are -- but an active wearer's device no longer has its torque
   taken off the wearer's joints (:func:`keep_muscle_torques`: that compensation models an
   impedance wearer keeping its motion; muscles respond through their reflexes);
-* the muscles' metabolic rate at t (:func:`muscle_energy_rate`, Umberger 2010 per muscle by default, ``metabolic_model``:
-  the excitation held over the last step, the activation, CE length and velocity after
-  it) is in ``MuscleData.edot`` for the accumulator (metric ``metabolic_power``).
+* the muscles' metabolic rate at t (:func:`muscle_energy_rate`, per muscle by the
+  ``metabolic_model``, Umberger 2010 by default: the excitation held over the last step,
+  the activation, CE length and velocity after it) is in ``MuscleData.edot`` for the
+  accumulator (metric ``metabolic_power``).
 
 The muscle and reflex state (ring buffer of delayed signals, gait memory, activations, CE
 lengths) lives in the rollout's data record and is reset from ``MuscleModel.start``, the

@@ -25,7 +25,7 @@ from codesign.walking.initial_state import START_KINDS
 HUMAN_JOINTS = ("hip", "knee", "ankle")   # the chapter-4 controller's joints
 WEARER_MODES = ("passive", "active")       # the wearer of a co-design (issue 32)
 WEARER_MODELS = ("impedance", "muscles")   # what moves the human's joints (issue 45)
-STANDING_REFERENCES = ("walker", "published")   # the muscles' standing rate metabolic_power is net of
+STANDING_REFERENCES = ("walker", "published")   # the standing rate metabolic_power is net of
 MAX_ONSET_STRIDES = 20                     # evaluation.assist_onset_strides at most (a 10-s walk has ~9)
 # what a rollout setting must be, where it is more than "a finite number >= 0"
 EXPECTED = {"max_time": "a duration > 0 s", "h": "a time step in (0, 0.01] s",
