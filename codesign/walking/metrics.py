@@ -142,11 +142,10 @@ REGISTRY: tuple[Metric, ...] = (
            "GAIT_SAMPLE_S, both legs pooled; NaN for a clock-timed assistance or none (evaluation.assist_timing)",
            "accumulate_phase", "finalize_phase"),
     # --- the wearer with muscles (issue 45; walking/muscle_wearer.py, docs/muscles.md)
-    Metric("metabolic_power", "W", "the muscles' net metabolic power: mean over the window of the metabolic "
-           "model's (evaluation.metabolic_model, Umberger 2010 by default) rate summed over both legs' 14 "
-           "muscles, less their rate standing (upright, every muscle under the pre-stimulation, the walk's or "
-           "the paper's: evaluation.standing_reference; the basal rate cancels); NaN under the impedance wearer",
-           "accumulate_muscles", "finalize_muscles"),
+    Metric("metabolic_power", "W", "the muscles' net metabolic power: mean over the window of the rate of "
+           "evaluation.metabolic_model summed over both legs' 14 muscles, less their rate standing (upright, every "
+           "muscle under the walk's or the paper's pre-stimulation: evaluation.standing_reference; the basal rate "
+           "cancels); NaN under the impedance wearer", "accumulate_muscles", "finalize_muscles"),
     Metric("metabolic_cost", "J/(kg m)", "metabolic_power / (the person's body mass x speed): net J per kg per "
            "metre walked; NaN under the impedance wearer or without progress", "accumulate_muscles",
            "finalize_muscles"),
