@@ -20,8 +20,8 @@ power per kg of the person's body mass against the published rise.
   searched on from the nearest, N rounds: ...refined...), --converge N (then each load and
   unloaded searched on from its cheapest walker until converged: ...converged...), --robust
   (each walk the cheapest that meets its stages and its price at half the step too: ...robust...),
---price JSON (every walk priced under these evaluation settings, e.g. '{"metabolic_model":
-"bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published.csv).
+  --price JSON (every walk priced under these evaluation settings, e.g. '{"metabolic_model":
+  "bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published.csv).
 
 A searching protocol also writes the reflexes of each of its walks beside its table
 (``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
