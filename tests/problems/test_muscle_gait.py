@@ -264,21 +264,30 @@ def test_the_gait_lab_walk_costs_what_people_pay_at_every_step_and_on_the_event_
 PERSON_WALK = ROOT / "studies" / "muscle-wearer" / "human-muscles-person.json"
 
 
-def test_priced_as_a_persons_the_gait_lab_walk_costs_more_than_people_pay():
-    """studies/muscle-wearer/human-muscles-person.json (search-person-lab.toml, -2: every
-    gait-lab stage of human-muscles-lab.json's search, each walk priced by Bhargava et al.
-    2004 net of the paper's standing, docs/muscles.md "Net of whose standing"): it walks 10 s
-    meeting every stage -- 1.3 BW start included, the knee yielding 10-25 deg, r >= 0.95 /
-    0.90 / 0.75, push-off >= 10 deg -- at 3.26 J/(kg m) so priced, 36 % above the top of
-    people's 2.0-2.4: the least such price the search found, not within 30 %. Priced as
-    the lab walk was (Umberger 2010 net of its own standing) the same walk costs 2.28,
-    within people's range (net of the paper's standing 4.03)."""
-    m = walked(PERSON_WALK)
-    assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0
-    assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3
-    assert 10.0 <= m["knee_flexion_stance_peak_min_deg"] <= m["knee_flexion_stance_peak_deg"] <= 25.0
-    assert m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.90 and m["stride_r_ankle"] >= 0.75
-    assert m["ankle_plantarflexion_peak_deg"] >= 10.0
-    assert m["metabolic_cost"] == pytest.approx(3.260, abs=0.001) and m["metabolic_cost"] > 1.3 * 2.4
+@pytest.mark.peers
+def test_priced_as_a_persons_the_gait_lab_walk_costs_within_30_percent_of_what_people_pay():
+    """studies/muscle-wearer/human-muscles-person.json (search-person-lab.toml, -2 to -5:
+    every gait-lab stage of human-muscles-lab.json's search, each walk priced by Bhargava
+    et al. 2004 net of the paper's standing, docs/muscles.md "Net of whose standing"): it
+    walks 10 s meeting every stage -- 1.3 BW start included, the knee yielding 10-25 deg,
+    r >= 0.95 / 0.90 / 0.75, push-off >= 10 deg -- at 3.089 J/(kg m) so priced: within 30 %
+    of the top of people's 2.0-2.4 (issue 45), +29 % of 2.4, not of 2.0. At 0.5 and 0.25 ms
+    and under the event-driven soft law the landings and the knee keep their stages and the
+    price moves by under 1 %; the ankle's stride shape there is r 0.742-0.747. Priced as
+    the lab walk was (Umberger 2010 net of its own standing) the same walk costs 2.22
+    (net of the paper's standing 3.88)."""
+    changes = ({}, {"h": 0.5e-3}, {"h": 0.25e-3}, {"contact_model": "soft"})
+    walks = [walked(PERSON_WALK, **change) for change in changes]
+    for change, m in zip(changes, walks):
+        assert m["time"] == 10.0 and 1.2 <= m["speed"] <= 1.4 and m["assist_fraction"] == 0.0, change
+        assert m["grf_peak_bw"] <= 1.3 and m["grf_peak_bw_start"] <= 1.3, change
+        assert 10.0 <= m["knee_flexion_stance_peak_min_deg"] <= m["knee_flexion_stance_peak_deg"] <= 25.0, change
+        assert m["stride_r_hip"] >= 0.95 and m["stride_r_knee"] >= 0.90 and m["stride_r_ankle"] >= 0.74, change
+        assert m["ankle_plantarflexion_peak_deg"] >= 10.0, change
+        assert m["metabolic_cost"] <= 1.3 * 2.4, change
+    costs = [m["metabolic_cost"] for m in walks]
+    assert costs[0] == pytest.approx(3.089, abs=0.001) and costs[0] > 1.3 * 2.0
+    assert max(costs) - min(costs) <= 0.01 * min(costs)
+    assert walks[0]["stride_r_ankle"] >= 0.75
     umberger_own = walked(PERSON_WALK, metabolic_model="umberger2010", standing_reference="walker")
     assert umberger_own["metabolic_cost"] < 2.4
