@@ -132,10 +132,17 @@ def energy_rate(u: float, a: float, l_ce_norm: float, v_norm: float, f_iso: floa
     heat = h_am + h_sl
     if heat < cst.min_heat_rate:
         heat = cst.min_heat_rate
-    work = -f_ce * v_ce
-    if v_ce > 0.0 and cst.negative_work == 0.0:
-        work = 0.0
+    work = ce_work_rate(f_ce, v_ce, cst)
     return h_am * mass, h_sl * mass, work, heat * mass + work
+
+
+@njit(cache=True, _nrt=False)
+def ce_work_rate(f_ce: float, v_ce: float, cst: MetabolicConstants) -> float:
+    """W: the contractile element's mechanical work rate -F_CE v_CE (f_ce in N, v_ce in m/s,
+    + lengthening), its negative work left out (0) unless ``cst.negative_work``."""
+    if v_ce > 0.0 and cst.negative_work == 0.0:
+        return 0.0
+    return -f_ce * v_ce
 
 
 @njit(cache=True, _nrt=False)
@@ -168,9 +175,7 @@ def bhargava_energy_rate(u: float, a: float, l_ce_norm: float, f_iso: float, f_c
     else:
         alpha = LENGTHENING_FORCE * f_ce
     h_short = -alpha * v_ce
-    work = -f_ce * v_ce
-    if v_ce > 0.0 and cst.negative_work == 0.0:
-        work = 0.0
+    work = ce_work_rate(f_ce, v_ce, cst)
     total = h_act + h_maint + h_short + work
     if total < 0.0:                       # no energy flows into the fibre
         h_short -= total

@@ -219,16 +219,8 @@ class WalkSettings:
             raise UserError(f"evaluation.soft_joint_limits: got {shown(soft_joint_limits)}"
                             "; expected true or false, "
                             "true only with wearer_model = \"muscles\" (Geyer & Herr's skeleton)")
-        metabolic_model = d.get("metabolic_model", "umberger2010")
-        if metabolic_model not in METABOLIC_MODELS or ("metabolic_model" in d and wearer_model != "muscles"):
-            raise UserError(f"evaluation.metabolic_model: got {shown(metabolic_model)}"
-                            f"{nearest(metabolic_model, METABOLIC_MODELS) if isinstance(metabolic_model, str) else ''}"
-                            f"; expected one of {', '.join(METABOLIC_MODELS)}, only with wearer_model = \"muscles\" "
-                            "(it prices muscles)")
-        standing_reference = d.get("standing_reference", "walker")
-        if standing_reference not in STANDING_REFERENCES or ("standing_reference" in d and wearer_model != "muscles"):
-            raise UserError(f"evaluation.standing_reference: got {shown(standing_reference)}; expected one of "
-                            f"{', '.join(STANDING_REFERENCES)}, only with wearer_model = \"muscles\"")
+        metabolic_model = muscle_option(d, "metabolic_model", "umberger2010", METABOLIC_MODELS, wearer_model)
+        standing_reference = muscle_option(d, "standing_reference", "walker", STANDING_REFERENCES, wearer_model)
         return WalkSettings(rollout, human_control,
                             bool(d.get("optimize_frequency", False)),
                             str(catalog_path(catalog).absolute()),
@@ -242,6 +234,19 @@ class WalkSettings:
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)
+
+
+def muscle_option(d: Mapping, key: str, default: str, choices, wearer_model: str) -> str:
+    """The evaluation option ``key`` that only the muscle wearer reads (``metabolic_model``,
+    ``standing_reference``): its value in ``d``, else ``default``; UserError (one line) for
+    a value not in ``choices``, or for the key given under another wearer."""
+    value = d.get(key, default)
+    known = isinstance(value, str) and value in choices
+    if not known or (key in d and wearer_model != "muscles"):
+        hint = nearest(value, choices) if isinstance(value, str) and not known else ""
+        raise UserError(f"evaluation.{key}: got {shown(value)}{hint}; expected one of {', '.join(choices)}, "
+                        "only with wearer_model = \"muscles\" (it prices muscles)")
+    return value
 
 
 def actuators_from_dict(model: Any, table: Any) -> Actuator:

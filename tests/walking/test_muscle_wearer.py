@@ -565,8 +565,10 @@ def test_the_metabolic_model_prices_the_same_walk_and_names_a_known_model_of_mus
     assert runs["umberger2010"][1] != runs["bhargava2004"][1]
     with pytest.raises(UserError, match=r'metabolic_model: got "bhargava" \(did you mean bhargava2004\?\)'):
         WalkSettings.from_dict({"wearer_model": "muscles", "metabolic_model": "bhargava"})
-    with pytest.raises(UserError, match='metabolic_model: got "bhargava2004".*wearer_model'):
+    with pytest.raises(UserError, match='metabolic_model: got "bhargava2004"; expected.*wearer_model'):
         WalkSettings.from_dict({"metabolic_model": "bhargava2004"})
+    with pytest.raises(UserError, match=r'metabolic_model: got \["bhargava2004"\]; expected one of'):
+        WalkSettings.from_dict({"wearer_model": "muscles", "metabolic_model": ["bhargava2004"]})
 
 
 def test_the_published_standing_reference_prices_the_walk_net_of_the_papers_standing():
