@@ -38,7 +38,8 @@ from codesign.topology.catalog import cached_catalog
 from codesign.types import Parameter
 
 # the metrics robust checks add to every walking problem's record (an assisting device's effort besides)
-ROBUST_WALK = (ROBUST_METRIC, "grf_peak_bw_robust")
+ROBUST_WALK = (ROBUST_METRIC, "grf_peak_bw_robust", "grf_peak_bw_start_robust",
+               "knee_flexion_stance_peak_min_deg_robust")
 ROBUST_EFFORT = ("effort_reduction_robust", "speed_change_abs_robust")
 # what each preset is, in a sentence (a composed problem's is its options')
 DESCRIPTIONS = {

@@ -32,7 +32,10 @@ step's cost), for the walkers alone.
 
 The walk's worst under the checks (:data:`ROBUST_WORST`): ``grf_peak_bw_robust``, the
 largest steady ground-reaction peak over the walk and its replays (a heavier wearer that
-walks on landings of 2 BW does not walk as a person does); and for an assisting device,
+walks on landings of 2 BW does not walk as a person does); ``grf_peak_bw_start_robust`` and
+``knee_flexion_stance_peak_min_deg_robust``, the start's largest landing and the least knee
+yield (a gait-lab stage met at the run's step can fail at half of it: a muscle walk at 1.3
+BW landed at 1.6 BW from the start at h/2); and for an assisting device,
 whose walk compares its wearer's effort with the same wearer alone (``effort_reduction``,
 :mod:`codesign.problems.effort`) and whose replays do too, each against that wearer alone
 under the same check (walked once per process),
@@ -112,6 +115,12 @@ ROBUST_WORST: dict[str, WorstUnderChecks] = {
         f"the largest speed_change_abs over the assisted walk and its replays under evaluation.robust_checks, {_EACH}")),
     "grf_peak_bw_robust": WorstUnderChecks("grf_peak_bw", max, "-", (
         "the largest grf_peak_bw over the walk and its replays under evaluation.robust_checks")),
+    "grf_peak_bw_start_robust": WorstUnderChecks("grf_peak_bw_start", max, "-", (
+        "the largest grf_peak_bw_start (the start's landings) over the walk and its replays under "
+        "evaluation.robust_checks")),
+    "knee_flexion_stance_peak_min_deg_robust": WorstUnderChecks("knee_flexion_stance_peak_min_deg", min, "deg", (
+        "the least knee_flexion_stance_peak_min_deg (the smaller leg's knee yield at loading) over the walk and "
+        "its replays under evaluation.robust_checks")),
 }
 KEY = "robust_checks"
 

@@ -102,6 +102,32 @@ def test_the_worst_under_the_checks_is_the_least_reduction_and_the_largest_groun
     assert "effort_reduction_device_robust" not in scored.metrics       # no adapting wearer there
 
 
+def test_the_worst_start_landing_and_knee_yield_under_the_checks():
+    """A gait-lab stage met at the run's step can fail at half of it (a muscle walk at 1.3 BW
+    landed at 1.6 BW from the start at h/2): ``grf_peak_bw_start_robust`` is the largest start
+    landing and ``knee_flexion_stance_peak_min_deg_robust`` the least knee yield of the walk
+    and its replays; the yield is absent where a replay measured none."""
+    def walked(start: float, yield_deg: float | None) -> EvalRecord:
+        knee = {} if yield_deg is None else {"knee_flexion_stance_peak_min_deg": yield_deg}
+        return EvalRecord(status="ok", metrics={**record(10.0, 0.99, 0.0).metrics, "grf_peak_bw": 1.25,
+                                                "grf_peak_bw_start": start, **knee})
+
+    replays = {"half_step": walked(1.58, 9.8), "soft": walked(1.27, 10.6)}
+    walk = WalkSettings.from_dict({"h": 1e-3})
+
+    def replay(change):
+        model = change(walk).rollout
+        return replays["half_step" if model.contact_model == "hard" else "soft"]
+
+    scored = with_robust_score(walked(1.26, 10.9), ("half_step", "soft"), replay).metrics
+    assert scored["grf_peak_bw_start_robust"] == 1.58
+    assert scored["knee_flexion_stance_peak_min_deg_robust"] == 9.8
+    assert scored["grf_peak_bw_robust"] == 1.25
+    replays["soft"] = walked(1.27, None)
+    assert "knee_flexion_stance_peak_min_deg_robust" not in with_robust_score(
+        walked(1.26, 10.9), ("half_step", "soft"), replay).metrics
+
+
 def test_simulate_states_the_worst_under_the_checks():
     from codesign.commands.simulate import effort_lines
 
