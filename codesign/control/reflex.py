@@ -40,14 +40,19 @@ Stance (the leg loaded)::
             dphi_k = phi_k - phi_k,off where phi_k > phi_k,off and dphi_k/dt > 0, else 0
     u     = k_p (theta - theta_ref) + k_d dtheta/dt                       (trunk PD)
     u_GLU = c_GLU k_p (theta - theta_ref) + k_d dtheta/dt                 (c_GLU = 0.68)
-    S_HAM = S0_BAL + [u]+  k_bw |F_ipsi|
-    S_GLU = S0_BAL + [u_GLU]+ k_bw |F_ipsi| - Delta_S DS_trail
-    S_HFL = S0_BAL + [-u]+ k_bw |F_ipsi| + Delta_S DS_trail
+    w     = k_bw |F_ipsi| (1 - DS_trail (1 - c_trail))                   (the PD's weight)
+    S_HAM = S0_BAL + [u]+ w
+    S_GLU = S0_BAL + [u_GLU]+ w - Delta_S DS_trail
+    S_HFL = S0_BAL + [-u]+ w + Delta_S DS_trail
 
 DS_trail = 1 while both legs are loaded and this leg's stance began first (the trailing leg
 of double support, about to swing: swing initiation by load sharing with the contralateral
 leg); else 0. (Appendix I's DSup; read as the trailing leg's, as StimGeyerCtrl.cc does --
-the leading leg, just landed, must accept the weight.) Swing (the leg unloaded)::
+the leading leg, just landed, must accept the weight.) c_trail = ``trail_balance``: 1 as
+Appendix I (the trailing leg's trunk PD weighted by its load like any stance leg's), 0 as
+SCONE's adaptation (the balance reflexes in early and late stance only, the trailing leg's
+hip muscles under Delta_S alone; ``evaluation.trailing_balance = false``). Swing (the leg
+unloaded)::
 
     S_SOL = S_GAS = S_VAS = S0
     S_TA  = S0 + G_TA (l_TA - l_off,TA)
@@ -149,6 +154,7 @@ class ReflexParams(NamedTuple):
     l_off_ham: float     # in l_opt,HAM
     g_ham: float         # swing HAM force feedback, per F_max,HAM
     g_glu: float         # swing GLU force feedback, per F_max,GLU
+    trail_balance: float # 1: the trailing leg's trunk PD as any stance leg's (the paper); 0: off (SCONE)
     stance_load: float   # stance while the leg's load exceeds this fraction of body weight
     body_weight: float   # N: m g, which k_bw and stance_load refer to
     stim_min: float      # clip of every stimulation
@@ -194,6 +200,10 @@ PARAMETER_SOURCES = (
     ParameterSource("l_off_ham", 0.85, "l_opt", f"{TRANSCRIPTION}: l_off,HAM = 0.85; {SCONE} line 136"),
     ParameterSource("g_ham", 0.65, "1/F_max", f"{TRANSCRIPTION}: G_HAM = 0.65; {SCONE} line 142"),
     ParameterSource("g_glu", 0.4, "1/F_max", f"{TRANSCRIPTION}: G_GLU = 0.4; {SCONE} line 147"),
+    ParameterSource("trail_balance", 1.0, "-", f"{TRANSCRIPTION}: Appendix I's stance S_HAM, S_GLU, S_HFL carry the trunk "
+                    f"PD on every loaded leg, weighted by its load, the trailing leg's too (1); {SCONE} keeps its "
+                    "balance reflexes to EarlyStance and LateStance, its Liftoff state (the trailing leg) gets Delta_S "
+                    "alone (0; evaluation.trailing_balance = false)"),
     ParameterSource("stance_load", 0.1, "m g", f"{SCONE} line 8 (stance_load_threshold ~0.1; the paper switches on "
                     "ground contact)"),
     ParameterSource("stim_min", 0.01, "-", f"{TRANSCRIPTION}: 'All stimulations are limited from 0.01 to 1'"),
@@ -359,7 +369,7 @@ def reflex_stimulations(p: ReflexParams, stance: np.ndarray, trailing: np.ndarra
                 over = knee[leg] - p.phi_k_off
             s[VAS] = (p.s0_vas + p.g_vas * f[leg, VAS] - p.k_phi * over
                       - trail * p.k_bw * abs(load[other]) / p.body_weight)
-            weight = p.k_bw * abs(load[leg]) / p.body_weight
+            weight = p.k_bw * abs(load[leg]) / p.body_weight * (1.0 - trail * (1.0 - p.trail_balance))
             s[HAM] = p.s0_bal + _pos(u) * weight
             s[GLU] = p.s0_bal + _pos(u_glu) * weight - trail * p.delta_s
             s[HFL] = p.s0_bal + _pos(-u) * weight + trail * p.delta_s

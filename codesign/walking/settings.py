@@ -103,6 +103,10 @@ class WalkSettings:
     ``walker`` (default, as before: every muscle under the walk's own pre-stimulation
     ``reflex.s0``) or ``published`` (under Geyer & Herr's s0 = 0.01 whatever the walk's: a
     person's standing, which a search of the walking reflexes cannot lower or raise).
+    trailing_balance: the trunk's balance reflexes on the trailing leg of double support
+    (:mod:`codesign.control.reflex`, ``trail_balance``): true (default) as Geyer & Herr's
+    Appendix I, weighted by the leg's load; false as SCONE's adaptation, its hip muscles
+    under Delta_S alone (no co-contraction against the swing's initiation).
     """
 
     rollout: ro.RolloutSettings = ro.RolloutSettings()
@@ -123,6 +127,7 @@ class WalkSettings:
     soft_joint_limits: bool = False
     metabolic_model: str = "umberger2010"
     standing_reference: str = "walker"
+    trailing_balance: bool = True
 
     def with_rollout(self, **changes: Any) -> "WalkSettings":
         """These settings with the rollout fields ``changes`` (e.g. ``max_time=0.05``)."""
@@ -138,7 +143,7 @@ class WalkSettings:
                                "loads", "wearer_mass_scale", "assist_timing", "assist_onset_strides",
                                "wearer_model",
                                "assisted_joints", "soft_joint_limits", "metabolic_model",
-                               "standing_reference"}
+                               "standing_reference", "trailing_balance"}
         if "objectives" in d:
             raise UserError("evaluation.objectives: objectives are not evaluation settings; expected "
                             "them as the spec's [[objectives]] tables (default: the problem's)")
@@ -219,6 +224,10 @@ class WalkSettings:
             raise UserError(f"evaluation.soft_joint_limits: got {shown(soft_joint_limits)}"
                             "; expected true or false, "
                             "true only with wearer_model = \"muscles\" (Geyer & Herr's skeleton)")
+        trailing_balance = d.get("trailing_balance", True)
+        if not isinstance(trailing_balance, bool) or ("trailing_balance" in d and wearer_model != "muscles"):
+            raise UserError(f"evaluation.trailing_balance: got {shown(trailing_balance)}; expected true or false, "
+                            "only with wearer_model = \"muscles\" (a law of its reflexes)")
         metabolic_model = muscle_option(d, "metabolic_model", "umberger2010", METABOLIC_MODELS, wearer_model)
         standing_reference = muscle_option(d, "standing_reference", "walker", STANDING_REFERENCES, wearer_model)
         return WalkSettings(rollout, human_control,
@@ -230,7 +239,7 @@ class WalkSettings:
                                           d.get("passive_joint"), d.get("cuff")),
                             parse_loads(d.get("loads")), parse_mass_scale(d.get("wearer_mass_scale")),
                             assist_timing, onset, wearer_model, assisted_joints, soft_joint_limits,
-                            metabolic_model, standing_reference)
+                            metabolic_model, standing_reference, trailing_balance)
 
 
 MAX_STAGE_RATIO = 50.0   # an extra reduction beyond the unit's own gear (belt, cable, planetary)

@@ -445,7 +445,8 @@ def with_muscle_wearer(p, model, controller: imp.Controller, settings: WalkSetti
     load0 = start_loads(touching, wm.contact_foot, model.total_mass() * model.gravity)
     mm = make_muscle_model(True, rows, coord, model.body_id("torso"), 0.0, settings.rollout.h, body_mass,
                            x0, load0, soft_limits=settings.soft_joint_limits,
-                           met=METABOLIC_MODELS[settings.metabolic_model], **reflexes)
+                           met=METABOLIC_MODELS[settings.metabolic_model], **reflexes,
+                           **({} if settings.trailing_balance else {"trail_balance": 0.0}))
     standing_s0 = None if settings.standing_reference == "walker" else reflex_params(body_mass).s0
     return ro.with_muscles(p, model, mm, standing_rate(mm, s0=standing_s0))
 

@@ -135,6 +135,26 @@ def test_trailing_leg_of_double_support_by_hand():
     assert lead[R.VAS] == pytest.approx(0.09) and lead[R.HFL] == pytest.approx(0.05)
 
 
+
+def test_trailing_leg_without_its_balance_reflexes_by_hand():
+    """trail_balance = 0 (SCONE's Liftoff state): leaning forward in double support, the
+    trailing leg's HAM, GLU and HFL take no trunk PD -- S0_BAL and Delta_S alone -- while
+    the leading leg's keep Appendix I's, weighted by its load; with 1, the trailing leg's
+    PD is the paper's."""
+    u = 1.91 * (0.5 - 0.105) + 0.25 * 0.1                               # leaning forward
+    u_glu = 0.68 * 1.91 * (0.5 - 0.105) + 0.25 * 0.1
+    loads = (0.6 * BW, 0.4 * BW)                                        # right leading, left trailing
+    off = law(params(trail_balance=0.0), stance=(1, 1), trailing=(0, 1), load=loads, trunk=0.5, trunk_rate=0.1)
+    assert off[1, R.HAM] == pytest.approx(0.05)
+    assert off[1, R.GLU] == 0.01                                        # 0.05 - 0.25, clipped
+    assert off[1, R.HFL] == pytest.approx(0.05 + 0.25)
+    assert off[0, R.HAM] == pytest.approx(0.05 + u * 1.2 * 0.6)
+    assert off[0, R.GLU] == pytest.approx(0.05 + u_glu * 1.2 * 0.6)
+    paper = law(params(), stance=(1, 1), trailing=(0, 1), load=loads, trunk=0.5, trunk_rate=0.1)
+    assert paper[1, R.HAM] == pytest.approx(0.05 + u * 1.2 * 0.4)
+    assert paper[1, R.GLU] == pytest.approx(0.05 + u_glu * 1.2 * 0.4 - 0.25)
+    np.testing.assert_array_equal(paper[0], off[0])
+
 def test_swing_laws_by_hand():
     f = np.zeros((2, 7))
     lce = np.ones((2, 7))

@@ -229,7 +229,8 @@ def test_a_ctrl_c_while_the_local_workers_start_stops_the_run(tmp_path):
     ("exo_codesign", '[evaluation]\nh = 0.05', "evaluation.h: got 0.05; expected a time step in (0, 0.01] s"),
     ("exo_codesign", '[evaluation]\nmaxtime = 5', "evaluation.maxtime: unknown key (did you mean max_time?); "
      "expected one of actuator_model, actuators, assist_onset_strides, assist_timing, assisted_joints, atol, [...], "
-     "max_time, [...], soft_v_reg, standing_reference, structure, wearer, wearer_mass_scale, wearer_model"),
+     "max_time, [...], soft_v_reg, standing_reference, structure, trailing_balance, wearer, wearer_mass_scale, "
+     "wearer_model"),
     ("six_hump_camel", '[[objectives]]\nmetric = "g"', "objectives[0].metric: 'g' is not a metric of problem "
      "'six_hump_camel'; expected one of f, fx, fy"),
     ("sphere", '[space.parameters.x]\nbounds = [0, inf]', "space.parameters.x.bounds: got [0, inf]; "

@@ -607,3 +607,18 @@ def test_soft_joint_limits_need_the_muscle_wearer():
         WalkSettings.from_dict({"soft_joint_limits": True})
     with pytest.raises(UserError, match="soft_joint_limits: got"):
         WalkSettings.from_dict({"wearer_model": "muscles", "soft_joint_limits": "yes"})
+
+
+def test_the_trailing_balance_option_reaches_the_reflexes_and_only_the_muscle_wearer():
+    """evaluation.trailing_balance = false sets the reflexes' trail_balance to 0 (SCONE's
+    trailing leg, the law by hand in tests/control/test_reflex.py), every other reflex
+    parameter as by default (1: Appendix I's); a value that is not a boolean, or the option
+    on the impedance wearer, is one line."""
+    paper = muscle_setup(max_time=0.05).p.model.walk.muscle.p
+    scone = muscle_setup(max_time=0.05, trailing_balance=False).p.model.walk.muscle.p
+    assert (paper.trail_balance, scone.trail_balance) == (1.0, 0.0)
+    assert paper._replace(trail_balance=0.0) == scone
+    with pytest.raises(UserError, match="trailing_balance: got \"no\"; expected true or false"):
+        WalkSettings.from_dict({"wearer_model": "muscles", "trailing_balance": "no"})
+    with pytest.raises(UserError, match="trailing_balance.*wearer_model = \"muscles\""):
+        WalkSettings.from_dict({"trailing_balance": False})
