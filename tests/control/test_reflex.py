@@ -135,7 +135,6 @@ def test_trailing_leg_of_double_support_by_hand():
     assert lead[R.VAS] == pytest.approx(0.09) and lead[R.HFL] == pytest.approx(0.05)
 
 
-
 def test_trailing_leg_without_its_balance_reflexes_by_hand():
     """trail_balance = 0 (SCONE's Liftoff state): leaning forward in double support, the
     trailing leg's HAM, GLU and HFL take no trunk PD -- S0_BAL and Delta_S alone -- while
@@ -154,6 +153,7 @@ def test_trailing_leg_without_its_balance_reflexes_by_hand():
     assert paper[1, R.HAM] == pytest.approx(0.05 + u * 1.2 * 0.4)
     assert paper[1, R.GLU] == pytest.approx(0.05 + u_glu * 1.2 * 0.4 - 0.25)
     np.testing.assert_array_equal(paper[0], off[0])
+
 
 def test_swing_laws_by_hand():
     f = np.zeros((2, 7))
