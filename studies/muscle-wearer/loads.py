@@ -20,9 +20,8 @@ power per kg of the person's body mass against the published rise.
   searched on from the nearest, N rounds: ...refined...), --converge N (then each load and
   unloaded searched on from its cheapest walker until converged: ...converged...), --robust
   (each walk the cheapest that meets its stages and its price at half the step too: ...robust...),
-  --price JSON (every walk priced under these evaluation settings, e.g. '{"metabolic_model":
-  "bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published.csv).
-
+  --price JSON (every walk priced, and every search run, under these evaluation settings, e.g.
+  '{"metabolic_model": "bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published).
 A searching protocol also writes the reflexes of each of its walks beside its table
 (``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
 under its slug; pooled, the search's best each walk took), so its rises replay without
@@ -310,7 +309,7 @@ def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...]
     spec = {"name": f"muscle-loads-{slug}", "seed": seed,
             "problem": {"name": "human_gait", "wearer_model": "muscles"},
             "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": reflexes},
-            "evaluation": {**evaluation, "loads": [load] if load else []},
+            "evaluation": {**evaluation, **PRICE, "loads": [load] if load else []},
             "execution": {"mode": "local", "workers": 2}, "objectives": list(TREADMILL_STAGES)}
     if free is not None:
         free = {f"{REFLEX_PREFIX}{name}" for name in free}
@@ -508,8 +507,10 @@ def main() -> None:
     args.pool = args.pool or bool(args.pool_walkers)
     own = args.design.resolve() == DESIGN          # the default design's runs keep their names
     lab = "lab" * args.gait_lab
-    prefix = (f"swing{lab}-{args.design.stem}-" if args.adapt_swing else f"all{lab}-{args.design.stem}-"
-              if args.adapt_all else "" if own else f"{args.design.stem}-")
+    priced_as = "".join(f"-{value}" for value in args.price.values())   # --price: in run and table names
+    stem = args.design.stem + priced_as             # every search's run name: each searches at its price
+    prefix = (f"swing{lab}-{stem}-" if args.adapt_swing else f"all{lab}-{stem}-" if args.adapt_all else
+              "" if own and not priced_as else f"{stem}-")
     seeds = args.seed or [SEARCH_SEED]              # another seed's runs and table are its own
     seeded = "" if seeds == [SEARCH_SEED] else "-seed" + "-".join(map(str, seeds))
     if seeded and not search:
@@ -527,13 +528,13 @@ def main() -> None:
     walkers.update({f"{f.stem.removesuffix('-designs')}:{slug}": Design.from_json(doc, str(f))
                     for f in args.pool_walkers or () for slug, doc in json.loads(f.read_text()).items()})
     if args.refine:                                # each unpriced load: searched on from its nearest walker
-        walkers.update(refined(walkers, {"none": None, **loads}, stages, args.design.stem, args.refine))
+        walkers.update(refined(walkers, {"none": None, **loads}, stages, stem, args.refine))
     if args.converge:                              # each priced load and unloaded: searched on from its cheapest
-        walkers.update(converged(walkers, {"none": None, **loads}, stages, args.design.stem, args.converge))
+        walkers.update(converged(walkers, {"none": None, **loads}, stages, stem, args.converge))
     unloaded = walkers[tags[seeds[0]] + "none"] if search else design
     designs = {slug: walkers[tags[seeds[0]] + slug] if search else unloaded for slug in loads}
     pool = walkers or {"none": unloaded}
-    stored = {slug: stored_walkers(slug, args.design.stem, stages[slug], design) if args.robust else {}
+    stored = {slug: stored_walkers(slug, stem, stages[slug], design) if args.robust else {}
               for slug in ("none", *loads)}              # --robust: each load's searches' walkers too
     priced = (lambda slug, load: robust_pooled(pool, stored[slug], load, stages[slug])) if args.robust else \
         (lambda slug, load: pooled(pool, load, stages[slug]))
@@ -563,8 +564,7 @@ def main() -> None:
             "-walkers" if args.pool_walkers else "-fit" if args.fit_speed else "-held" if args.hold_speed else "")
     kind += ("lab" if args.gait_lab else "") + ("pool" if args.pool and not args.pool_walkers else "")
     kind += ("refined" if args.refine else "") + ("converged" if args.converge else "") + ("robust" * args.robust)
-    suffix = ("" if own else f"-{args.design.stem}") + seeded   # another design's (or seed's) own file
-    suffix += "".join(f"-{value}" for value in args.price.values())
+    suffix = ("" if own else f"-{args.design.stem}") + seeded + priced_as   # another design's, seed's, price's
     out = HERE / f"loads{kind}{suffix}.csv"
     with open(out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
