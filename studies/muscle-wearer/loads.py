@@ -8,7 +8,8 @@ power per kg of the person's body mass against the published rise.
 
     (no protocol)        reflexes kept (~1 min): loads[-<stem>].csv
     --search             all searched again (~15 min on 2 cores): loads-searched[-<stem>].csv
-    --hold-speed         the lean scanned to hold 1.25 m/s (~1 min): loads-held-<stem>.csv
+    --hold-speed         the lean reference scanned over LEAN_GRID, every other reflex kept, the
+                         cheapest walk within 3 % of 1.25 m/s (~1 min): loads-held-<stem>.csv
     --fit-speed          those walks, the cost read off a speed fit: loads-fit-<stem>.csv
     --adapt-swing        swing reflexes and lean searched (~25 min): loads-swing-<stem>.csv
     --adapt-all          every reflex and the lean searched: loads-adapted-<stem>.csv
@@ -23,9 +24,8 @@ power per kg of the person's body mass against the published rise.
   --price JSON (every walk priced, and every search run, under these evaluation settings, e.g.
   '{"metabolic_model": "bhargava2004", "standing_reference": "published"}': ...-bhargava2004-published).
 A searching protocol also writes the reflexes of each of its walks beside its table
-(``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's
-under its slug; pooled, the search's best each walk took), so its rises replay without
-the runs.
+(``loads-<kind>-<stem>-designs.json``: the unloaded walker under ``none``, each load's under
+its slug; pooled, the search's best each walk took), so its rises replay without the runs.
 
 ``--search`` runs, per load and once unloaded, ``codesign optimize`` on a spec beside its run
 (results/muscle-loads/[<stem>-]<load>.toml): PSO 24 x 30 within +-5 % of the design's
@@ -43,11 +43,6 @@ seed. ``--pool-walkers`` searches nothing: every walker protocols wrote to their
 ``-designs.json`` walks each load and unloaded, each taking the cheapest walk that is a
 person's there under its stages (:func:`pooled`; then :func:`refined`, :func:`converged`,
 :func:`robust_pooled`).
-
-``--hold-speed`` scans the lean reference ``reflex.theta_ref`` (the trunk controller's tie to
-forward speed) over ``LEAN_GRID``, every other reflex kept; of the walks within +-3 % of 1.25
-m/s the cheapest per metre is the person's (:func:`speed_held`), its rate that cost times
-1.25 m/s; NaN when no lean holds the speed.
 
 Every protocol prices a load only from a person's walk: the whole 10 s without the pitch
 assist (:func:`walks_alone`; an external torque on the torso), and a searched walk only
@@ -297,15 +292,28 @@ def reflex_params(design: Design) -> dict[str, float]:
 def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...] | None = None,
              seed: int = SEARCH_SEED, stages: tuple[dict, ...] = SWING_STAGES,
              leans: tuple[float, ...] = SWING_LEANS) -> Design:
-    """The reflexes searched again under ``load`` (None: unloaded) from ``design``'s (module
-    docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` / ``--refine`` when
-    ``free`` names the reflexes searched, the others frozen, under ``stages``, with a start
-    at each lean reference of ``leans`` (rad)), PSO seeded ``seed``: the best of
-    results/muscle-loads/<slug>, run (or resumed) first."""
-    folder = RUNS / slug
-    reflexes = reflex_params(design)
-    evaluation = dict(design.evaluation)
-    read_robust_checks(evaluation)           # not priced by these stages: plain walks
+    """The reflexes searched again under ``load`` from ``design``'s (:func:`search_spec`):
+    the best of results/muscle-loads/<slug>, run (or resumed) first."""
+    folder, spec_file = RUNS / slug, RUNS / f"{slug}.toml"
+    RUNS.mkdir(parents=True, exist_ok=True)
+    spec_file.write_text(tomli_w.dumps(search_spec(design, slug, load, free, seed, stages, leans)))
+    command = ["resume", str(folder)] if (folder / "run.sqlite").exists() else \
+        ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
+    subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
+    best = stored_candidate(str(folder), best=True, which=None).design   # walked as the unloaded design:
+    return dataclasses.replace(best, evaluation=dict(design.evaluation), problem=dict(design.problem))
+
+
+def search_spec(design: Design, slug: str, load: dict | None, free: tuple[str, ...] | None, seed: int,
+                stages: tuple[dict, ...], leans: tuple[float, ...]) -> dict:
+    """The job spec of a search of the reflexes under ``load`` (None: unloaded) from
+    ``design``'s (module docstring: ``--search``; or ``--adapt-swing`` / ``--adapt-all`` /
+    ``--refine`` when ``free`` names the reflexes searched, the others frozen, under
+    ``stages``, with a start at each lean reference of ``leans`` (rad)), PSO seeded ``seed``,
+    its walks priced by ``PRICE`` (the price each walk is then priced by), its robust checks
+    left out (plain walks)."""
+    reflexes, evaluation = reflex_params(design), dict(design.evaluation)
+    read_robust_checks(evaluation)
     spec = {"name": f"muscle-loads-{slug}", "seed": seed,
             "problem": {"name": "human_gait", "wearer_model": "muscles"},
             "optimizer": SEARCH, "space": {"start_spread": SEARCH_SPREAD, "start": reflexes},
@@ -320,15 +328,7 @@ def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...]
                            "seeds": [{n: (x if n == lean else v) for n, v in reflexes.items() if n in free}
                                      for x in leans]},
                     freeze={"parameters": {n: v for n, v in reflexes.items() if n not in free}})
-    RUNS.mkdir(parents=True, exist_ok=True)
-    spec_file = RUNS / f"{slug}.toml"
-    spec_file.write_text(tomli_w.dumps(spec))
-    command = ["resume", str(folder)] if (folder / "run.sqlite").exists() else \
-        ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
-    subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
-    best = stored_candidate(str(folder), best=True, which=None).design
-    return dataclasses.replace(best, evaluation=dict(design.evaluation),    # walked as the unloaded design
-                               problem=dict(design.problem))
+    return spec
 
 
 def searched_from(start: Design, slug: str, load: dict | None, stages: tuple[dict, ...]) -> Design:

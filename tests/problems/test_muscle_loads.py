@@ -260,3 +260,21 @@ def test_priced_by_bhargava_net_of_a_persons_standing_every_leg_load_costs_as_pu
         assert study.walks_alone(m, 10.0) and study.stages_met(m, study.gait_lab_stages(2 * kg, 70.0)), (segment, kg)
         rise = study.rise_per_kg(m, base, True, 70.0)
         assert abs(rise / (study.PUBLISHED_SLOPE[segment] * 2 * kg) - 1.0) <= 0.30, (segment, kg, rise)
+
+
+def test_a_search_under_a_price_descends_that_price_and_is_named_by_it():
+    """loads.py --price: a search's walks are priced as the walks it is then priced by (a
+    search that descended Umberger's price and was read by Bhargava's would sit at another
+    model's edge); its spec carries the price, the load and the design's evaluation, its
+    robust checks left out."""
+    study = loads_study()
+    design = study.load_design(ROOT / "studies" / "muscle-wearer" / "human-muscles-person-trail.json")
+    torso = {"segment": "torso", "mass_kg": 4.0, "position": 0.0}
+    plain = study.search_spec(design, "torso-4kg", torso, None, 45, study.SWING_STAGES, study.SWING_LEANS)
+    study.PRICE.update({"metabolic_model": "umberger2010", "standing_reference": "walker"})
+    priced = study.search_spec(design, "torso-4kg", torso, None, 45, study.SWING_STAGES, study.SWING_LEANS)
+    assert plain["evaluation"]["metabolic_model"] == "bhargava2004"          # the design's own price
+    assert priced["evaluation"]["metabolic_model"] == "umberger2010"
+    assert priced["evaluation"]["standing_reference"] == "walker"
+    assert priced["evaluation"]["loads"] == [torso] and "robust_checks" not in priced["evaluation"]
+    assert priced["evaluation"]["trailing_balance"] is False                # the rest as the design's
