@@ -300,7 +300,7 @@ def searched(design: Design, slug: str, load: dict | None, free: tuple[str, ...]
     command = ["resume", str(folder)] if (folder / "run.sqlite").exists() else \
         ["optimize", str(spec_file), "--name", slug, "--results", str(RUNS)]
     subprocess.run([sys.executable, "-m", "codesign.cli", *command, "--quiet"], check=True)
-    best = stored_candidate(str(folder), best=True, which=None).design   # walked as the unloaded design:
+    best = stored_candidate(str(folder), best=True, which=None).design   # walked with the design's settings
     return dataclasses.replace(best, evaluation=dict(design.evaluation), problem=dict(design.problem))
 
 

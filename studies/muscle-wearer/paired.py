@@ -34,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import loads  # noqa: E402  (the protocols' walks, stages and published rises)
 
+from codesign.errors import UserError  # noqa: E402
 from codesign.walking import Design  # noqa: E402
 
 
@@ -75,6 +76,13 @@ def main() -> None:
     parser.add_argument("--price", type=json.loads, default={}, metavar="JSON",
                         help='evaluation settings every walk is priced under, e.g. {"metabolic_model": "bhargava2004"}')
     args = parser.parse_args()
+    for f in args.pool_walkers:
+        if not f.is_file():
+            parser.error(f"--pool-walkers: no file {f}; expected a -designs.json that loads.py wrote")
+    try:
+        loads.WalkSettings.from_dict({"wearer_model": "muscles", **args.price})
+    except UserError as error:
+        parser.error(f"--price: {error}")
     loads.PRICE.update(args.price)
     walkers = {f"{f.stem}:{slug}": Design.from_json(doc, str(f))
                for f in args.pool_walkers for slug, doc in json.loads(f.read_text()).items()}
