@@ -262,7 +262,7 @@ def test_priced_by_bhargava_net_of_a_persons_standing_every_leg_load_costs_as_pu
         assert abs(rise / (study.PUBLISHED_SLOPE[segment] * 2 * kg) - 1.0) <= 0.30, (segment, kg, rise)
 
 
-def test_a_search_under_a_price_descends_that_price_and_is_named_by_it():
+def test_a_search_under_a_price_descends_that_price():
     """loads.py --price: a search's walks are priced as the walks it is then priced by (a
     search that descended Umberger's price and was read by Bhargava's would sit at another
     model's edge); its spec carries the price, the load and the design's evaluation, its
