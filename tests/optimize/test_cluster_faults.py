@@ -1,7 +1,7 @@
 """Issue 17: the cluster under a run fails, with real processes -- an external `dask
 scheduler` and `dask worker` processes on loopback, the `codesign` CLI as the driver.
 
-- workers SIGKILLed at random every few seconds and replaced: nothing lost, the database
+- workers SIGKILLed at random (one per stored iteration) and replaced: nothing lost, the database
   equals the serial run's table by table (the truth: :func:`runtools.assert_same_run`);
 - the scheduler killed: one line with the resume command, exit 75, status stopped, and
   the resumed run equals the serial one;
@@ -39,8 +39,8 @@ iterations = {iterations}
 [evaluation]
 sleep_s = {sleep}
 """
-# the random-kills run's length: long enough for several kills mid-run (a kill every
-# 0.3-1 s, an iteration ~1 s on 3 workers), short enough for CI (150 took 270 s)
+# the random-kills run's length: long enough for several kills mid-run (one per stored
+# iteration, an iteration ~1 s on 3 workers), short enough for CI (150 took 270 s)
 FAULT_ITERATIONS = 40
 CODESIGN = """
 seed = 3
@@ -130,17 +130,26 @@ def test_workers_killed_at_random_lose_nothing(tmp_path, cluster_of):
     kills: list[int] = []                 # iterations stored when each kill happened
     rng = random.Random(17)
 
-    def killer():                         # from the first stored iteration on
-        while driver.poll() is None and iterations_done(db) < 1:
-            time.sleep(0.05)
+    def killer():
+        # from the first stored iteration on, one kill per stored iteration at a random
+        # moment within it: on a loaded machine a replacement worker takes seconds to start
+        # (imports, kernels from the cache), and kills on a clock alone (every 0.3-1 s) can
+        # then end every worker before it finishes a task -- a run that never ends
+        last = 0
         while driver.poll() is None:
-            time.sleep(rng.uniform(0.3, 1.0))
             done = iterations_done(db)
-            if driver.poll() is not None or done >= FAULT_ITERATIONS:
+            if done >= FAULT_ITERATIONS:
+                return
+            if done <= last:
+                time.sleep(0.05)
+                continue
+            time.sleep(rng.uniform(0.0, 0.5))
+            if driver.poll() is not None:
                 return
             cluster.kill_worker(rng.choice(cluster.workers))     # SIGKILL, no goodbye
             cluster.add_worker()
             kills.append(done)
+            last = done
 
     thread = threading.Thread(target=killer)
     thread.start()
