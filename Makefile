@@ -62,7 +62,10 @@ walking: $(STAMP) $(CATALOG) cache
 	$(CODESIGN) simulate --run results/codesign-transfer2 --best --out results/walking
 	@echo "walking co-design: results/walking (gait.png, stick.gif, record.json)"
 
-## test: the whole test suite
+## test: the whole test suite. Its kernels are compiled at LLVM level 1 (NUMBA_OPT, for the
+## install's warmup too when `make test` does it; the level names its own cache folder):
+## ~40 % less compile than numba's default 3, the same results (docs/performance.md)
+test: export NUMBA_OPT = 1
 test: $(STAMP)
 	$(CODESIGN) warmup --peers-in-background
 	$(PY) -m pytest -q -n $(TEST_WORKERS)

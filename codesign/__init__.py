@@ -45,15 +45,22 @@ def source_digest() -> bytes:
     return digest.digest()
 
 
-def _numba_cache_dir() -> Path:
-    """``$CODESIGN_CACHE_DIR/numba/<hash>`` (default ``~/.cache/codesign``), the hash of
-    :func:`source_digest`."""
+def _opt_level() -> str:
+    """numba's optimization level of the compiled code (``NUMBA_OPT``, numba's default 3;
+    ``make test`` compiles at 1: docs/performance.md, "Optimization level"). numba's cache
+    index does not record it, so it is part of the cache folder's name."""
+    return os.environ.get("NUMBA_OPT", "3")
+
+
+def _numba_cache_dir(opt_level: str) -> Path:
+    """``$CODESIGN_CACHE_DIR/numba/<hash>-O<opt_level>`` (default ``~/.cache/codesign``),
+    the hash of :func:`source_digest`."""
     base = Path(os.environ.get("CODESIGN_CACHE_DIR", Path.home() / ".cache" / "codesign"))
-    return base / "numba" / source_digest().hex()[:16]
+    return base / "numba" / f"{source_digest().hex()[:16]}-O{opt_level}"
 
 
 if "NUMBA_CACHE_DIR" not in os.environ:
-    _dir = str(_numba_cache_dir())
+    _dir = str(_numba_cache_dir(_opt_level()))
     if "numba" in sys.modules:   # numba already imported: its config is read already
         sys.modules["numba"].config.CACHE_DIR = _dir
     else:
