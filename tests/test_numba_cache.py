@@ -27,7 +27,7 @@ print(json.dumps({"code": int(code), "L": L.tolist(), "hits": sum(stats.cache_hi
 
 
 def probe(clone: Path, cache: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_") or k == "NUMBA_OPT"}
     env.update(PYTHONPATH=str(clone), CODESIGN_CACHE_DIR=str(cache))
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=300)

@@ -35,7 +35,10 @@ print("STATUS", record.status, "SECONDS", time.perf_counter() - t0)
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    """This environment without the numba settings :mod:`codesign` derives (its cache
+    folder, its locators), keeping the optimization level (``make test``'s NUMBA_OPT): a
+    process at another level compiles into a cache folder of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_") or k == "NUMBA_OPT"}
     env.update(extra)
     return env
 
